@@ -1,0 +1,12 @@
+"""Schemas of the events every game has (`rules/README.md`, "Events every game has")."""
+
+from __future__ import annotations
+
+from events.schema import Shape, integer, number, seat_map, text
+
+COMMON_EVENTS: dict[str, Shape] = {
+    "score_claimed": Shape({"hand": integer(0), "points": seat_map(number, every_seat=True)}),
+    "note": Shape({"text": text(1, 2000)}, {"ref": integer(1)}),
+    "hand_voided": Shape({"reason": text(0, 2000)}),
+    "retract": Shape({"to_seq": integer(0), "reason": text(0, 2000)}),
+}

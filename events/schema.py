@@ -1,0 +1,210 @@
+"""A small declarative language for the shape of events.
+
+A schema answers only "is this well-formed?" (the `invalid` code): types,
+required and unknown fields, card codes, seats in range. Whether the event
+can happen or is allowed is the business of `projections/`. Validators take
+the raw JSON value and return it normalised (card codes made canonical).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from events.cards import parse_card
+from events.errors import InvalidEventError
+
+#: A validator gets the raw value, its path in the event (for messages) and
+#: the number of seats of the game; it returns the normalised value.
+Validator = Callable[[Any, str, int], Any]
+
+MAX_TEXT = 2000
+
+
+def _fail(path: str, message: str) -> InvalidEventError:
+    return InvalidEventError(f"{path}: {message}", field=path)
+
+
+def _type_name(value: Any) -> str:
+    return {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def seat(value: Any, path: str, seats: int) -> int:
+    """A seat number, 0 to seats - 1."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _fail(path, f"expected a seat number, got {_type_name(value)}")
+    if not 0 <= value < seats:
+        raise _fail(path, f"seat {value} is out of range (this game has seats 0 to {seats - 1})")
+    return value
+
+
+def card(value: Any, path: str, seats: int) -> str:
+    """A card code, returned canonical."""
+    return parse_card(value, path)
+
+
+def integer(minimum: int | None = None, maximum: int | None = None) -> Validator:
+    """An integer (not a boolean), optionally bounded (bounds are shape, not rules)."""
+
+    def check(value: Any, path: str, seats: int) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise _fail(path, f"expected an integer, got {_type_name(value)}")
+        if minimum is not None and value < minimum:
+            raise _fail(path, f"{value} is below {minimum}")
+        if maximum is not None and value > maximum:
+            raise _fail(path, f"{value} is above {maximum}")
+        return value
+
+    return check
+
+
+def number(value: Any, path: str, seats: int) -> int | float:
+    """A JSON number (integer or decimal), not a boolean."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _fail(path, f"expected a number, got {_type_name(value)}")
+    return value
+
+
+def boolean(value: Any, path: str, seats: int) -> bool:
+    """true or false."""
+    if not isinstance(value, bool):
+        raise _fail(path, f"expected true or false, got {_type_name(value)}")
+    return value
+
+
+def text(minimum: int = 0, maximum: int = MAX_TEXT) -> Validator:
+    """A string of `minimum` to `maximum` characters."""
+
+    def check(value: Any, path: str, seats: int) -> str:
+        if not isinstance(value, str):
+            raise _fail(path, f"expected a string, got {_type_name(value)}")
+        if not minimum <= len(value) <= maximum:
+            raise _fail(path, f"must be {minimum} to {maximum} characters, got {len(value)}")
+        return value
+
+    return check
+
+
+def one_of(*choices: Any) -> Validator:
+    """One of a fixed set of JSON values (compared by type and value)."""
+
+    def check(value: Any, path: str, seats: int) -> Any:
+        for choice in choices:
+            if type(value) is type(choice) and value == choice:
+                return value
+        shown = ", ".join(repr(c) for c in choices)
+        raise _fail(path, f"expected one of {shown}, got {value!r}")
+
+    return check
+
+
+def list_of(item: Validator, length: int | None = None, max_length: int = 64) -> Validator:
+    """A list whose items all pass `item`; optionally of an exact length."""
+
+    def check(value: Any, path: str, seats: int) -> list[Any]:
+        if not isinstance(value, list):
+            raise _fail(path, f"expected a list, got {_type_name(value)}")
+        if length is not None and len(value) != length:
+            raise _fail(path, f"expected {length} items, got {len(value)}")
+        if len(value) > max_length:
+            raise _fail(path, f"at most {max_length} items, got {len(value)}")
+        return [item(v, f"{path}[{i}]", seats) for i, v in enumerate(value)]
+
+    return check
+
+
+def per_seat_list(item: Validator) -> Validator:
+    """A list with one item per seat of the game, in seat order."""
+
+    def check(value: Any, path: str, seats: int) -> list[Any]:
+        return list_of(item, length=seats)(value, path, seats)
+
+    return check
+
+
+def seat_map(item: Validator, *, every_seat: bool = False) -> Validator:
+    """An object keyed by seat numbers written as strings ("0", "1").
+
+    Normalised keys stay strings so that the stored JSON is what was sent.
+    """
+
+    def check(value: Any, path: str, seats: int) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise _fail(path, f"expected an object keyed by seat, got {_type_name(value)}")
+        out: dict[str, Any] = {}
+        for key, v in value.items():
+            if not isinstance(key, str) or not key.isdigit() or str(int(key)) != key:
+                raise _fail(path, f"key {key!r} is not a seat number")
+            seat(int(key), f"{path}.{key}", seats)
+            out[key] = item(v, f"{path}.{key}", seats)
+        if every_seat and len(out) != seats:
+            missing = [str(s) for s in range(seats) if str(s) not in out]
+            raise _fail(path, f"must name every seat; missing {', '.join(missing)}")
+        return out
+
+    return check
+
+
+def record(required: Mapping[str, Validator], optional: Mapping[str, Validator] | None = None) -> Validator:
+    """A nested object with exactly these fields."""
+    shape = Shape(dict(required), dict(optional or {}))
+
+    def check(value: Any, path: str, seats: int) -> dict[str, Any]:
+        return shape.check(value, path, seats)
+
+    return check
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """Required and optional fields of one object."""
+
+    required: dict[str, Validator]
+    optional: dict[str, Validator] = field(default_factory=dict)
+
+    def check(self, value: Any, path: str, seats: int, skip: frozenset[str] = frozenset()) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise _fail(path, f"expected an object, got {_type_name(value)}")
+        unknown = [k for k in value if k not in self.required and k not in self.optional and k not in skip]
+        if unknown:
+            raise _fail(path, f"unknown field {unknown[0]!r}")
+        out: dict[str, Any] = {}
+        for name, validator in self.required.items():
+            if name not in value:
+                raise _fail(path, f"missing field {name!r}")
+            out[name] = validator(value[name], f"{path}.{name}" if path else name, seats)
+        for name, validator in self.optional.items():
+            if name in value:
+                out[name] = validator(value[name], f"{path}.{name}" if path else name, seats)
+        return out
+
+
+EventSchemas = Mapping[str, Shape]
+
+
+def parse_event(raw: Any, schemas: EventSchemas, seats: int) -> dict[str, Any]:
+    """Check an event's shape against its type's schema; return it normalised.
+
+    Raises:
+        InvalidEventError: not an object, unknown `type`, or a field out of shape.
+    """
+    if not isinstance(raw, dict):
+        raise InvalidEventError(f"an event must be an object, got {_type_name(raw)}")
+    kind = raw.get("type")
+    if not isinstance(kind, str):
+        raise InvalidEventError("an event needs a string field 'type'", field="type")
+    shape = schemas.get(kind)
+    if shape is None:
+        known = ", ".join(sorted(schemas))
+        raise InvalidEventError(f"unknown event type {kind!r}; this game knows: {known}", field="type")
+    data = shape.check(raw, "", seats, skip=frozenset({"type"}))
+    return {"type": kind, **data}

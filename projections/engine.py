@@ -1,0 +1,159 @@
+"""The game-agnostic driver: decide, apply and fold any game's events.
+
+Writes go through `decide` (shape, common events, the game's `validate`,
+enforcement) and then `apply`; replays only `apply` (via `fold`). The common
+events of `rules/README.md` live here: `score_claimed` and `note` change no
+table state, `retract` restores the state at `to_seq`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from events.envelope import event_of
+from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError
+from events.schema import parse_event
+from projections.rules import EMPTY, OMNISCIENT, SPECTATOR, Event, GameRules, S, Viewpoint, seat_dict
+
+#: Events the engine handles itself; the game handles everything else.
+ENGINE_EVENTS = frozenset({"score_claimed", "note", "retract"})
+#: Accepted after the game has ended.
+AFTER_END = ENGINE_EVENTS
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """An event that may be appended: normalised, with its violation if any."""
+
+    event: dict[str, Any]
+    violation: dict[str, str] | None
+
+
+def decide(rules: GameRules[S], state: S, raw: Any) -> Decision:
+    """Check one incoming event against the state.
+
+    Raises:
+        InvalidEventError: the event is not well-formed.
+        ImpossibleEventError: it cannot happen (always, whatever the enforcement).
+        IllegalEventError: against a rule, under `strict` enforcement.
+    """
+    event = parse_event(raw, rules.events, state.seats)
+    kind = event["type"]
+    if kind == "score_claimed":
+        if not 1 <= event["hand"] <= state.hand:
+            raise ImpossibleEventError(
+                f"score_claimed names hand {event['hand']}, but hands 1 to {state.hand} have begun"
+                if state.hand
+                else "score_claimed before any hand has begun",
+                field="hand",
+            )
+        return Decision(event, None)
+    if kind == "note":
+        ref = event.get("ref")
+        if ref is not None and ref > state.seq:
+            raise ImpossibleEventError(f"note refers to seq {ref}, but the game is at seq {state.seq}", field="ref")
+        return Decision(event, None)
+    if kind == "retract":
+        to_seq = event["to_seq"]
+        if to_seq >= state.seq:
+            raise ImpossibleEventError(
+                f"retract to seq {to_seq} retracts nothing: the game is at seq {state.seq}", field="to_seq"
+            )
+        if to_seq < state.retract_floor:
+            raise ImpossibleEventError(
+                f"retract to seq {to_seq} would reach back past the retract at seq {state.retract_floor}",
+                field="to_seq",
+            )
+        return Decision(event, None)
+    if rules.is_terminal(state):
+        raise ImpossibleEventError(
+            f"the game has ended; only score_claimed, note and retract are accepted, not {kind}"
+        )
+    if kind == "hand_voided" and not rules.hand_in_progress(state):
+        raise ImpossibleEventError("hand_voided is accepted only while a hand is in progress")
+    try:
+        rules.validate(state, event)
+    except IllegalEventError as breach:
+        if state.options.get("enforcement") != "record":
+            raise
+        return Decision(event, {"rule": breach.rule, "message": breach.reason})
+    return Decision(event, None)
+
+
+def apply(rules: GameRules[S], state: S, event: Event, seq: int) -> S:
+    """Fold one (already decided) event that is not a `retract`; `seq` is its seq."""
+    kind = event["type"]
+    if kind in ENGINE_EVENTS:
+        assert kind != "retract", "a retract is folded by fold() or restore()"
+        return replace(state, seq=seq, facts=EMPTY)
+    if state.seq != seq - 1:
+        state = replace(state, seq=seq - 1)
+    was_over = rules.is_terminal(state)
+    after = rules.evolve(state, event)
+    assert after.seq == seq, f"{rules.kind}.evolve must advance seq to {seq}"
+    if not was_over and rules.is_terminal(after):
+        sheet = rules.score(after)
+        facts = dict(after.facts)
+        facts["game_ended"] = True
+        facts["winner"] = sheet.winner
+        facts["totals"] = seat_dict(sheet.totals)
+        after = replace(after, facts=facts)
+    return after
+
+
+def restore(state_at_target: S, retract_seq: int) -> S:
+    """The state after a `retract` at `retract_seq`: the state at its `to_seq`."""
+    return replace(state_at_target, seq=retract_seq, retract_floor=retract_seq, facts=EMPTY)
+
+
+def retract_targets(envelopes: Iterable[Mapping[str, Any]]) -> set[int]:
+    """The `to_seq` of every retract in the stream: the states a fold must keep."""
+    return {env["data"]["to_seq"] for env in envelopes if env["type"] == "retract"}
+
+
+def fold(rules: GameRules[S], initial: S, envelopes: Sequence[Mapping[str, Any]]) -> S:
+    """The state after the stored envelopes, in order, honouring retractions."""
+    targets = retract_targets(envelopes)
+    kept: dict[int, S] = {0: initial} if 0 in targets else {}
+    state = initial
+    for env in envelopes:
+        seq = env["seq"]
+        if env["type"] == "retract":
+            state = restore(kept[env["data"]["to_seq"]], seq)
+        else:
+            state = apply(rules, state, event_of(env), seq)
+        if seq in targets:
+            kept[seq] = state
+    return state
+
+
+def fold_events(rules: GameRules[S], initial: S, events: Iterable[Event]) -> S:
+    """Fold plain events (no envelopes), numbering them 1, 2, 3... Retracts are refused."""
+    state = initial
+    for seq, event in enumerate(events, start=1):
+        if event["type"] == "retract":
+            raise InvalidEventError("fold_events cannot fold a retract; use fold() on envelopes")
+        state = apply(rules, state, event, seq)
+    return state
+
+
+def render_state(
+    rules: GameRules[S], state: S, viewpoint: Viewpoint, names: Sequence[str]
+) -> dict[str, Any]:
+    """The state document of DESIGN.md: `{game, seq, hand, phase, to_act, seats, table, hand_points, totals}`."""
+    seen = rules.view(state, viewpoint)
+    for seat_doc in seen.get("seats", []):
+        seat_doc["name"] = names[seat_doc["seat"]] if seat_doc["seat"] < len(names) else None
+    sheet = rules.score(state)
+    return {
+        "game": rules.kind,
+        "seq": state.seq,
+        "hand": state.hand,
+        "viewpoint": "all" if viewpoint is OMNISCIENT else ("public" if viewpoint == SPECTATOR else viewpoint),
+        **seen,
+        "totals": seat_dict(sheet.totals),
+        "finished": sheet.finished,
+        "winner": sheet.winner,
+    }

@@ -1,0 +1,288 @@
+"""The game interface every game module implements, and what they share.
+
+A game is a *decider* (STYLE.md): pure functions over an immutable state.
+Each game module builds one `GameRules` record of its functions; the engine
+(`projections/engine.py`) drives every game through it, so the same code
+serves validation, replay, scoring, audit and simulation.
+
+Conventions every game keeps:
+
+- The state is a frozen dataclass deriving from `BaseState`. `state.seq` is
+  the seq of the last event folded, so `evolve` knows the seq of the event it
+  applies as `state.seq + 1` and must return a state with that seq. `hand` is
+  the hand in progress or the last one begun. `facts` are the derived facts
+  of the last event, stored as the envelope's `result`.
+- `validate` raises `ImpossibleEventError` (or `OutOfTurnError`) for what
+  cannot happen, checking all of that *before* raising `IllegalEventError`
+  for a breach of a rule (an event that is both is refused as impossible).
+- `evolve` never checks rules and never draws a random number.
+- The common events `score_claimed`, `note` and `retract` are handled by the
+  engine; games handle their own events and `hand_voided`.
+- `legal_events` lists decisions only, sorted; `chance_events` completes the
+  events that reveal a card (a deal, a draw from the stock, a hit) with cards
+  drawn at random from those not yet seen, for simulation.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Generic, TypeVar
+
+from events.errors import UnknownGameError
+from events.schema import EventSchemas
+
+Event = Mapping[str, Any]
+
+#: Who looks at the table: a seat number, `OMNISCIENT` (everything, for an
+#: auditor) or `SPECTATOR` (the public table only).
+Viewpoint = int | None
+OMNISCIENT: Viewpoint = None
+SPECTATOR: Viewpoint = -1
+
+#: Placeholder for a card the viewer may not see, in redacted events.
+HIDDEN = "??"
+
+EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BaseState:
+    """Fields the engine reads and writes on every game's state."""
+
+    seats: int
+    options: Mapping[str, Any]
+    seq: int = 0
+    hand: int = 0
+    facts: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
+    #: seq of the last `retract`: no later retract may reach back past it.
+    retract_floor: int = 0
+
+
+S = TypeVar("S", bound=BaseState)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreLine:
+    """One reason for points: who, how many, which rule, why, from which events."""
+
+    hand: int
+    seat: int
+    points: int
+    rule: str
+    reason: str
+    events: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "points": self.points,
+            "rule": self.rule,
+            "reason": self.reason,
+            "events": list(self.events),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class HandScore:
+    """A finished hand's points per seat and the lines that explain them."""
+
+    hand: int
+    points: tuple[int, ...]
+    lines: tuple[ScoreLine, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hand": self.hand,
+            "points": seat_dict(self.points),
+            "lines": [line.to_dict() for line in self.lines],
+        }
+
+
+def hand_score(hand: int, seats: int, lines: Sequence[ScoreLine]) -> HandScore:
+    """A HandScore whose points are, seat by seat, the sum of its lines."""
+    points = [0] * seats
+    for line in lines:
+        points[line.seat] += line.points
+    return HandScore(hand, tuple(points), tuple(lines))
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreSheet:
+    """Totals by the game's rule, every finished hand, and who won."""
+
+    totals: tuple[int, ...]
+    hands: tuple[HandScore, ...]
+    finished: bool
+    winner: int | None
+
+    @property
+    def lines(self) -> tuple[ScoreLine, ...]:
+        return tuple(line for h in self.hands for line in h.lines)
+
+    def hand(self, number: int) -> HandScore | None:
+        for h in self.hands:
+            if h.hand == number:
+                return h
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "totals": seat_dict(self.totals),
+            "finished": self.finished,
+            "winner": self.winner,
+            "hands": [h.to_dict() for h in self.hands],
+        }
+
+
+def seat_dict(values: Sequence[Any]) -> dict[str, Any]:
+    """A per-seat tuple as the wire's object keyed by seat strings."""
+    return {str(i): v for i, v in enumerate(values)}
+
+
+def cumulative_totals(seats: int, hands: Sequence[HandScore], start: int = 0, sign: int = 1) -> tuple[int, ...]:
+    """`start + sign * sum(points)` per seat over the hands."""
+    totals = [start] * seats
+    for h in hands:
+        for s, p in enumerate(h.points):
+            totals[s] += sign * p
+    return tuple(totals)
+
+
+# --------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One game option: its default and a check that returns the value or raises."""
+
+    default: Any
+    check: Callable[[Any, int], Any]
+    help: str = ""
+
+
+def opt_seat(value: Any, seats: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < seats:
+        raise ValueError(f"must be a seat number from 0 to {seats - 1}")
+    return value
+
+
+def opt_int(minimum: int, maximum: int | None = None) -> Callable[[Any, int], int]:
+    def check(value: Any, seats: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError("must be an integer")
+        if value < minimum or (maximum is not None and value > maximum):
+            upper = "" if maximum is None else f" to {maximum}"
+            raise ValueError(f"must be from {minimum}{upper}")
+        return value
+
+    return check
+
+
+def opt_bool(value: Any, seats: int) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
+def opt_choice(*choices: Any) -> Callable[[Any, int], Any]:
+    def check(value: Any, seats: int) -> Any:
+        for choice in choices:
+            if type(value) is type(choice) and value == choice:
+                return value
+        raise ValueError("must be one of " + ", ".join(repr(c) for c in choices))
+
+    return check
+
+
+ENFORCEMENT = OptionSpec(
+    "strict",
+    opt_choice("strict", "record"),
+    "strict: illegal events are rejected; record: stored with a violation",
+)
+
+
+def normalize_options(
+    specs: Mapping[str, OptionSpec], options: Mapping[str, Any] | None, seats: int
+) -> dict[str, Any]:
+    """The options with defaults filled in, every value checked.
+
+    Raises:
+        UnknownGameError: an option the game does not list, or a value out of range.
+    """
+    given = dict(options or {})
+    unknown = sorted(set(given) - set(specs))
+    if unknown:
+        raise UnknownGameError(
+            f"unknown option {unknown[0]!r}; this game takes: {', '.join(sorted(specs))}",
+            field=f"options.{unknown[0]}",
+        )
+    out: dict[str, Any] = {}
+    for name, spec in specs.items():
+        if name in given:
+            try:
+                out[name] = spec.check(given[name], seats)
+            except ValueError as exc:
+                raise UnknownGameError(f"option {name!r} {exc}", field=f"options.{name}") from None
+        else:
+            out[name] = spec.default
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Census:
+    """Where every card of the current hand is, for conservation and leak checks.
+
+    `places` names each known location (`"hand 0"`, `"trick"`, `"won 1"`,
+    `"table"`...) with its cards; `unseen` counts the cards not yet named by
+    any event (a talon, a stock, the undealt rest). During a hand, the places
+    hold no card twice and `len(all placed) + unseen == deck_size`.
+    `private[seat]` is what that seat holds that no other seat may see.
+    """
+
+    places: Mapping[str, Sequence[str]]
+    unseen: int
+    deck: frozenset[str]
+    private: Mapping[int, frozenset[str]]
+
+
+# --------------------------------------------------------------------------- the record of functions
+
+
+@dataclass(frozen=True, slots=True)
+class GameRules(Generic[S]):
+    """One game's rules, as a record of pure functions (the decider shape)."""
+
+    kind: str
+    title: str
+    player_counts: tuple[int, ...]
+    events: EventSchemas
+    options: Mapping[str, OptionSpec]
+    initial_state: Callable[[Sequence[str], Mapping[str, Any]], S]
+    validate: Callable[[S, Event], None]
+    evolve: Callable[[S, Event], S]
+    score: Callable[[S], ScoreSheet]
+    legal_events: Callable[[S], Sequence[Event]]
+    chance_events: Callable[[S, random.Random], Sequence[Event]]
+    view: Callable[[S, Viewpoint], dict[str, Any]]
+    redact_event: Callable[[Event, Viewpoint], Event]
+    is_terminal: Callable[[S], bool]
+    hand_in_progress: Callable[[S], bool]
+    census: Callable[[S], Census]
+    #: Situations a hand's events show (`sweep`, `marriage`, `gin`...), for search.
+    situations: Callable[[Event, Mapping[str, Any]], Sequence[str]] = field(default=lambda e, r: ())
+
+    def options_for(self, players: Sequence[str], options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Check the player count and fill in default options.
+
+        Raises:
+            UnknownGameError: wrong number of players, or a bad option.
+        """
+        if len(players) not in self.player_counts:
+            counts = " or ".join(str(n) for n in self.player_counts)
+            raise UnknownGameError(
+                f"{self.title} is played by {counts} players, got {len(players)}", field="players"
+            )
+        return normalize_options(self.options, options, len(players))

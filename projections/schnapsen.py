@@ -1,0 +1,702 @@
+"""Schnapsen (Sixty-six) for two players, a match from 7 to 0.
+
+Rule source: `rules/schnapsen.md` (from seed `001_20622d167cf398d6.txt`, the
+Cardavia rules). Options: `first_dealer` (seat, default 0), `enforcement`.
+
+Readings of the rule text (also in the issue note):
+
+- Exchanging the trump card and closing are allowed on the first lead of a
+  hand (the file's Decision), and only by the player on lead before leading,
+  while the talon is open with 2 or more cards.
+- A marriage's points are pending until its declarer has won a trick; when a
+  trick credits them, the trick's points and the marriages are added first
+  and the 66 check is made once.
+- A hand ended by a marriage is scored as it stands; the led card stays on
+  the table and counts for nobody.
+- A voided hand scores 0 for both seats; the dealer still alternates.
+
+`phase` values: `deal` (a deal is due), `lead`, `follow`, `draw` (draws are
+due after a trick, winner first), `over` (the match has ended).
+
+`table` fields: `dealer`, `leader`, `trump_suit`, `trump_card` (the card at
+the bottom of the talon, or null once drawn), `trump_face_up` (false once
+closed), `talon` (cards left, the bottom card included), `closed_by`,
+`trick` (`[{seat, card}]`), `draws_due` (seats, in order), `marriages`
+(`[{seat, suit, points, credited, seq}]`), `last_trick` (`{winner, cards,
+points}` or null), `strict` (the strict rules apply to the next follow).
+Each seat shows `cards` (or `card_count`), `won` (cards won in tricks, seen
+by both players), `tricks`, `trick_points`, `hand_points`, `pending`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from events.cards import deck, rank, suit
+from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnError
+from events.schnapsen import EVENTS
+from projections.rules import (
+    EMPTY,
+    ENFORCEMENT,
+    HIDDEN,
+    BaseState,
+    Census,
+    Event,
+    GameRules,
+    HandScore,
+    OptionSpec,
+    ScoreLine,
+    ScoreSheet,
+    Viewpoint,
+    hand_score,
+    opt_seat,
+    seat_dict,
+)
+
+CARDS: tuple[str, ...] = deck("JQKTA")
+CARD_SET = frozenset(CARDS)
+CARD_POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2}
+#: higher index wins within a suit: A > T > K > Q > J
+STRENGTH = {r: i for i, r in enumerate("JQKTA")}
+MATCH_POINTS = 7
+TARGET = 66
+
+OPTIONS: dict[str, OptionSpec] = {
+    "first_dealer": OptionSpec(0, opt_seat, "the dealer of the first hand"),
+    "enforcement": ENFORCEMENT,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Marriage:
+    """A declared marriage: pending until its declarer wins a trick."""
+
+    seat: int
+    suit: str
+    points: int
+    seq: int
+    credited: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SchnapsenState(BaseState):
+    """A Schnapsen match between hands or within one."""
+
+    phase: str = "deal"
+    next_dealer: int = 0
+    dealer: int | None = None
+    hands: tuple[frozenset[str], ...] = (frozenset(), frozenset())
+    trump_suit: str | None = None
+    trump_card: str | None = None
+    talon: int = 0
+    seen: frozenset[str] = frozenset()
+    leader: int = 0
+    trick: tuple[tuple[int, str], ...] = ()
+    draws_due: tuple[int, ...] = ()
+    closed_by: int | None = None
+    close_seq: int | None = None
+    closed_opponent_points: int = 0
+    closed_opponent_tricks: int = 0
+    won: tuple[tuple[str, ...], ...] = ((), ())
+    trick_points: tuple[int, ...] = (0, 0)
+    tricks: tuple[int, ...] = (0, 0)
+    marriages: tuple[Marriage, ...] = ()
+    last_trick: tuple[int, tuple[str, ...], int, int] | None = None  # winner, cards, points, seq
+    results: tuple[HandScore, ...] = ()
+    to_go: tuple[int, ...] = (MATCH_POINTS, MATCH_POINTS)
+
+    def marriage_points(self, seat: int) -> int:
+        return sum(m.points for m in self.marriages if m.seat == seat and m.credited)
+
+    def pending(self, seat: int) -> int:
+        return sum(m.points for m in self.marriages if m.seat == seat and not m.credited)
+
+    def hand_points(self, seat: int) -> int:
+        """Trick points plus credited marriages: what counts toward 66."""
+        return self.trick_points[seat] + self.marriage_points(seat)
+
+    @property
+    def strict(self) -> bool:
+        """The strict rules apply: the talon is closed or exhausted."""
+        return self.closed_by is not None or (self.talon == 0 and not self.draws_due)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _replace_at(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    return values[:index] + (value,) + values[index + 1 :]
+
+
+def beats(card: str, best: str, trump: str | None) -> bool:
+    """Does `card`, played after `best`, take the trick from it?"""
+    if suit(card) == suit(best):
+        return STRENGTH[rank(card)] > STRENGTH[rank(best)]
+    return suit(card) == trump
+
+
+def to_act(state: SchnapsenState) -> tuple[int, ...]:
+    """The seats whose event is due."""
+    if state.phase == "lead":
+        return (state.leader,)
+    if state.phase == "follow":
+        return (1 - state.leader,)
+    if state.phase == "draw":
+        return state.draws_due[:1]
+    if state.phase == "deal":
+        return (state.next_dealer,)
+    return ()
+
+
+def allowed_follows(state: SchnapsenState, seat: int) -> frozenset[str]:
+    """The cards the follower may play: all of them unless the strict rules apply."""
+    held = state.hands[seat]
+    if not state.strict:
+        return held
+    led = state.trick[0][1]
+    same_suit = frozenset(c for c in held if suit(c) == suit(led))
+    if same_suit:
+        higher = frozenset(c for c in same_suit if beats(c, led, state.trump_suit))
+        return higher or same_suit
+    trumps = frozenset(c for c in held if suit(c) == state.trump_suit)
+    return trumps or held
+
+
+def _game_points(opponent_points: int, opponent_tricks: int) -> int:
+    """Rule 1: 1 if the loser has 33, 2 if fewer with a trick, 3 with no trick."""
+    if opponent_points >= 33:
+        return 1
+    return 2 if opponent_tricks > 0 else 3
+
+
+# --------------------------------------------------------------------------- interface
+
+
+def initial_state(players: Sequence[str], options: Mapping[str, Any]) -> SchnapsenState:
+    return SchnapsenState(seats=2, options=dict(options), next_dealer=options["first_dealer"])
+
+
+def validate(state: SchnapsenState, event: Event) -> None:
+    """Raises `ImpossibleEventError` / `OutOfTurnError` / `IllegalEventError`."""
+    kind = event["type"]
+    if kind == "hand_voided":
+        return
+    if kind == "deal":
+        _validate_deal(state, event)
+        return
+    if state.phase == "deal":
+        raise OutOfTurnError(f"no hand is in progress: a deal by seat {state.next_dealer} is due")
+    seat = event["seat"]
+    if kind == "draw":
+        _validate_draw(state, seat, event["card"])
+        return
+    if state.phase == "draw":
+        raise OutOfTurnError(f"seat {state.draws_due[0]} must draw first: both draws come before the next {kind}")
+    expected = to_act(state)[0]
+    if seat != expected:
+        raise OutOfTurnError(f"it is seat {expected}'s turn to {state.phase}, not seat {seat}'s")
+    if kind == "play":
+        _validate_play(state, seat, event["card"], bool(event.get("marriage", False)))
+    elif kind in ("exchange_trump", "close"):
+        _validate_talon_move(state, seat, kind)
+    else:  # pragma: no cover - the schema admits no other type
+        raise ImpossibleEventError(f"unknown event {kind}")
+
+
+def _validate_deal(state: SchnapsenState, event: Event) -> None:
+    if state.phase != "deal":
+        raise OutOfTurnError("a hand is in progress; a new deal comes after it ends (or after hand_voided)")
+    if event["dealer"] != state.next_dealer:
+        raise ImpossibleEventError(
+            f"seat {state.next_dealer} deals this hand (the dealer alternates), not seat {event['dealer']}",
+            field="dealer",
+        )
+    cards = [*event["hands"][0], *event["hands"][1], event["trump_card"]]
+    for card in cards:
+        if card not in CARD_SET:
+            raise ImpossibleEventError(f"{card} is not in the Schnapsen deck (A, T, K, Q, J of each suit)")
+    duplicates = sorted({c for c in cards if cards.count(c) > 1})
+    if duplicates:
+        raise ImpossibleEventError(f"the deal names {', '.join(duplicates)} twice")
+
+
+def _validate_draw(state: SchnapsenState, seat: int, card: str) -> None:
+    if state.phase != "draw":
+        raise OutOfTurnError("no draw is due: draws follow a trick while the talon is open")
+    if seat != state.draws_due[0]:
+        order = "winner" if len(state.draws_due) == 2 else "loser"
+        raise OutOfTurnError(f"seat {state.draws_due[0]} draws next (the trick's {order}), not seat {seat}")
+    if card not in CARD_SET:
+        raise ImpossibleEventError(f"{card} is not in the Schnapsen deck")
+    if state.talon == 1:
+        if card != state.trump_card:
+            raise ImpossibleEventError(f"the talon's last card is the trump card {state.trump_card}, not {card}")
+        return
+    if card == state.trump_card:
+        raise ImpossibleEventError(
+            f"{card} lies face up at the bottom of the talon; it is drawn last ({state.talon} cards left)"
+        )
+    if card in state.seen:
+        raise ImpossibleEventError(f"{card} has already been seen in this hand; it is not in the talon")
+
+
+def _validate_play(state: SchnapsenState, seat: int, card: str, marriage: bool) -> None:
+    if card not in state.hands[seat]:
+        raise ImpossibleEventError(f"seat {seat} does not hold {card}")
+    if marriage:
+        if state.phase != "lead":
+            raise ImpossibleEventError("a marriage is declared only by the player on lead, as they lead")
+        if rank(card) not in "KQ":
+            raise ImpossibleEventError(f"a marriage is declared by leading its K or Q, not {card}")
+        partner = ("Q" if rank(card) == "K" else "K") + suit(card)
+        if partner not in state.hands[seat]:
+            raise ImpossibleEventError(f"no marriage: seat {seat} does not hold {partner} with {card}")
+        if any(m.seat == seat and m.suit == suit(card) for m in state.marriages):
+            raise ImpossibleEventError(f"seat {seat} has already declared the {suit(card)} marriage")
+    if state.phase == "follow" and card not in allowed_follows(state, seat):
+        _raise_revoke(state, seat, card)
+
+
+def _raise_revoke(state: SchnapsenState, seat: int, card: str) -> None:
+    led = state.trick[0][1]
+    held = state.hands[seat]
+    same_suit = [c for c in held if suit(c) == suit(led)]
+    why = "the talon is closed" if state.closed_by is not None else "the talon is exhausted"
+    if same_suit and suit(card) != suit(led):
+        raise IllegalEventError(
+            "schnapsen.follow_suit", f"{why}: seat {seat} holds {suit(led)} and must follow {led}, not play {card}"
+        )
+    if same_suit:
+        raise IllegalEventError(
+            "schnapsen.head_trick",
+            f"{why}: seat {seat} must head {led} with a higher {suit(led)} card, not play {card}",
+        )
+    raise IllegalEventError(
+        "schnapsen.trump_when_void",
+        f"{why}: seat {seat} holds no {suit(led)} but holds trump, and must trump {led}, not play {card}",
+    )
+
+
+def _validate_talon_move(state: SchnapsenState, seat: int, kind: str) -> None:
+    if state.phase != "lead":
+        raise OutOfTurnError(f"{kind} is allowed only to the player on lead, before leading")
+    if state.closed_by is not None:
+        raise ImpossibleEventError(f"the talon was closed by seat {state.closed_by} at seq {state.close_seq}")
+    if state.talon < 2:
+        raise ImpossibleEventError(f"{kind} needs 2 or more cards in the talon; {state.talon} left")
+    if kind == "exchange_trump":
+        unter = f"J{state.trump_suit}"
+        if state.trump_card == unter:
+            raise ImpossibleEventError("the trump card has already been exchanged this hand")
+        if unter not in state.hands[seat]:
+            raise ImpossibleEventError(f"seat {seat} does not hold the trump Unter {unter}")
+
+
+def evolve(state: SchnapsenState, event: Event) -> SchnapsenState:
+    """The fold step: no rule checks, no randomness."""
+    seq = state.seq + 1
+    kind = event["type"]
+    if kind == "deal":
+        return _evolve_deal(state, event, seq)
+    if kind == "play":
+        if state.phase == "lead":
+            return _evolve_lead(state, event, seq)
+        return _evolve_follow(state, event, seq)
+    if kind == "draw":
+        return _evolve_draw(state, event["seat"], event["card"], seq)
+    if kind == "exchange_trump":
+        seat = event["seat"]
+        unter = f"J{state.trump_suit}"
+        assert state.trump_card is not None
+        held = (state.hands[seat] - {unter}) | {state.trump_card}
+        return replace(
+            state,
+            seq=seq,
+            hands=_replace_at(state.hands, seat, held),
+            trump_card=unter,
+            facts={"took": state.trump_card, "gave": unter},
+        )
+    if kind == "close":
+        seat = event["seat"]
+        other = 1 - seat
+        return replace(
+            state,
+            seq=seq,
+            closed_by=seat,
+            close_seq=seq,
+            closed_opponent_points=state.hand_points(other),
+            closed_opponent_tricks=state.tricks[other],
+            facts={"opponent_hand_points": state.hand_points(other), "opponent_tricks": state.tricks[other]},
+        )
+    if kind == "hand_voided":
+        void = HandScore(state.hand, (0, 0), ())
+        return replace(
+            state,
+            seq=seq,
+            phase="deal",
+            trick=(),
+            draws_due=(),
+            results=(*state.results, void),
+            facts={"hand_ended": True, "voided": True, "points": seat_dict((0, 0))},
+        )
+    raise AssertionError(f"schnapsen cannot fold {kind}")
+
+
+def _evolve_deal(state: SchnapsenState, event: Event, seq: int) -> SchnapsenState:
+    dealer = event["dealer"]
+    hands = tuple(frozenset(h) for h in event["hands"])
+    trump_card = event["trump_card"]
+    return replace(
+        state,
+        seq=seq,
+        hand=state.hand + 1,
+        phase="lead",
+        dealer=dealer,
+        next_dealer=1 - dealer,
+        hands=hands,
+        trump_suit=suit(trump_card),
+        trump_card=trump_card,
+        talon=10,
+        seen=hands[0] | hands[1] | {trump_card},
+        leader=1 - dealer,
+        trick=(),
+        draws_due=(),
+        closed_by=None,
+        close_seq=None,
+        closed_opponent_points=0,
+        closed_opponent_tricks=0,
+        won=((), ()),
+        trick_points=(0, 0),
+        tricks=(0, 0),
+        marriages=(),
+        last_trick=None,
+        facts={"trump_suit": suit(trump_card)},
+    )
+
+
+def _evolve_lead(state: SchnapsenState, event: Event, seq: int) -> SchnapsenState:
+    seat, card = event["seat"], event["card"]
+    state = replace(
+        state,
+        seq=seq,
+        phase="follow",
+        hands=_replace_at(state.hands, seat, state.hands[seat] - {card}),
+        trick=((seat, card),),
+        facts=EMPTY,
+    )
+    if not event.get("marriage"):
+        return state
+    points = 40 if suit(card) == state.trump_suit else 20
+    credited = state.tricks[seat] > 0
+    marriage = Marriage(seat, suit(card), points, seq, credited)
+    state = replace(
+        state,
+        marriages=(*state.marriages, marriage),
+        facts={"marriage": {"suit": suit(card), "points": points, "credited": credited}},
+    )
+    if credited and state.hand_points(seat) >= TARGET:
+        return _end_hand(state, reacher=seat, decisive=seq)
+    return state
+
+
+def _evolve_follow(state: SchnapsenState, event: Event, seq: int) -> SchnapsenState:
+    seat, card = event["seat"], event["card"]
+    lead_seat, lead_card = state.trick[0]
+    winner = seat if beats(card, lead_card, state.trump_suit) else lead_seat
+    points = CARD_POINTS[rank(card)] + CARD_POINTS[rank(lead_card)]
+    pending = state.pending(winner)
+    marriages = tuple(
+        replace(m, credited=True) if m.seat == winner and not m.credited else m for m in state.marriages
+    )
+    facts: dict[str, Any] = {"trick_winner": winner, "trick_points": points}
+    if pending:
+        facts["marriages_credited"] = pending
+    state = replace(
+        state,
+        seq=seq,
+        hands=_replace_at(state.hands, seat, state.hands[seat] - {card}),
+        trick=(),
+        won=_replace_at(state.won, winner, (*state.won[winner], lead_card, card)),
+        trick_points=_replace_at(state.trick_points, winner, state.trick_points[winner] + points),
+        tricks=_replace_at(state.tricks, winner, state.tricks[winner] + 1),
+        marriages=marriages,
+        leader=winner,
+        last_trick=(winner, (lead_card, card), points, seq),
+        facts=facts,
+    )
+    if state.hand_points(winner) >= TARGET:
+        return _end_hand(state, reacher=winner, decisive=seq)
+    if state.closed_by is None and state.talon > 0:
+        return replace(state, phase="draw", draws_due=(winner, 1 - winner))
+    if not state.hands[0] and not state.hands[1]:
+        return _end_hand(state, reacher=None, decisive=seq)
+    return replace(state, phase="lead")
+
+
+def _evolve_draw(state: SchnapsenState, seat: int, card: str, seq: int) -> SchnapsenState:
+    draws_due = state.draws_due[1:]
+    return replace(
+        state,
+        seq=seq,
+        hands=_replace_at(state.hands, seat, state.hands[seat] | {card}),
+        talon=state.talon - 1,
+        trump_card=None if card == state.trump_card else state.trump_card,
+        seen=state.seen | {card},
+        draws_due=draws_due,
+        phase="draw" if draws_due else "lead",
+        facts={"talon": state.talon - 1},
+    )
+
+
+def _end_hand(state: SchnapsenState, *, reacher: int | None, decisive: int) -> SchnapsenState:
+    """Score the hand that just ended (rules 1-3) and move to the next deal."""
+    winner, points, rule, reason = _hand_outcome(state, reacher, decisive)
+    events = [decisive]
+    if state.close_seq is not None:
+        events.append(state.close_seq)
+    events.extend(m.seq for m in state.marriages if m.seat == winner and m.credited)
+    line = ScoreLine(state.hand, winner, points, rule, reason, tuple(sorted(set(events))))
+    result = hand_score(state.hand, 2, [line])
+    to_go = _replace_at(state.to_go, winner, state.to_go[winner] - points)
+    over = to_go[winner] <= 0
+    return replace(
+        state,
+        phase="over" if over else "deal",
+        draws_due=(),
+        results=(*state.results, result),
+        to_go=to_go,
+        facts={
+            **state.facts,
+            "hand_ended": True,
+            "hand_points": seat_dict((state.hand_points(0), state.hand_points(1))),
+            "points": seat_dict(result.points),
+            "rule": rule,
+        },
+    )
+
+
+def _hand_outcome(state: SchnapsenState, reacher: int | None, decisive: int) -> tuple[int, int, str, str]:
+    """(winner, game points, rule id, reason) of a finished hand."""
+    if state.closed_by is None:
+        if reacher is not None:
+            loser = 1 - reacher
+            lp, lt = state.hand_points(loser), state.tricks[loser]
+            points = _game_points(lp, lt)
+            return (
+                reacher,
+                points,
+                "schnapsen.reached_66",
+                f"seat {reacher} reached {state.hand_points(reacher)} hand points at seq {decisive}; "
+                f"seat {loser} had {lp} hand points and {_tricks(lt)}: {_why(lp, lt)}, {points} game points",
+            )
+        assert state.last_trick is not None
+        last = state.last_trick[0]
+        return (
+            last,
+            1,
+            "schnapsen.last_trick",
+            f"all ten tricks played and nobody reached 66 ({state.hand_points(0)} to {state.hand_points(1)}); "
+            f"seat {last} won the last trick at seq {decisive}: 1 game point",
+        )
+    closer, opponent = state.closed_by, 1 - state.closed_by
+    op, ot = state.closed_opponent_points, state.closed_opponent_tricks
+    if reacher == closer:
+        points = _game_points(op, ot)
+        return (
+            closer,
+            points,
+            "schnapsen.closer_made",
+            f"seat {closer} closed the talon at seq {state.close_seq} and reached {state.hand_points(closer)} "
+            f"hand points at seq {decisive}; when the talon was closed seat {opponent} had {op} hand points "
+            f"and {_tricks(ot)}: {_why(op, ot)}, {points} game points",
+        )
+    points = 3 if ot == 0 else 2
+    how = (
+        f"seat {opponent} reached {state.hand_points(opponent)} hand points first at seq {decisive}"
+        if reacher == opponent
+        else f"all tricks were played and seat {closer} had only {state.hand_points(closer)} hand points"
+    )
+    return (
+        opponent,
+        points,
+        "schnapsen.closer_failed",
+        f"seat {closer} closed the talon at seq {state.close_seq} and failed: {how}; seat {opponent} had "
+        f"{_tricks(ot)} when the talon was closed: {points} game points",
+    )
+
+
+def _tricks(n: int) -> str:
+    return "no trick" if n == 0 else ("1 trick" if n == 1 else f"{n} tricks")
+
+
+def _why(points: int, tricks: int) -> str:
+    if points >= 33:
+        return "33 or more"
+    return "fewer than 33 with a trick" if tricks else "no trick"
+
+
+def score(state: SchnapsenState) -> ScoreSheet:
+    """Totals are match points still to go; the first at 0 or below wins."""
+    winner = next((s for s in range(2) if state.to_go[s] <= 0), None)
+    return ScoreSheet(state.to_go, state.results, state.phase == "over", winner)
+
+
+def is_terminal(state: SchnapsenState) -> bool:
+    return state.phase == "over"
+
+
+def hand_in_progress(state: SchnapsenState) -> bool:
+    return state.phase in ("lead", "follow", "draw")
+
+
+def legal_events(state: SchnapsenState) -> list[dict[str, Any]]:
+    """Every legal decision now (deals and draws are chance events), sorted."""
+    if state.phase == "lead":
+        seat = state.leader
+        out: list[dict[str, Any]] = []
+        if state.closed_by is None and state.talon >= 2:
+            out.append({"type": "close", "seat": seat})
+            if f"J{state.trump_suit}" in state.hands[seat] and state.trump_card != f"J{state.trump_suit}":
+                out.append({"type": "exchange_trump", "seat": seat})
+        declared = {m.suit for m in state.marriages if m.seat == seat}
+        for card in sorted(state.hands[seat]):
+            out.append({"type": "play", "seat": seat, "card": card})
+            partner = ("Q" if rank(card) == "K" else "K") + suit(card)
+            if rank(card) in "KQ" and partner in state.hands[seat] and suit(card) not in declared:
+                out.append({"type": "play", "seat": seat, "card": card, "marriage": True})
+        return out
+    if state.phase == "follow":
+        seat = 1 - state.leader
+        return [{"type": "play", "seat": seat, "card": c} for c in sorted(allowed_follows(state, seat))]
+    return []
+
+
+def chance_events(state: SchnapsenState, rng: random.Random) -> list[dict[str, Any]]:
+    """A deal from a shuffled deck, or the due draw of an unseen card."""
+    if state.phase == "deal":
+        cards = list(CARDS)
+        rng.shuffle(cards)
+        return [
+            {"type": "deal", "dealer": state.next_dealer, "hands": [cards[0:5], cards[5:10]], "trump_card": cards[10]}
+        ]
+    if state.phase == "draw":
+        seat = state.draws_due[0]
+        if state.talon == 1:
+            assert state.trump_card is not None
+            card = state.trump_card
+        else:
+            unseen = sorted(CARD_SET - state.seen)
+            card = rng.choice(unseen)
+        return [{"type": "draw", "seat": seat, "card": card}]
+    return []
+
+
+def view(state: SchnapsenState, seat: Viewpoint) -> dict[str, Any]:
+    """The table as `seat` saw it: the other hand as a count only."""
+    seats = []
+    for s in range(2):
+        doc: dict[str, Any] = {"seat": s}
+        if seat is None or seat == s:
+            doc["cards"] = sorted(state.hands[s], key=lambda c: (c[1], -STRENGTH[c[0]]))
+        else:
+            doc["card_count"] = len(state.hands[s])
+        doc.update(
+            won=list(state.won[s]),
+            tricks=state.tricks[s],
+            trick_points=state.trick_points[s],
+            hand_points=state.hand_points(s),
+            pending=state.pending(s),
+            dealer=s == state.dealer,
+        )
+        seats.append(doc)
+    last = state.last_trick
+    return {
+        "phase": state.phase,
+        "to_act": list(to_act(state)),
+        "seats": seats,
+        "table": {
+            "dealer": state.dealer,
+            "leader": state.leader if state.phase != "deal" else None,
+            "trump_suit": state.trump_suit,
+            "trump_card": state.trump_card,
+            "trump_face_up": state.closed_by is None and state.trump_card is not None,
+            "talon": state.talon,
+            "closed_by": state.closed_by,
+            "trick": [{"seat": s, "card": c} for s, c in state.trick],
+            "draws_due": list(state.draws_due),
+            "marriages": [
+                {"seat": m.seat, "suit": m.suit, "points": m.points, "credited": m.credited, "seq": m.seq}
+                for m in state.marriages
+            ],
+            "last_trick": None
+            if last is None
+            else {"winner": last[0], "cards": list(last[1]), "points": last[2], "seq": last[3]},
+            "strict": state.strict,
+        },
+        "hand_points": seat_dict((state.hand_points(0), state.hand_points(1))),
+    }
+
+
+def redact_event(event: Event, seat: Viewpoint) -> Event:
+    """Hide the cards `seat` did not see: the other hand at the deal, the other's draws."""
+    if seat is None:
+        return event
+    kind = event["type"]
+    if kind == "deal":
+        hands = [list(h) if s == seat else [HIDDEN] * len(h) for s, h in enumerate(event["hands"])]
+        return {**event, "hands": hands}
+    if kind == "draw" and event["seat"] != seat:
+        return {**event, "card": HIDDEN}
+    return event
+
+
+def situations(event: Event, result: Mapping[str, Any]) -> list[str]:
+    """Search tags: marriage, close, exchange, and the hand's scoring rule."""
+    tags = []
+    if event["type"] == "play" and event.get("marriage"):
+        tags.append("marriage")
+    if event["type"] == "close":
+        tags.append("close")
+    if event["type"] == "exchange_trump":
+        tags.append("exchange")
+    if result.get("rule") == "schnapsen.closer_failed":
+        tags.append("failed_close")
+    return tags
+
+
+def census(state: SchnapsenState) -> Census:
+    """The hands, the trick, the won piles and the face-up trump card; the talon unseen."""
+    places: dict[str, tuple[str, ...]] = {
+        "hand 0": tuple(state.hands[0]),
+        "hand 1": tuple(state.hands[1]),
+        "trick": tuple(c for _, c in state.trick),
+        "won 0": state.won[0],
+        "won 1": state.won[1],
+        "trump card": (state.trump_card,) if state.trump_card else (),
+    }
+    unseen = state.talon - (1 if state.trump_card else 0)
+    return Census(places, unseen, CARD_SET, {0: state.hands[0], 1: state.hands[1]})
+
+
+RULES: GameRules[SchnapsenState] = GameRules(
+    kind="schnapsen",
+    title="Schnapsen",
+    player_counts=(2,),
+    events=EVENTS,
+    options=OPTIONS,
+    initial_state=initial_state,
+    validate=validate,
+    evolve=evolve,
+    score=score,
+    legal_events=legal_events,
+    chance_events=chance_events,
+    view=view,
+    redact_event=redact_event,
+    is_terminal=is_terminal,
+    hand_in_progress=hand_in_progress,
+    census=census,
+    situations=situations,
+)

@@ -1,0 +1,118 @@
+"""Given events => event => expected state or error, for any game."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError
+from projections import engine
+from projections.registry import rules_for
+from projections.rules import Census, GameRules
+
+EXAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "examples"
+
+
+def given(kind: str, events: Iterable[Mapping[str, Any]], players: Sequence[str] | None = None,
+          options: Mapping[str, Any] | None = None) -> Any:
+    """The state after `events`, each decided (validated) then applied, as a write would."""
+    rules = rules_for(kind)
+    players = list(players or ["P0", "P1"])
+    state = rules.initial_state(players, rules.options_for(players, options))
+    for event in events:
+        decision = engine.decide(rules, state, dict(event))
+        state = engine.apply(rules, state, decision.event, state.seq + 1)
+    return state
+
+
+def then(kind: str, state: Any, event: Mapping[str, Any]) -> Any:
+    """Decide and apply one more event; returns the new state."""
+    rules = rules_for(kind)
+    decision = engine.decide(rules, state, dict(event))
+    return engine.apply(rules, state, decision.event, state.seq + 1)
+
+
+def decide(kind: str, state: Any, event: Mapping[str, Any]) -> engine.Decision:
+    return engine.decide(rules_for(kind), state, dict(event))
+
+
+def expect_invalid(kind: str, state: Any, event: Mapping[str, Any], match: str = "") -> InvalidEventError:
+    with pytest.raises(InvalidEventError, match=match) as info:
+        engine.decide(rules_for(kind), state, dict(event))
+    assert type(info.value).__name__ in ("InvalidEventError", "UnknownGameError")
+    return info.value
+
+
+def expect_impossible(kind: str, state: Any, event: Mapping[str, Any], match: str = "") -> ImpossibleEventError:
+    with pytest.raises(ImpossibleEventError, match=match) as info:
+        engine.decide(rules_for(kind), state, dict(event))
+    return info.value
+
+
+def expect_illegal(kind: str, state: Any, event: Mapping[str, Any], rule: str) -> IllegalEventError:
+    """The event is refused with `rule` under strict enforcement, and stored flagged under record."""
+    rules = rules_for(kind)
+    with pytest.raises(IllegalEventError) as info:
+        engine.decide(rules, state, dict(event))
+    assert info.value.rule == rule, f"expected rule {rule}, got {info.value.rule}: {info.value.reason}"
+    from dataclasses import replace
+
+    recording = replace(state, options={**state.options, "enforcement": "record"})
+    decision = engine.decide(rules, recording, dict(event))
+    assert decision.violation is not None and decision.violation["rule"] == rule
+    return info.value
+
+
+def load_example(name: str) -> dict[str, Any]:
+    return json.loads((EXAMPLES / name).read_text())
+
+
+def examples_of(kind: str) -> list[str]:
+    return sorted(p.name for p in EXAMPLES.glob("*.json") if json.loads(p.read_text())["game"] == kind)
+
+
+def expected_of(sheet_dict: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of a score document that the example files' `expected` holds."""
+    return {
+        "totals": sheet_dict["totals"],
+        "winner": sheet_dict["winner"],
+        "hands": [{"hand": h["hand"], "points": h["points"]} for h in sheet_dict["hands"]],
+    }
+
+
+_CARD = re.compile(r"^(?:[A2-9TJQK][CDHS])$")
+
+
+def cards_in(document: Any) -> set[str]:
+    """Every card code appearing as a string value anywhere in a JSON-like document."""
+    found: set[str] = set()
+    stack = [document]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _CARD.match(item):
+                found.add(item)
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return found
+
+
+def check_census(rules: GameRules[Any], state: Any) -> Census:
+    """Every card of the hand is in exactly one place (or still unseen)."""
+    census = rules.census(state)
+    placed = [c for cards in census.places.values() for c in cards]
+    assert len(placed) == len(set(placed)), f"a card is in two places: {census.places}"
+    assert set(placed) <= census.deck, f"cards outside the deck: {set(placed) - census.deck}"
+    assert census.unseen >= 0
+    if state.hand > 0:
+        assert len(placed) + census.unseen == len(census.deck), (
+            f"{len(placed)} placed + {census.unseen} unseen != {len(census.deck)}: {census.places}"
+        )
+    return census
