@@ -7,6 +7,7 @@ Game modules are imported lazily, the first time their kind is asked for;
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import Any
 
 from events.errors import UnknownGameError
@@ -44,7 +45,9 @@ def rules_for(kind: str) -> GameRules[Any]:
         if exc.name != module_name:
             raise
         raise UnknownGameError(f"the game {kind!r} is not available on this server yet", field="game") from None
-    rules = module.RULES
+    rules = getattr(module, "RULES", None)
+    if not isinstance(rules, GameRules):
+        raise UnknownGameError(f"the game {kind!r} is not available on this server yet", field="game")
     _loaded[kind] = rules
     return rules
 
@@ -52,7 +55,10 @@ def rules_for(kind: str) -> GameRules[Any]:
 def available() -> list[str]:
     """The kinds whose modules are installed, in a stable order."""
     found = []
-    for kind, module_name in KINDS.items():
-        if importlib.util.find_spec(module_name) is not None:
-            found.append(kind)
+    for kind in KINDS:
+        try:
+            rules_for(kind)
+        except UnknownGameError:
+            continue
+        found.append(kind)
     return found

@@ -290,7 +290,7 @@ def _validate_talon_move(state: SchnapsenState, seat: int, kind: str) -> None:
     if kind == "exchange_trump":
         unter = f"J{state.trump_suit}"
         if state.trump_card == unter:
-            raise ImpossibleEventError("the trump card has already been exchanged this hand")
+            raise ImpossibleEventError(f"the face-up trump card is the Unter {unter} itself: nothing to exchange")
         if unter not in state.hands[seat]:
             raise ImpossibleEventError(f"seat {seat} does not hold the trump Unter {unter}")
 

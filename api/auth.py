@@ -1,0 +1,81 @@
+"""API keys: `tb_<id>_<secret>`; only sha256(secret) is stored, with the key's club and role.
+
+Roles: `recorder` (create games, append, read), `viewer` (read; live hands
+redacted), `auditor` (read everything, audit, and append the corrections
+`retract`, `note`, `score_claimed`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+
+from events.errors import ForbiddenError, UnauthorizedError
+from events.store import Store
+
+ROLES = ("recorder", "viewer", "auditor")
+#: event types an auditor may append
+CORRECTIONS = frozenset({"retract", "note", "score_claimed"})
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who is asking: the key's id (not its secret), club and role."""
+
+    key_id: str
+    club_id: int
+    club: str
+    role: str
+
+    @property
+    def actor(self) -> str:
+        return f"key:{self.key_id}"
+
+    @property
+    def sees_everything(self) -> bool:
+        return self.role in ("recorder", "auditor")
+
+    def require(self, *roles: str) -> None:
+        if self.role not in roles:
+            raise ForbiddenError(
+                f"a {self.role} key may not do this; it needs a {' or '.join(roles)} key", role=self.role
+            )
+
+
+def hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def create_key(store: Store, club: str, role: str, label: str = "") -> str:
+    """Create a key for `club` (created if needed) and return it; it is shown only once."""
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {', '.join(ROLES)}")
+    club_id = store.ensure_club(club)
+    key_id = secrets.token_hex(6)
+    secret = secrets.token_urlsafe(24)
+    store.add_key(key_id=key_id, club_id=club_id, role=role, key_hash=hash_secret(secret), label=label)
+    return f"tb_{key_id}_{secret}"
+
+
+def authenticate(store: Store, authorization: str | None) -> Principal:
+    """The principal of an `Authorization: Bearer <key>` header.
+
+    Raises:
+        UnauthorizedError: no header, a malformed key, an unknown or revoked key.
+    """
+    if not authorization:
+        raise UnauthorizedError("send your API key as 'Authorization: Bearer <key>'")
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token:
+        raise UnauthorizedError("the Authorization header must be 'Bearer <key>'")
+    parts = token.strip().split("_", 2)
+    if len(parts) != 3 or parts[0] != "tb":
+        raise UnauthorizedError("that is not a Tablebook key (they look like tb_<id>_<secret>)")
+    record = store.find_key(parts[1])
+    if record is None or not hmac.compare_digest(record.key_hash, hash_secret(parts[2])):
+        raise UnauthorizedError("unknown API key")
+    if record.revoked_at is not None:
+        raise UnauthorizedError(f"this API key was revoked at {record.revoked_at}")
+    return Principal(record.id, record.club_id, record.club, record.role)

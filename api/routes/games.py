@@ -1,0 +1,120 @@
+"""Games: create one, list a club's games, read one's metadata."""
+
+from __future__ import annotations
+
+import base64
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.deps import PrincipalDep, RecorderDep
+from events.errors import InvalidEventError
+from events.store import GameRecord
+from projections.registry import KINDS
+
+router = APIRouter(prefix="/v1/games", tags=["games"])
+
+
+class GameCreate(BaseModel):
+    """A new game: its kind, its players in seat order (clockwise), its options."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    game: str = Field(description="one of: " + ", ".join(KINDS), examples=["schnapsen"])
+    players: list[Annotated[str, Field(min_length=1, max_length=100)]] = Field(
+        min_length=1, max_length=8, description="names in seat order: seat 0, 1, ...", examples=[["Anna", "Ben"]]
+    )
+    options: dict[str, Any] = Field(default_factory=dict, description="game options (see the rules); enforcement")
+
+
+class GamePublic(BaseModel):
+    id: str
+    game: str
+    players: list[str]
+    options: dict[str, Any]
+    status: Literal["live", "finished"]
+    seq: int
+    hand: int
+    created_at: str
+    updated_at: str
+    totals: dict[str, Any]
+    winner: int | None
+
+
+class GamePage(BaseModel):
+    games: list[GamePublic]
+    next_cursor: str | None
+
+
+def game_public(game: GameRecord) -> dict[str, Any]:
+    return {
+        "id": game.id,
+        "game": game.kind,
+        "players": list(game.players),
+        "options": game.options,
+        "status": game.status,
+        "seq": game.seq,
+        "hand": game.hand,
+        "created_at": game.created_at,
+        "updated_at": game.updated_at,
+        "totals": game.totals,
+        "winner": game.winner,
+    }
+
+
+def _encode_cursor(game: GameRecord) -> str:
+    return base64.urlsafe_b64encode(f"{game.created_at}|{game.id}".encode()).decode()
+
+
+def _decode_cursor(cursor: str) -> tuple[str, str]:
+    try:
+        created, _, gid = base64.urlsafe_b64decode(cursor.encode()).decode().partition("|")
+    except (ValueError, UnicodeDecodeError):
+        raise InvalidEventError("cursor: not a cursor this server gave out", field="cursor") from None
+    if not created or not gid:
+        raise InvalidEventError("cursor: not a cursor this server gave out", field="cursor")
+    return created, gid
+
+
+@router.post("", status_code=201, response_model=GamePublic, summary="Create a game")
+async def create_game(body: GameCreate, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
+    """Register a new game stream; its options are echoed with defaults filled in."""
+    principal.require("recorder")
+    game = recorder.create_game(club_id=principal.club_id, kind=body.game, players=body.players, options=body.options)
+    return game_public(game)
+
+
+@router.get("", response_model=GamePage, summary="List games")
+async def list_games(
+    principal: PrincipalDep,
+    recorder: RecorderDep,
+    game: Annotated[str | None, Query(description="game kind")] = None,
+    player: Annotated[str | None, Query(description="a player's name, exactly")] = None,
+    status: Annotated[Literal["live", "finished"] | None, Query()] = None,
+    winner: Annotated[int | None, Query(ge=0, le=7, description="the winning seat")] = None,
+    since: Annotated[str | None, Query(description="created at or after (ISO 8601)")] = None,
+    until: Annotated[str | None, Query(description="created before (ISO 8601)")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    cursor: Annotated[str | None, Query(description="next_cursor of the previous page")] = None,
+) -> dict[str, Any]:
+    """A page of the club's games, newest first."""
+    games = recorder.store.list_games(
+        principal.club_id,
+        kind=game,
+        status=status,
+        player=player,
+        winner=winner,
+        since=since,
+        until=until,
+        limit=limit,
+        before=_decode_cursor(cursor) if cursor else None,
+    )
+    next_cursor = _encode_cursor(games[-1]) if len(games) == limit else None
+    return {"games": [game_public(g) for g in games], "next_cursor": next_cursor}
+
+
+@router.get("/{game_id}", response_model=GamePublic, summary="A game's metadata")
+async def get_game(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
+    """Metadata, status, head seq and totals of one game."""
+    return game_public(recorder.store.get_game(game_id, principal.club_id))

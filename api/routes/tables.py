@@ -1,0 +1,42 @@
+"""The folded game: the table at a seq from a seat, the score, the chain check."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from api.deps import PrincipalDep, RecorderDep
+from api.visibility import viewpoint_for
+from projections.engine import render_state
+from projections.verify import verify_game
+
+router = APIRouter(prefix="/v1/games/{game_id}", tags=["tables"])
+
+
+@router.get("/state", summary="The table at a seq, from a seat")
+async def get_state(
+    game_id: str,
+    principal: PrincipalDep,
+    recorder: RecorderDep,
+    at: Annotated[int | None, Query(ge=0, description="the seq to show (default: the head)")] = None,
+    seat: Annotated[int | None, Query(ge=0, le=7, description="the seat to look from (default: everything)")] = None,
+) -> dict[str, Any]:
+    """`{game, seq, hand, phase, to_act, seats, table, hand_points, totals}`."""
+    live, state = recorder.state_at(game_id, at, principal.club_id)
+    viewpoint = viewpoint_for(principal, seat, state.seats, state.hand, live.rules, live.state)
+    return render_state(live.rules, state, viewpoint, live.game.players)
+
+
+@router.get("/score", summary="The score, every point explained")
+async def get_score(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
+    """`{totals, finished, winner, hands: [{hand, points, lines: [{seat, points, rule, reason, events}]}]}`."""
+    live = recorder.live(game_id, principal.club_id)
+    return live.rules.score(live.state).to_dict()
+
+
+@router.get("/verify", summary="Re-walk the hash chain and re-run the rules")
+def verify(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
+    """`{ok, events, head_hash, problems}`; the first problem names the first bad seq."""
+    game = recorder.store.get_game(game_id, principal.club_id)
+    return verify_game(game, recorder.store.iter_events(game_id)).to_dict()

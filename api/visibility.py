@@ -1,0 +1,49 @@
+"""Who sees which cards: the role and the hand's progress pick the viewpoint.
+
+Recorders and auditors see everything and may ask for any seat's view. A
+viewer sees a live hand's public table only, whatever seat it asks for; once
+a hand is over (a later hand has begun, or the hand has ended), all of it is
+visible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from api.auth import Principal
+from events.envelope import Envelope, event_of
+from events.errors import InvalidEventError
+from projections.rules import OMNISCIENT, SPECTATOR, GameRules, Viewpoint
+
+
+def live_hand(rules: GameRules[Any], head: Any) -> int | None:
+    """The number of the hand being played at the head, or None between hands."""
+    return head.hand if rules.hand_in_progress(head) else None
+
+
+def viewpoint_for(
+    principal: Principal, seat: int | None, seats: int, hand: int, rules: GameRules[Any], head: Any
+) -> Viewpoint:
+    """The viewpoint a state of hand `hand` is shown from, for this principal."""
+    if seat is not None and not 0 <= seat < seats:
+        raise InvalidEventError(f"seat {seat} is out of range (seats 0 to {seats - 1})", field="seat")
+    if principal.sees_everything or hand != live_hand(rules, head):
+        return OMNISCIENT if seat is None else seat
+    return SPECTATOR
+
+
+def redact_envelopes(
+    principal: Principal, rules: GameRules[Any], head: Any, envelopes: Sequence[Envelope]
+) -> list[Envelope]:
+    """Envelopes as this principal may read them: a viewer's live-hand events redacted."""
+    hidden_hand = None if principal.sees_everything else live_hand(rules, head)
+    if hidden_hand is None:
+        return list(envelopes)
+    out = []
+    for env in envelopes:
+        if env["hand"] == hidden_hand:
+            redacted = rules.redact_event(event_of(env), SPECTATOR)
+            env = {**env, "data": {k: v for k, v in redacted.items() if k != "type"}, "redacted": True}
+        out.append(env)
+    return out

@@ -1,0 +1,497 @@
+"""The append-only event store, the same code on SQLite and PostgreSQL.
+
+The hot path (append, read a stream) uses SQLAlchemy Core statements on the
+tables of `events/tables.py`, not ORM sessions. Guarantees:
+
+- append-only: database triggers (created by the migrations) refuse UPDATE
+  and DELETE on `event`;
+- optimistic concurrency: an append names the head seq it builds on; the
+  game row's head is moved with `WHERE seq = :old`, and the unique
+  `(game_id, seq)` key is the backstop, so two racing appends never both land;
+- all or nothing: a batch is one transaction;
+- idempotency: an `append_request` row per Idempotency-Key, checked inside
+  the append's transaction;
+- gapless global order: on PostgreSQL every append takes one transaction-level
+  advisory lock, so `position`s commit in increasing order; SQLite has one
+  writer (`BEGIN IMMEDIATE`).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, func, insert, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.pool import NullPool
+
+from events.codec import dumps, loads, utc_now
+from events.envelope import Envelope
+from events.errors import NotFoundError, StreamConflictError
+from events.tables import ApiKey, AppendRequest, Club, Event, Game
+
+DEFAULT_URL = "sqlite:///./data/tablebook.db"
+#: the key of the PostgreSQL advisory lock that orders all appends
+APPEND_LOCK = 0x7AB1EB00C
+
+EVENTS = Event.__table__  # type: ignore[attr-defined]
+GAMES = Game.__table__  # type: ignore[attr-defined]
+CLUBS = Club.__table__  # type: ignore[attr-defined]
+KEYS = ApiKey.__table__  # type: ignore[attr-defined]
+REQUESTS = AppendRequest.__table__  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A game's registry row."""
+
+    id: str
+    club_id: int
+    kind: str
+    players: tuple[str, ...]
+    options: dict[str, Any]
+    created_at: str
+    updated_at: str
+    genesis_hash: str
+    seq: int
+    hand: int
+    status: str
+    totals: dict[str, Any]
+    winner: int | None
+    head_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRecord:
+    """An API key's row (the secret itself is never stored)."""
+
+    id: str
+    club_id: int
+    club: str
+    role: str
+    key_hash: str
+    label: str
+    created_at: str
+    revoked_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """What an append moves a game's head to."""
+
+    seq: int
+    hand: int
+    status: str
+    totals: Mapping[str, Any]
+    winner: int | None
+    head_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class PriorRequest:
+    """An earlier append with the same Idempotency-Key."""
+
+    body_hash: str
+    first_seq: int
+    last_seq: int
+
+
+class DuplicateRequest(Exception):
+    """Raised inside an append when its Idempotency-Key has landed already."""
+
+    def __init__(self, prior: PriorRequest) -> None:
+        super().__init__(prior)
+        self.prior = prior
+
+
+def new_id(prefix: str = "", nbytes: int = 6) -> str:
+    """A short random id (hex)."""
+    return prefix + secrets.token_hex(nbytes)
+
+
+def make_engine(url: str) -> Engine:
+    """An engine with the pragmas and transaction behaviour the store relies on."""
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[1] if "///" in url else ""
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=8)
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+            dbapi_connection.isolation_level = None  # transactions are begun below
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(connection: Connection) -> None:
+            immediate = connection.get_execution_options().get("write", False)
+            connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+        return engine
+    if url.startswith("postgresql"):
+        return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    return create_engine(url, poolclass=NullPool)
+
+
+def _game_record(row: Any) -> GameRecord:
+    return GameRecord(
+        id=row.id,
+        club_id=row.club_id,
+        kind=row.kind,
+        players=tuple(loads(row.players)),
+        options=loads(row.options),
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        genesis_hash=row.genesis_hash,
+        seq=row.seq,
+        hand=row.hand,
+        status=row.status,
+        totals=loads(row.totals),
+        winner=row.winner,
+        head_hash=row.head_hash,
+    )
+
+
+def envelope_from_row(row: Any) -> Envelope:
+    """A stored row back into its envelope (the exact dict that was hashed)."""
+    envelope: Envelope = {
+        "seq": row.seq,
+        "hand": row.hand,
+        "type": row.type,
+        "data": loads(row.data),
+        "recorded_at": row.recorded_at,
+        "actor": row.actor,
+        "result": loads(row.result),
+        "prev_hash": row.prev_hash,
+    }
+    if row.violation is not None:
+        envelope["violation"] = loads(row.violation)
+    envelope["hash"] = row.hash
+    return envelope
+
+
+_EVENT_COLUMNS = (
+    EVENTS.c.seq,
+    EVENTS.c.hand,
+    EVENTS.c.type,
+    EVENTS.c.data,
+    EVENTS.c.recorded_at,
+    EVENTS.c.actor,
+    EVENTS.c.result,
+    EVENTS.c.violation,
+    EVENTS.c.prev_hash,
+    EVENTS.c.hash,
+)
+
+
+class Store:
+    """All reads and writes of the database."""
+
+    def __init__(self, url: str = DEFAULT_URL, engine: Engine | None = None) -> None:
+        self.url = url
+        self.engine = engine or make_engine(url)
+        self.dialect = self.engine.dialect.name
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+    def _write(self) -> Any:
+        """A write transaction: BEGIN IMMEDIATE on SQLite, the append lock on PostgreSQL."""
+        return self.engine.connect().execution_options(write=True)
+
+    def _lock(self, conn: Connection) -> None:
+        if self.dialect == "postgresql":
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({APPEND_LOCK})")
+
+    # ------------------------------------------------------------------ clubs and keys
+
+    def ensure_club(self, name: str) -> int:
+        """The id of the club called `name`, created if needed."""
+        with self._write() as conn, conn.begin():
+            found = conn.execute(select(CLUBS.c.id).where(CLUBS.c.name == name)).scalar()
+            if found is not None:
+                return int(found)
+            return int(
+                conn.execute(insert(CLUBS).values(name=name, created_at=utc_now()).returning(CLUBS.c.id)).scalar_one()
+            )
+
+    def club_name(self, club_id: int) -> str:
+        with self.engine.connect() as conn:
+            name = conn.execute(select(CLUBS.c.name).where(CLUBS.c.id == club_id)).scalar()
+        if name is None:
+            raise NotFoundError(f"no club {club_id}")
+        return str(name)
+
+    def add_key(self, *, key_id: str, club_id: int, role: str, key_hash: str, label: str = "") -> None:
+        with self._write() as conn, conn.begin():
+            conn.execute(
+                insert(KEYS).values(
+                    id=key_id, club_id=club_id, role=role, key_hash=key_hash, label=label, created_at=utc_now()
+                )
+            )
+
+    def find_key(self, key_id: str) -> KeyRecord | None:
+        query = (
+            select(KEYS, CLUBS.c.name.label("club"))
+            .join(CLUBS, CLUBS.c.id == KEYS.c.club_id)
+            .where(KEYS.c.id == key_id)
+        )
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        return None if row is None else _key_record(row)
+
+    def list_keys(self, club: str | None = None) -> list[KeyRecord]:
+        query = select(KEYS, CLUBS.c.name.label("club")).join(CLUBS, CLUBS.c.id == KEYS.c.club_id)
+        if club is not None:
+            query = query.where(CLUBS.c.name == club)
+        with self.engine.connect() as conn:
+            return [_key_record(row) for row in conn.execute(query.order_by(KEYS.c.created_at))]
+
+    def revoke_key(self, key_id: str) -> bool:
+        """Revoke a key; False if there is no such key or it was revoked already."""
+        with self._write() as conn, conn.begin():
+            done = conn.execute(
+                update(KEYS).where(KEYS.c.id == key_id, KEYS.c.revoked_at.is_(None)).values(revoked_at=utc_now())
+            )
+            return bool(done.rowcount)
+
+    # ------------------------------------------------------------------ games
+
+    def create_game(
+        self,
+        *,
+        club_id: int,
+        kind: str,
+        players: Sequence[str],
+        options: Mapping[str, Any],
+        created_at: str,
+        genesis_hash: str,
+        totals: Mapping[str, Any],
+        game_id: str | None = None,
+    ) -> GameRecord:
+        row = {
+            "id": game_id or new_id("g"),
+            "club_id": club_id,
+            "kind": kind,
+            "players": dumps(list(players)),
+            "options": dumps(dict(options)),
+            "created_at": created_at,
+            "updated_at": created_at,
+            "genesis_hash": genesis_hash,
+            "seq": 0,
+            "hand": 0,
+            "status": "live",
+            "totals": dumps(dict(totals)),
+            "winner": None,
+            "head_hash": genesis_hash,
+        }
+        with self._write() as conn, conn.begin():
+            conn.execute(insert(GAMES).values(**row))
+        return self.get_game(row["id"])
+
+    def get_game(self, game_id: str, club_id: int | None = None) -> GameRecord:
+        """A game, only if it belongs to `club_id` (when given).
+
+        Raises:
+            NotFoundError: no such game in that club (another club's game is not found either).
+        """
+        query = select(GAMES).where(GAMES.c.id == game_id)
+        if club_id is not None:
+            query = query.where(GAMES.c.club_id == club_id)
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        if row is None:
+            raise NotFoundError(f"no game {game_id!r}")
+        return _game_record(row)
+
+    def list_games(
+        self,
+        club_id: int,
+        *,
+        kind: str | None = None,
+        status: str | None = None,
+        player: str | None = None,
+        winner: int | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        ids: Sequence[str] | None = None,
+        limit: int = 50,
+        before: tuple[str, str] | None = None,
+    ) -> list[GameRecord]:
+        """Games of a club, newest first; `before` is the (created_at, id) keyset cursor."""
+        query = select(GAMES).where(GAMES.c.club_id == club_id)
+        if kind is not None:
+            query = query.where(GAMES.c.kind == kind)
+        if status is not None:
+            query = query.where(GAMES.c.status == status)
+        if winner is not None:
+            query = query.where(GAMES.c.winner == winner)
+        if since is not None:
+            query = query.where(GAMES.c.created_at >= since)
+        if until is not None:
+            query = query.where(GAMES.c.created_at < until)
+        if ids is not None:
+            query = query.where(GAMES.c.id.in_(list(ids)))
+        if player is not None:
+            query = query.where(GAMES.c.players.contains(dumps(player)))
+        if before is not None:
+            created, gid = before
+            query = query.where(
+                (GAMES.c.created_at < created) | ((GAMES.c.created_at == created) & (GAMES.c.id < gid))
+            )
+        query = query.order_by(GAMES.c.created_at.desc(), GAMES.c.id.desc()).limit(limit)
+        with self.engine.connect() as conn:
+            records = [_game_record(row) for row in conn.execute(query)]
+        if player is not None:  # the LIKE above may match inside another name's JSON
+            records = [r for r in records if player in r.players]
+        return records
+
+    def game_ids(self) -> list[str]:
+        with self.engine.connect() as conn:
+            return [row[0] for row in conn.execute(select(GAMES.c.id).order_by(GAMES.c.created_at, GAMES.c.id))]
+
+    def set_players(self, game_id: str, players: Sequence[str]) -> None:
+        """Replace a game's player names (erasure): names are not in any hash."""
+        with self._write() as conn, conn.begin():
+            conn.execute(update(GAMES).where(GAMES.c.id == game_id).values(players=dumps(list(players))))
+
+    # ------------------------------------------------------------------ events
+
+    def read_events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Envelope]:
+        """A game's envelopes with seq > after, in seq order."""
+        query = select(*_EVENT_COLUMNS).where(EVENTS.c.game_id == game_id, EVENTS.c.seq > after).order_by(EVENTS.c.seq)
+        if limit is not None:
+            query = query.limit(limit)
+        with self.engine.connect() as conn:
+            return [envelope_from_row(row) for row in conn.execute(query)]
+
+    def iter_events(self, game_id: str, batch: int = 1000) -> Iterator[Envelope]:
+        """A game's envelopes in seq order, read in pages (constant memory)."""
+        after = 0
+        while True:
+            page = self.read_events(game_id, after, batch)
+            yield from page
+            if len(page) < batch:
+                return
+            after = page[-1]["seq"]
+
+    def read_positions(self, after: int = 0, limit: int = 1000) -> list[tuple[int, str, Envelope]]:
+        """Events of every game in global `position` order: (position, game_id, envelope)."""
+        query = (
+            select(EVENTS.c.position, EVENTS.c.game_id, *_EVENT_COLUMNS)
+            .where(EVENTS.c.position > after)
+            .order_by(EVENTS.c.position)
+            .limit(limit)
+        )
+        with self.engine.connect() as conn:
+            return [(row.position, row.game_id, envelope_from_row(row)) for row in conn.execute(query)]
+
+    def head_position(self) -> int:
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.coalesce(func.max(EVENTS.c.position), 0))).scalar_one())
+
+    def find_request(self, game_id: str, key: str) -> PriorRequest | None:
+        query = select(REQUESTS).where(REQUESTS.c.game_id == game_id, REQUESTS.c.idempotency_key == key)
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        return None if row is None else PriorRequest(row.body_hash, row.first_seq, row.last_seq)
+
+    def append(
+        self,
+        game_id: str,
+        envelopes: Sequence[Envelope],
+        *,
+        base_seq: int,
+        head: Head,
+        idempotency: tuple[str, str] | None = None,
+    ) -> None:
+        """Append a batch on top of `base_seq`, all or nothing.
+
+        Raises:
+            StreamConflictError: the game's head is not at `base_seq` (with the actual seq).
+            DuplicateRequest: the Idempotency-Key has landed already (nothing written).
+        """
+        rows = [
+            {
+                "game_id": game_id,
+                "seq": env["seq"],
+                "hand": env["hand"],
+                "type": env["type"],
+                "data": dumps(env["data"]),
+                "result": dumps(env["result"]),
+                "violation": dumps(env["violation"]) if "violation" in env else None,
+                "recorded_at": env["recorded_at"],
+                "actor": env["actor"],
+                "prev_hash": env["prev_hash"],
+                "hash": env["hash"],
+            }
+            for env in envelopes
+        ]
+        now = envelopes[-1]["recorded_at"] if envelopes else utc_now()
+        try:
+            with self._write() as conn, conn.begin():
+                self._lock(conn)
+                if idempotency is not None:
+                    prior = conn.execute(
+                        select(REQUESTS).where(
+                            REQUESTS.c.game_id == game_id, REQUESTS.c.idempotency_key == idempotency[0]
+                        )
+                    ).first()
+                    if prior is not None:
+                        raise DuplicateRequest(PriorRequest(prior.body_hash, prior.first_seq, prior.last_seq))
+                moved = conn.execute(
+                    update(GAMES)
+                    .where(GAMES.c.id == game_id, GAMES.c.seq == base_seq)
+                    .values(
+                        seq=head.seq,
+                        hand=head.hand,
+                        status=head.status,
+                        totals=dumps(dict(head.totals)),
+                        winner=head.winner,
+                        head_hash=head.head_hash,
+                        updated_at=now,
+                    )
+                )
+                if moved.rowcount != 1:
+                    actual = conn.execute(select(GAMES.c.seq).where(GAMES.c.id == game_id)).scalar()
+                    if actual is None:
+                        raise NotFoundError(f"no game {game_id!r}")
+                    raise StreamConflictError(base_seq, int(actual))
+                if rows:
+                    conn.execute(insert(EVENTS), rows)
+                if idempotency is not None:
+                    conn.execute(
+                        insert(REQUESTS).values(
+                            game_id=game_id,
+                            idempotency_key=idempotency[0],
+                            body_hash=idempotency[1],
+                            first_seq=rows[0]["seq"] if rows else base_seq,
+                            last_seq=rows[-1]["seq"] if rows else base_seq,
+                            created_at=now,
+                        )
+                    )
+        except IntegrityError as exc:
+            actual_seq = self.get_game(game_id).seq
+            raise StreamConflictError(base_seq, actual_seq) from exc
+
+
+def _key_record(row: Any) -> KeyRecord:
+    return KeyRecord(
+        id=row.id,
+        club_id=row.club_id,
+        club=row.club,
+        role=row.role,
+        key_hash=row.key_hash,
+        label=row.label,
+        created_at=row.created_at,
+        revoked_at=row.revoked_at,
+    )

@@ -1,0 +1,88 @@
+"""The database tables (SQLModel), shared by the store and the migrations.
+
+JSON payloads are stored as canonical JSON *text*, not a JSON column type:
+the bytes hashed are then exactly the bytes kept, on SQLite and PostgreSQL
+alike. Timestamps are ISO 8601 text for the same reason (they are hashed).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import BigInteger, Column, Integer, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+#: BIGINT on PostgreSQL; INTEGER on SQLite, where only INTEGER PRIMARY KEY autoincrements.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class Club(SQLModel, table=True):
+    """A card club: the owner of keys and games."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(sa_column=Column(Text, unique=True, nullable=False))
+    created_at: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class ApiKey(SQLModel, table=True):
+    """An API key: only the sha256 of its secret is kept."""
+
+    __tablename__ = "api_key"
+
+    id: str = Field(primary_key=True, max_length=32)
+    club_id: int = Field(foreign_key="club.id", index=True)
+    role: str = Field(max_length=16)
+    key_hash: str = Field(max_length=64)
+    label: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
+    created_at: str = Field(sa_column=Column(Text, nullable=False))
+    revoked_at: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class Game(SQLModel, table=True):
+    """The stream registry, plus the head of each stream (updated with every append)."""
+
+    id: str = Field(primary_key=True, max_length=32)
+    club_id: int = Field(foreign_key="club.id", index=True)
+    kind: str = Field(max_length=32, index=True)
+    players: str = Field(sa_column=Column(Text, nullable=False))
+    options: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: str = Field(sa_column=Column(Text, nullable=False, index=True))
+    updated_at: str = Field(sa_column=Column(Text, nullable=False))
+    genesis_hash: str = Field(max_length=64)
+    seq: int = Field(default=0)
+    hand: int = Field(default=0)
+    status: str = Field(default="live", max_length=16, index=True)
+    totals: str = Field(sa_column=Column(Text, nullable=False))
+    winner: int | None = Field(default=None)
+    head_hash: str = Field(max_length=64)
+
+
+class Event(SQLModel, table=True):
+    """One appended event: never updated, never deleted (database triggers)."""
+
+    __table_args__ = (UniqueConstraint("game_id", "seq", name="uq_event_game_seq"),)
+
+    position: int | None = Field(default=None, sa_column=Column(BigId, primary_key=True, autoincrement=True))
+    game_id: str = Field(foreign_key="game.id", max_length=32)
+    seq: int
+    hand: int
+    type: str = Field(max_length=32)
+    data: str = Field(sa_column=Column(Text, nullable=False))
+    result: str = Field(sa_column=Column(Text, nullable=False))
+    violation: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    recorded_at: str = Field(sa_column=Column(Text, nullable=False))
+    actor: str = Field(max_length=64)
+    prev_hash: str = Field(max_length=64)
+    hash: str = Field(max_length=64)
+
+
+class AppendRequest(SQLModel, table=True):
+    """An append made with an Idempotency-Key: a retry returns its events."""
+
+    __tablename__ = "append_request"
+
+    game_id: str = Field(primary_key=True, foreign_key="game.id", max_length=32)
+    idempotency_key: str = Field(primary_key=True, max_length=200)
+    body_hash: str = Field(max_length=64)
+    first_seq: int
+    last_seq: int
+    created_at: str = Field(sa_column=Column(Text, nullable=False))
+

@@ -1,0 +1,1 @@
+"""Alembic migrations: the schema, for SQLite and PostgreSQL alike."""

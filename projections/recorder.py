@@ -1,0 +1,289 @@
+"""The write side and the folded reads: store + rules + a bounded state cache.
+
+An append is decided against the cached state of the game (O(1) per event,
+no refold), sealed into hash-chained envelopes and written in one
+transaction. The cache is only an optimisation: several processes may share
+one database, so a stale entry shows up as a seq conflict from the store,
+after which the game is reloaded and the batch decided again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from events.codec import genesis_hash, utc_now
+from events.envelope import Envelope, event_of, seal
+from events.errors import InvalidEventError, NotFoundError, StreamConflictError, TablebookError
+from events.store import DuplicateRequest, GameRecord, Head, Store
+from projections import engine
+from projections.registry import rules_for
+from projections.rules import GameRules, seat_dict
+
+#: a batch holds at most this many events (the body is also capped at 1 MiB)
+MAX_BATCH = 1000
+#: how many times an append is decided again after losing a race to another process
+RETRIES = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Live:
+    """A game's folded state at its head, as cached."""
+
+    game: GameRecord
+    rules: GameRules[Any]
+    state: Any
+    head_hash: str
+
+
+class StateCache:
+    """A bounded LRU of `Live` entries, safe across threads."""
+
+    def __init__(self, capacity: int = 1024) -> None:
+        self.capacity = capacity
+        self._entries: OrderedDict[str, Live] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, game_id: str) -> Live | None:
+        with self._lock:
+            entry = self._entries.get(game_id)
+            if entry is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+            self._entries.move_to_end(game_id)
+            return entry
+
+    def put(self, entry: Live) -> None:
+        with self._lock:
+            current = self._entries.get(entry.game.id)
+            if current is not None and current.state.seq > entry.state.seq:
+                return  # never move a cached head backwards
+            self._entries[entry.game.id] = entry
+            self._entries.move_to_end(entry.game.id)
+            while len(self._entries) > self.capacity:
+                self._entries.popitem(last=False)
+
+    def drop(self, game_id: str) -> None:
+        with self._lock:
+            self._entries.pop(game_id, None)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def initial_state_of(game: GameRecord) -> tuple[GameRules[Any], Any]:
+    rules = rules_for(game.kind)
+    return rules, rules.initial_state(list(game.players), game.options)
+
+
+def head_of(rules: GameRules[Any], state: Any, head_hash: str) -> Head:
+    sheet = rules.score(state)
+    return Head(
+        seq=state.seq,
+        hand=state.hand,
+        status="finished" if rules.is_terminal(state) else "live",
+        totals=seat_dict(sheet.totals),
+        winner=sheet.winner,
+        head_hash=head_hash,
+    )
+
+
+class Recorder:
+    """Creates games, appends events, and serves folded states."""
+
+    def __init__(self, store: Store, cache: StateCache | None = None) -> None:
+        self.store = store
+        self.cache = cache or StateCache()
+
+    # ------------------------------------------------------------------ games
+
+    def create_game(
+        self,
+        *,
+        club_id: int,
+        kind: str,
+        players: Sequence[str],
+        options: Mapping[str, Any] | None,
+        created_at: str | None = None,
+        game_id: str | None = None,
+    ) -> GameRecord:
+        """Register a new game stream with its options checked and defaults filled.
+
+        Raises:
+            UnknownGameError: an unknown kind, a wrong player count, or a bad option.
+        """
+        rules = rules_for(kind)
+        names = [str(p) for p in players]
+        filled = rules.options_for(names, options)
+        created = created_at or utc_now()
+        state = rules.initial_state(names, filled)
+        genesis = genesis_hash(kind, len(names), filled, created)
+        game = self.store.create_game(
+            club_id=club_id,
+            kind=kind,
+            players=names,
+            options=filled,
+            created_at=created,
+            genesis_hash=genesis,
+            totals=seat_dict(rules.score(state).totals),
+            game_id=game_id,
+        )
+        self.cache.put(Live(game, rules, state, genesis))
+        return game
+
+    def live(self, game_id: str, club_id: int | None = None, *, fresh: bool = False) -> Live:
+        """The cached head of a game (loaded and folded on a miss).
+
+        Raises:
+            NotFoundError: no such game in that club.
+        """
+        entry = None if fresh else self.cache.get(game_id)
+        if entry is not None:
+            if club_id is not None and entry.game.club_id != club_id:
+                raise NotFoundError(f"no game {game_id!r}")
+            return entry
+        game = self.store.get_game(game_id, club_id)
+        rules, initial = initial_state_of(game)
+        envelopes = self.store.read_events(game_id)
+        state = engine.fold(rules, initial, envelopes)
+        head_hash = envelopes[-1]["hash"] if envelopes else game.genesis_hash
+        entry = Live(game, rules, state, head_hash)
+        self.cache.put(entry)
+        return entry
+
+    def forget(self, game_id: str) -> None:
+        """Drop a game from the cache (after an erasure, say)."""
+        self.cache.drop(game_id)
+
+    # ------------------------------------------------------------------ appends
+
+    def append(
+        self,
+        game_id: str,
+        raw_events: Sequence[Any],
+        *,
+        club_id: int | None,
+        actor: str,
+        expected_seq: int | None = None,
+        idempotency: tuple[str, str] | None = None,
+    ) -> list[Envelope]:
+        """Decide and append a batch, all or nothing; returns the stored envelopes.
+
+        Raises:
+            InvalidEventError / ImpossibleEventError / IllegalEventError: with `index`,
+                the position of the refused event in the batch.
+            StreamConflictError: `expected_seq` is not the game's head.
+            IdempotencyMismatchError: the key was used with another body.
+        """
+        if not raw_events:
+            raise InvalidEventError("a batch needs at least one event", field="events")
+        if len(raw_events) > MAX_BATCH:
+            raise InvalidEventError(f"a batch holds at most {MAX_BATCH} events, got {len(raw_events)}", field="events")
+        if idempotency is not None:
+            prior = self.store.find_request(game_id, idempotency[0])
+            if prior is not None:
+                self.live(game_id, club_id)  # a key never reveals another club's game
+                return self._replay_request(game_id, prior, idempotency[1])
+        entry = self.live(game_id, club_id)
+        for attempt in range(RETRIES):
+            if expected_seq is not None and expected_seq != entry.state.seq:
+                if expected_seq > entry.state.seq and attempt == 0:
+                    entry = self.live(game_id, club_id, fresh=True)  # the cache may be behind
+                if expected_seq != entry.state.seq:
+                    raise StreamConflictError(expected_seq, entry.state.seq)
+            state, envelopes = self._decide_batch(entry, raw_events, actor)
+            try:
+                self.store.append(
+                    game_id,
+                    envelopes,
+                    base_seq=entry.state.seq,
+                    head=head_of(entry.rules, state, envelopes[-1]["hash"]),
+                    idempotency=idempotency,
+                )
+            except StreamConflictError as conflict:
+                if expected_seq is not None and expected_seq != conflict.actual:
+                    self.cache.drop(game_id)
+                    raise StreamConflictError(expected_seq, conflict.actual) from None
+                entry = self.live(game_id, club_id, fresh=True)
+                continue
+            except DuplicateRequest as duplicate:
+                return self._replay_request(game_id, duplicate.prior, idempotency[1] if idempotency else "")
+            self.cache.put(Live(entry.game, entry.rules, state, envelopes[-1]["hash"]))
+            return envelopes
+        raise StreamConflictError(entry.state.seq, self.store.get_game(game_id).seq)
+
+    def _replay_request(self, game_id: str, prior: Any, body_hash: str) -> list[Envelope]:
+        from events.errors import IdempotencyMismatchError
+
+        if prior.body_hash != body_hash:
+            raise IdempotencyMismatchError(
+                "this Idempotency-Key was used for a different request body; use a new key for a new request"
+            )
+        return self.store.read_events(game_id, prior.first_seq - 1, prior.last_seq - prior.first_seq + 1)
+
+    def _decide_batch(self, entry: Live, raw_events: Sequence[Any], actor: str) -> tuple[Any, list[Envelope]]:
+        rules, state, prev_hash = entry.rules, entry.state, entry.head_hash
+        envelopes: list[Envelope] = []
+        recorded_at = utc_now()
+        for index, raw in enumerate(raw_events):
+            try:
+                decision = engine.decide(rules, state, raw)
+            except TablebookError as error:
+                error.details["index"] = index
+                raise
+            seq = state.seq + 1
+            if decision.event["type"] == "retract":
+                state = self._retracted_state(entry, envelopes, decision.event["to_seq"], seq)
+            else:
+                state = engine.apply(rules, state, decision.event, seq)
+            envelope = seal(
+                seq=seq,
+                hand=state.hand,
+                event=decision.event,
+                result=state.facts,
+                violation=decision.violation,
+                recorded_at=recorded_at,
+                actor=actor,
+                prev_hash=prev_hash,
+            )
+            envelopes.append(envelope)
+            prev_hash = envelope["hash"]
+        return state, envelopes
+
+    def _retracted_state(self, entry: Live, pending: list[Envelope], to_seq: int, seq: int) -> Any:
+        """The state at `to_seq`, from the stored events and this batch's earlier ones."""
+        rules, initial = initial_state_of(entry.game)
+        history = [*self.store.read_events(entry.game.id, 0, entry.state.seq), *pending]
+        kept = engine.fold(rules, initial, [env for env in history if env["seq"] <= to_seq])
+        return engine.restore(kept, seq)
+
+    # ------------------------------------------------------------------ reads
+
+    def state_at(self, game_id: str, seq: int | None, club_id: int | None = None) -> tuple[Live, Any]:
+        """The game and its state after event `seq` (the head when None).
+
+        Raises:
+            NotFoundError: no such game, or `seq` beyond its head.
+        """
+        entry = self.live(game_id, club_id)
+        if seq is None or seq == entry.state.seq:
+            return entry, entry.state
+        if seq < 0 or seq > entry.state.seq:
+            raise NotFoundError(f"seq {seq} is not in this game (its events are 1 to {entry.state.seq})")
+        rules, initial = initial_state_of(entry.game)
+        return entry, engine.fold(rules, initial, self.store.read_events(game_id, 0, seq))
+
+    def events(self, game_id: str, club_id: int | None = None, after: int = 0, limit: int = 1000) -> list[Envelope]:
+        self.live(game_id, club_id)
+        return self.store.read_events(game_id, after, limit)
+
+
+def replay_events(envelopes: Sequence[Envelope]) -> list[dict[str, Any]]:
+    """The client events of stored envelopes, for re-import or re-validation."""
+    return [event_of(env) for env in envelopes]

@@ -1,0 +1,128 @@
+"""Fixtures: a migrated database on SQLite and on PostgreSQL, an app, and keys.
+
+The PostgreSQL server is the one of `TABLEBOOK_TEST_PG` (default
+`postgresql+psycopg://postgres@127.0.0.1:5432/test`); each test session
+creates its own database there and drops it at the end. Tests never clean
+tables: each creates its own clubs and games.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+warnings.filterwarnings("ignore", message=".*httpx2.*")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from api.auth import create_key  # noqa: E402
+from api.main import create_app  # noqa: E402
+from api.settings import Settings  # noqa: E402
+from events.migrate import upgrade  # noqa: E402
+from events.store import Store  # noqa: E402
+
+PG_SERVER = os.environ.get("TABLEBOOK_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+STORES = ("sqlite", "postgres")
+
+
+def _pg_admin_dsn() -> str:
+    return PG_SERVER.replace("postgresql+psycopg://", "postgresql://")
+
+
+@pytest.fixture(scope="session")
+def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = tmp_path_factory.mktemp("db") / "tablebook.db"
+    url = f"sqlite:///{path}"
+    upgrade(url)
+    return url
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    name = f"tablebook_test_{secrets.token_hex(4)}"
+    try:
+        admin = psycopg.connect(_pg_admin_dsn(), autocommit=True, connect_timeout=5)
+    except psycopg.OperationalError as exc:  # pragma: no cover - CI starts the server
+        pytest.fail(f"PostgreSQL is not reachable at {PG_SERVER}: {exc}. Start it (see README) and re-run.")
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    base = PG_SERVER.rsplit("/", 1)[0]
+    url = f"{base}/{name}"
+    upgrade(url)
+    yield url
+    with psycopg.connect(_pg_admin_dsn(), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=STORES)
+def store_url(request: pytest.FixtureRequest) -> str:
+    """The URL of a migrated database: once SQLite, once PostgreSQL."""
+    url: str = request.getfixturevalue(f"{request.param}_url")
+    return url
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[Store]:
+    s = Store(store_url)
+    yield s
+    s.dispose()
+
+
+@dataclass
+class Club:
+    """A club with one key of each role, and headers for each."""
+
+    name: str
+    recorder: dict[str, str]
+    viewer: dict[str, str]
+    auditor: dict[str, str]
+    keys: dict[str, str]
+
+
+def make_club(store: Store, name: str | None = None) -> Club:
+    name = name or f"club-{secrets.token_hex(4)}"
+    keys = {role: create_key(store, name, role) for role in ("recorder", "viewer", "auditor")}
+    headers = {role: {"Authorization": f"Bearer {key}"} for role, key in keys.items()}
+    return Club(name, headers["recorder"], headers["viewer"], headers["auditor"], keys)
+
+
+@pytest.fixture
+def app_store(store: Store) -> Store:
+    return store
+
+
+@pytest.fixture
+def client(store: Store) -> Iterator[TestClient]:
+    app = create_app(Settings(database_url=store.url), store)
+    with TestClient(app) as c:
+        yield c
+
+
+@pytest.fixture
+def club(store: Store) -> Club:
+    return make_club(store)
+
+
+@pytest.fixture
+def other_club(store: Store) -> Club:
+    return make_club(store)
+
+
+def new_game(client: TestClient, club: Club, game: str = "schnapsen", players: list[str] | None = None,
+             options: dict[str, Any] | None = None) -> dict[str, Any]:
+    body = {"game": game, "players": players or ["Anna", "Ben"], "options": options or {}}
+    response = client.post("/v1/games", json=body, headers=club.recorder)
+    assert response.status_code == 201, response.text
+    created: dict[str, Any] = response.json()
+    return created
+
+
+ROOT = Path(__file__).resolve().parents[1]
