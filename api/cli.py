@@ -107,8 +107,9 @@ def keys_list(
 
 
 @keys_app.command("revoke")
-def keys_revoke(key_id: Annotated[str, typer.Argument(help="the key's id (tb_<id>_...)")],
-                database: DatabaseOption = None) -> None:
+def keys_revoke(
+    key_id: Annotated[str, typer.Argument(help="the key's id (tb_<id>_...)")], database: DatabaseOption = None
+) -> None:
     """Revoke a key at once."""
     key_id = key_id.split("_")[1] if key_id.startswith("tb_") else key_id
     if not _store(database).revoke_key(key_id):
@@ -169,8 +170,9 @@ def record_simulated_game(recorder: Recorder, club_id: int, kind: str, rng: rand
     return game.id
 
 
-def _close_session(rules: Any, players: list[str], options: dict[str, Any], events: list[Any],
-                   rng: random.Random) -> list[Any]:
+def _close_session(
+    rules: Any, players: list[str], options: dict[str, Any], events: list[Any], rng: random.Random
+) -> list[Any]:
     """Play on to the end of the hand in progress, then close the session."""
     from projections import engine
 
@@ -198,16 +200,19 @@ def score(game: Annotated[str, typer.Argument(help="the game's id")], database: 
     names = live.game.players
     console.print(f"[bold]{live.rules.title}[/bold] {game}: " + ", ".join(f"{i} {n}" for i, n in enumerate(names)))
     for hand in sheet.hands:
-        table = Table(title=f"hand {hand.hand}: " + ", ".join(f"{names[s]} {p:+d}" for s, p in enumerate(hand.points)),
-                      show_lines=False)
+        table = Table(
+            title=f"hand {hand.hand}: " + ", ".join(f"{names[s]} {p:+d}" for s, p in enumerate(hand.points)),
+            show_lines=False,
+        )
         table.add_column("seat")
         table.add_column("points", justify="right")
         table.add_column("rule")
         table.add_column("reason")
         table.add_column("seqs")
         for line in hand.lines:
-            table.add_row(names[line.seat], f"{line.points:+d}", line.rule, line.reason,
-                          ", ".join(map(str, line.events)))
+            table.add_row(
+                names[line.seat], f"{line.points:+d}", line.rule, line.reason, ", ".join(map(str, line.events))
+            )
         console.print(table)
     totals = ", ".join(f"{names[s]} {t}" for s, t in enumerate(sheet.totals))
     state = "finished" if sheet.finished else "live"

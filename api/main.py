@@ -35,8 +35,16 @@ STATUS = {
     "too_large": 413,
     "tampered": 409,
 }
-HTTP_CODES = {400: "invalid", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-              413: "too_large", 415: "invalid", 422: "invalid"}
+HTTP_CODES = {
+    400: "invalid",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "too_large",
+    415: "invalid",
+    422: "invalid",
+}
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

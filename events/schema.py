@@ -126,7 +126,8 @@ def per_seat_list(item: Validator) -> Validator:
     """A list with one item per seat of the game, in seat order."""
 
     def check(value: Any, path: str, seats: int) -> list[Any]:
-        return list_of(item, length=seats)(value, path, seats)
+        items: list[Any] = list_of(item, length=seats)(value, path, seats)
+        return items
 
     return check
 

@@ -278,8 +278,9 @@ class Store:
         totals: Mapping[str, Any],
         game_id: str | None = None,
     ) -> GameRecord:
+        gid = game_id or new_id("g")
         row = {
-            "id": game_id or new_id("g"),
+            "id": gid,
             "club_id": club_id,
             "kind": kind,
             "players": dumps(list(players)),
@@ -296,7 +297,7 @@ class Store:
         }
         with self._write() as conn, conn.begin():
             conn.execute(insert(GAMES).values(**row))
-        return self.get_game(row["id"])
+        return self.get_game(gid)
 
     def get_game(self, game_id: str, club_id: int | None = None) -> GameRecord:
         """A game, only if it belongs to `club_id` (when given).
@@ -345,9 +346,7 @@ class Store:
             query = query.where(GAMES.c.players.contains(dumps(player)))
         if before is not None:
             created, gid = before
-            query = query.where(
-                (GAMES.c.created_at < created) | ((GAMES.c.created_at == created) & (GAMES.c.id < gid))
-            )
+            query = query.where((GAMES.c.created_at < created) | ((GAMES.c.created_at == created) & (GAMES.c.id < gid)))
         query = query.order_by(GAMES.c.created_at.desc(), GAMES.c.id.desc()).limit(limit)
         with self.engine.connect() as conn:
             records = [_game_record(row) for row in conn.execute(query)]

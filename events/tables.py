@@ -85,4 +85,3 @@ class AppendRequest(SQLModel, table=True):
     first_seq: int
     last_seq: int
     created_at: str = Field(sa_column=Column(Text, nullable=False))
-

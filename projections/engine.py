@@ -68,9 +68,7 @@ def decide(rules: GameRules[S], state: S, raw: Any) -> Decision:
             )
         return Decision(event, None)
     if rules.is_terminal(state):
-        raise ImpossibleEventError(
-            f"the game has ended; only score_claimed, note and retract are accepted, not {kind}"
-        )
+        raise ImpossibleEventError(f"the game has ended; only score_claimed, note and retract are accepted, not {kind}")
     if kind == "hand_voided" and not rules.hand_in_progress(state):
         raise ImpossibleEventError("hand_voided is accepted only while a hand is in progress")
     try:
@@ -139,9 +137,7 @@ def fold_events(rules: GameRules[S], initial: S, events: Iterable[Event]) -> S:
     return state
 
 
-def render_state(
-    rules: GameRules[S], state: S, viewpoint: Viewpoint, names: Sequence[str]
-) -> dict[str, Any]:
+def render_state(rules: GameRules[S], state: S, viewpoint: Viewpoint, names: Sequence[str]) -> dict[str, Any]:
     """The state document of DESIGN.md: `{game, seq, hand, phase, to_act, seats, table, hand_points, totals}`."""
     seen = rules.view(state, viewpoint)
     for seat_doc in seen.get("seats", []):

@@ -36,9 +36,7 @@ def rules_for(kind: str) -> GameRules[Any]:
         return rules
     module_name = KINDS.get(kind)
     if module_name is None:
-        raise UnknownGameError(
-            f"unknown game {kind!r}; known games: {', '.join(available())}", field="game"
-        )
+        raise UnknownGameError(f"unknown game {kind!r}; known games: {', '.join(available())}", field="game")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:

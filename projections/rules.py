@@ -204,9 +204,7 @@ ENFORCEMENT = OptionSpec(
 )
 
 
-def normalize_options(
-    specs: Mapping[str, OptionSpec], options: Mapping[str, Any] | None, seats: int
-) -> dict[str, Any]:
+def normalize_options(specs: Mapping[str, OptionSpec], options: Mapping[str, Any] | None, seats: int) -> dict[str, Any]:
     """The options with defaults filled in, every value checked.
 
     Raises:
@@ -282,7 +280,5 @@ class GameRules(Generic[S]):
         """
         if len(players) not in self.player_counts:
             counts = " or ".join(str(n) for n in self.player_counts)
-            raise UnknownGameError(
-                f"{self.title} is played by {counts} players, got {len(players)}", field="players"
-            )
+            raise UnknownGameError(f"{self.title} is played by {counts} players, got {len(players)}", field="players")
         return normalize_options(self.options, options, len(players))

@@ -128,7 +128,7 @@ class SchnapsenState(BaseState):
 
 
 def _replace_at(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return values[:index] + (value,) + values[index + 1 :]
+    return (*values[:index], value, *values[index + 1:])
 
 
 def beats(card: str, best: str, trump: str | None) -> bool:
@@ -408,9 +408,7 @@ def _evolve_follow(state: SchnapsenState, event: Event, seq: int) -> SchnapsenSt
     winner = seat if beats(card, lead_card, state.trump_suit) else lead_seat
     points = CARD_POINTS[rank(card)] + CARD_POINTS[rank(lead_card)]
     pending = state.pending(winner)
-    marriages = tuple(
-        replace(m, credited=True) if m.seat == winner and not m.credited else m for m in state.marriages
-    )
+    marriages = tuple(replace(m, credited=True) if m.seat == winner and not m.credited else m for m in state.marriages)
     facts: dict[str, Any] = {"trick_winner": winner, "trick_points": points}
     if pending:
         facts["marriages_credited"] = pending

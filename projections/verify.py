@@ -78,13 +78,21 @@ def verify_stream(
         seq = env.get("seq")
         report.events += 1
         if seq != expected_seq:
-            problem(expected_seq, "missing" if isinstance(seq, int) and seq > expected_seq else "order",
-                    f"expected seq {expected_seq}, found seq {seq}: an event was deleted or reordered")
+            problem(
+                expected_seq,
+                "missing" if isinstance(seq, int) and seq > expected_seq else "order",
+                f"expected seq {expected_seq}, found seq {seq}: an event was deleted or reordered",
+            )
             broken = True
             break
         if env.get("prev_hash") != prev:
-            problem(seq, "chain", f"seq {seq}: prev_hash does not match the hash of seq {seq - 1}"
-                    if seq > 1 else "seq 1: prev_hash does not match the game's genesis record")
+            problem(
+                seq,
+                "chain",
+                f"seq {seq}: prev_hash does not match the hash of seq {seq - 1}"
+                if seq > 1
+                else "seq 1: prev_hash does not match the game's genesis record",
+            )
             broken = True
         if envelope_hash(env) != env.get("hash"):
             problem(seq, "hash", f"seq {seq}: the stored hash is not the hash of the row: it was edited")
@@ -107,11 +115,15 @@ def verify_stream(
             problem(seq, "rules", f"seq {seq}: the event cannot be replayed: {crash!r}")
             break
         if decision.violation != env.get("violation"):
-            problem(seq, "violation", f"seq {seq}: stored violation {env.get('violation')} but the rules give "
-                    f"{decision.violation}")
+            problem(
+                seq,
+                "violation",
+                f"seq {seq}: stored violation {env.get('violation')} but the rules give {decision.violation}",
+            )
         if dict(state.facts) != env.get("result"):
-            problem(seq, "result", f"seq {seq}: stored result {env.get('result')} but the rules derive "
-                    f"{dict(state.facts)}")
+            problem(
+                seq, "result", f"seq {seq}: stored result {env.get('result')} but the rules derive {dict(state.facts)}"
+            )
         if state.hand != env.get("hand"):
             problem(seq, "hand", f"seq {seq}: stored hand {env.get('hand')} but the rules give {state.hand}")
         if seq in targets:
@@ -121,8 +133,11 @@ def verify_stream(
     if expected_head is not None and not report.problems:
         head_seq, head_hash = expected_head
         if head_seq != report.events:
-            problem(report.events + 1, "missing",
-                    f"the game's head is seq {head_seq} but only {report.events} events are stored")
+            problem(
+                report.events + 1,
+                "missing",
+                f"the game's head is seq {head_seq} but only {report.events} events are stored",
+            )
         elif head_hash != prev:
             problem(head_seq, "chain", "the game's recorded head hash does not match its last event")
     return report
@@ -131,6 +146,10 @@ def verify_stream(
 def verify_game(game: GameRecord, envelopes: Iterable[Envelope]) -> Verification:
     """Verify a stored game against its registry row."""
     return verify_stream(
-        game.kind, list(game.players), game.options, game.created_at, envelopes,
+        game.kind,
+        list(game.players),
+        game.options,
+        game.created_at,
+        envelopes,
         expected_head=(game.seq, game.head_hash),
     )

@@ -116,8 +116,13 @@ def other_club(store: Store) -> Club:
     return make_club(store)
 
 
-def new_game(client: TestClient, club: Club, game: str = "schnapsen", players: list[str] | None = None,
-             options: dict[str, Any] | None = None) -> dict[str, Any]:
+def new_game(
+    client: TestClient,
+    club: Club,
+    game: str = "schnapsen",
+    players: list[str] | None = None,
+    options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     body = {"game": game, "players": players or ["Anna", "Ben"], "options": options or {}}
     response = client.post("/v1/games", json=body, headers=club.recorder)
     assert response.status_code == 201, response.text

@@ -18,8 +18,12 @@ from projections.rules import Census, GameRules
 EXAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "examples"
 
 
-def given(kind: str, events: Iterable[Mapping[str, Any]], players: Sequence[str] | None = None,
-          options: Mapping[str, Any] | None = None) -> Any:
+def given(
+    kind: str,
+    events: Iterable[Mapping[str, Any]],
+    players: Sequence[str] | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Any:
     """The state after `events`, each decided (validated) then applied, as a write would."""
     rules = rules_for(kind)
     players = list(players or ["P0", "P1"])

@@ -1,0 +1,252 @@
+"""The store on SQLite and PostgreSQL: append-only, conflicts, idempotency, atomic batches, tamper evidence."""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError, IntegrityError
+
+from events.codec import dumps, envelope_hash
+from events.errors import StreamConflictError
+from events.store import DuplicateRequest, Head, Store
+from projections.recorder import Recorder
+from projections.verify import verify_game
+from tests.projections.helpers import load_example
+
+MIGRATION = importlib.import_module("migrations.versions.0001_initial")
+
+
+def record_example(store: Store, name: str = "schnapsen-9001.json", batch: int = 10) -> str:
+    example = load_example(name)
+    recorder = Recorder(store)
+    club_id = store.ensure_club(f"store-tests-{store.dialect}")
+    game = recorder.create_game(
+        club_id=club_id, kind=example["game"], players=example["players"], options=example["options"]
+    )
+    events = example["events"]
+    for start in range(0, len(events), batch):
+        recorder.append(game.id, events[start : start + batch], club_id=club_id, actor="test")
+    return game.id
+
+
+def tamper(store: Store, statement: str, **params: Any) -> None:
+    """What someone holding the database does: drop the triggers, edit, restore the triggers."""
+    with store.engine.connect() as conn, conn.begin():
+        if store.dialect == "postgresql":
+            conn.exec_driver_sql("DROP TRIGGER event_no_update ON event")
+            conn.exec_driver_sql("DROP TRIGGER event_no_delete ON event")
+            conn.execute(text(statement), params)
+            for sql in MIGRATION.POSTGRES_TRIGGERS[1:3]:
+                conn.exec_driver_sql(sql)
+        else:
+            conn.exec_driver_sql("DROP TRIGGER event_no_update")
+            conn.exec_driver_sql("DROP TRIGGER event_no_delete")
+            conn.execute(text(statement), params)
+            for sql in MIGRATION.SQLITE_TRIGGERS:
+                conn.exec_driver_sql(sql)
+
+
+def test_recorded_game_reads_back_and_verifies(store: Store) -> None:
+    game_id = record_example(store)
+    envelopes = store.read_events(game_id)
+    assert [e["seq"] for e in envelopes] == list(range(1, 140))
+    assert all(envelope_hash(e) == e["hash"] for e in envelopes)
+    assert all(b["prev_hash"] == a["hash"] for a, b in itertools.pairwise(envelopes))
+    game = store.get_game(game_id)
+    assert game.seq == 139 and game.status == "finished" and game.winner == 0
+    assert game.totals == {"0": -1, "1": 4} and game.head_hash == envelopes[-1]["hash"]
+    report = verify_game(game, envelopes)
+    assert report.ok and report.events == 139 and report.head_hash == game.head_hash
+
+
+def test_update_and_delete_on_event_are_refused_by_the_database(store: Store) -> None:
+    game_id = record_example(store, batch=139)
+    for statement in ("UPDATE event SET type = 'x' WHERE game_id = :g", "DELETE FROM event WHERE game_id = :g"):
+        with pytest.raises(DBAPIError, match="append-only"), store.engine.connect() as conn, conn.begin():
+            conn.execute(text(statement), {"g": game_id})
+    assert len(store.read_events(game_id)) == 139
+
+
+def test_truncate_is_refused_on_postgresql(store: Store) -> None:
+    if store.dialect != "postgresql":
+        pytest.skip("SQLite has no TRUNCATE")
+    record_example(store, batch=139)
+    with pytest.raises(DBAPIError, match="append-only"), store.engine.connect() as conn, conn.begin():
+        conn.exec_driver_sql("TRUNCATE event CASCADE")
+
+
+def _envelope(seq: int, prev: str = "p") -> dict[str, Any]:
+    env: dict[str, Any] = {
+        "seq": seq,
+        "hand": 0,
+        "type": "note",
+        "data": {"text": f"n{seq}"},
+        "recorded_at": "2026-11-29T00:00:00.000000Z",
+        "actor": "t",
+        "result": {},
+        "prev_hash": prev,
+    }
+    env["hash"] = envelope_hash(env)
+    return env
+
+
+def _new_game(store: Store) -> str:
+    club_id = store.ensure_club(f"raw-{store.dialect}")
+    game = store.create_game(
+        club_id=club_id,
+        kind="schnapsen",
+        players=["A", "B"],
+        options={"first_dealer": 0, "enforcement": "strict"},
+        created_at="2026-11-29T00:00:00.000000Z",
+        genesis_hash="g",
+        totals={"0": 7, "1": 7},
+    )
+    return game.id
+
+
+def _head(seq: int) -> Head:
+    return Head(seq=seq, hand=0, status="live", totals={"0": 7, "1": 7}, winner=None, head_hash=f"h{seq}")
+
+
+def test_append_on_a_stale_head_is_a_conflict_and_writes_nothing(store: Store) -> None:
+    game_id = _new_game(store)
+    store.append(game_id, [_envelope(1), _envelope(2)], base_seq=0, head=_head(2))
+    with pytest.raises(StreamConflictError) as conflict:
+        store.append(game_id, [_envelope(2)], base_seq=1, head=_head(2))
+    assert (conflict.value.expected, conflict.value.actual) == (1, 2)
+    assert [e["seq"] for e in store.read_events(game_id)] == [1, 2]
+
+
+def test_the_unique_game_seq_key_is_the_backstop(store: Store) -> None:
+    game_id = _new_game(store)
+    store.append(game_id, [_envelope(1)], base_seq=0, head=_head(1))
+    row = {
+        "game_id": game_id,
+        "seq": 1,
+        "hand": 0,
+        "type": "note",
+        "data": "{}",
+        "result": "{}",
+        "violation": None,
+        "recorded_at": "t",
+        "actor": "a",
+        "prev_hash": "p",
+        "hash": "h",
+    }
+    with pytest.raises(IntegrityError), store.engine.connect() as conn, conn.begin():
+        conn.execute(
+            text(
+                "INSERT INTO event (game_id, seq, hand, type, data, result, violation, recorded_at, actor, "
+                "prev_hash, hash) VALUES (:game_id, :seq, :hand, :type, :data, :result, :violation, "
+                ":recorded_at, :actor, :prev_hash, :hash)"
+            ),
+            row,
+        )
+
+
+def test_a_batch_is_all_or_nothing(store: Store) -> None:
+    game_id = _new_game(store)
+    store.append(game_id, [_envelope(1)], base_seq=0, head=_head(1))
+    with pytest.raises(StreamConflictError):
+        # the head moves, then the second row collides with seq 1: the whole transaction rolls back
+        store.append(game_id, [_envelope(2), _envelope(1)], base_seq=1, head=_head(3))
+    assert [e["seq"] for e in store.read_events(game_id)] == [1]
+    assert store.get_game(game_id).seq == 1
+
+
+def test_idempotency_key_lands_once(store: Store) -> None:
+    game_id = _new_game(store)
+    store.append(game_id, [_envelope(1)], base_seq=0, head=_head(1), idempotency=("k1", "body"))
+    with pytest.raises(DuplicateRequest) as duplicate:
+        store.append(game_id, [_envelope(2)], base_seq=1, head=_head(2), idempotency=("k1", "body"))
+    assert (duplicate.value.prior.first_seq, duplicate.value.prior.last_seq) == (1, 1)
+    assert len(store.read_events(game_id)) == 1
+    found = store.find_request(game_id, "k1")
+    assert found is not None and found.body_hash == "body"
+
+
+def test_global_position_orders_every_event(store: Store) -> None:
+    first, second = _new_game(store), _new_game(store)
+    start = store.head_position()
+    store.append(first, [_envelope(1)], base_seq=0, head=_head(1))
+    store.append(second, [_envelope(1), _envelope(2)], base_seq=0, head=_head(2))
+    store.append(first, [_envelope(2)], base_seq=1, head=_head(2))
+    rows = store.read_positions(after=start)
+    assert [(gid, env["seq"]) for _, gid, env in rows] == [(first, 1), (second, 1), (second, 2), (first, 2)]
+    positions = [p for p, _, _ in rows]
+    assert positions == sorted(positions) and len(set(positions)) == 4
+
+
+def test_an_edited_row_fails_verify_at_its_seq(store: Store) -> None:
+    game_id = record_example(store)
+    tamper(store, "UPDATE event SET data = :d WHERE game_id = :g AND seq = 40", d='{"card":"AS","seat":1}', g=game_id)
+    report = verify_game(store.get_game(game_id), store.read_events(game_id))
+    assert not report.ok and report.first_bad_seq == 40 and report.problems[0]["problem"] == "hash"
+
+
+def test_an_edited_row_with_a_recomputed_hash_breaks_the_next_link(store: Store) -> None:
+    game_id = record_example(store)
+    env = store.read_events(game_id, 19, 1)[0]
+    assert env["type"] == "deal"
+    env["data"] = {**env["data"], "dealer": 1 - env["data"]["dealer"]}
+    tamper(
+        store,
+        "UPDATE event SET data = :d, hash = :h WHERE game_id = :g AND seq = 20",
+        d=dumps(env["data"]),
+        h=envelope_hash(env),
+        g=game_id,
+    )
+    report = verify_game(store.get_game(game_id), store.read_events(game_id))
+    # the row hashes right and links back right: the next row's link and the rules both catch it
+    assert not report.ok and report.first_bad_seq == 20 and report.problems[0]["problem"] == "rules"
+    assert "seat 0 deals this hand" in report.problems[0]["message"]
+
+
+def test_a_rehashed_note_breaks_the_link_of_the_next_event(store: Store) -> None:
+    game_id = record_example(store)
+    club_id = store.get_game(game_id).club_id
+    recorder = Recorder(store)
+    recorder.append(
+        game_id,
+        [{"type": "note", "text": "Lukas disputes trick 4"}, {"type": "note", "text": "ok"}],
+        club_id=club_id,
+        actor="test",
+    )
+    env = store.read_events(game_id, 139, 1)[0]
+    env["data"] = {"text": "Emma disputes trick 4"}
+    tamper(
+        store,
+        "UPDATE event SET data = :d, hash = :h WHERE game_id = :g AND seq = 140",
+        d=dumps(env["data"]),
+        h=envelope_hash(env),
+        g=game_id,
+    )
+    report = verify_game(store.get_game(game_id), store.read_events(game_id))
+    assert not report.ok and report.first_bad_seq == 141 and report.problems[0]["problem"] == "chain"
+
+
+def test_a_deleted_row_fails_verify_at_the_missing_seq(store: Store) -> None:
+    game_id = record_example(store)
+    tamper(store, "DELETE FROM event WHERE game_id = :g AND seq = 77", g=game_id)
+    report = verify_game(store.get_game(game_id), store.read_events(game_id))
+    assert report.first_bad_seq == 77 and report.problems[0]["problem"] == "missing"
+
+
+def test_reordered_rows_fail_verify(store: Store) -> None:
+    game_id = record_example(store)
+    tamper(store, "UPDATE event SET seq = -1 WHERE game_id = :g AND seq = 30", g=game_id)
+    tamper(store, "UPDATE event SET seq = 30 WHERE game_id = :g AND seq = 31", g=game_id)
+    tamper(store, "UPDATE event SET seq = 31 WHERE game_id = :g AND seq = -1", g=game_id)
+    report = verify_game(store.get_game(game_id), store.read_events(game_id))
+    assert not report.ok and report.first_bad_seq == 30
+
+
+def test_a_dropped_tail_is_found_against_the_recorded_head(store: Store) -> None:
+    game_id = record_example(store)
+    tamper(store, "DELETE FROM event WHERE game_id = :g AND seq = 139", g=game_id)
+    report = verify_game(store.get_game(game_id), store.read_events(game_id))
+    assert not report.ok and report.first_bad_seq == 139
