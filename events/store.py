@@ -26,7 +26,6 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, func, insert, select, update
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import NullPool
 
 from events.codec import dumps, loads, utc_now
@@ -193,6 +192,59 @@ _EVENT_COLUMNS = (
 )
 
 
+# The append path and stream reads go through the engine's raw DBAPI connection
+# with fixed SQL: building, compiling and executing a Core statement costs more
+# than the SQLite insert itself. Parameters use each driver's own style.
+_EVENT_FIELDS = (
+    "game_id",
+    "seq",
+    "hand",
+    "type",
+    "data",
+    "result",
+    "violation",
+    "recorded_at",
+    "actor",
+    "prev_hash",
+    "hash",
+)
+_SQL = {
+    "move_head": "UPDATE game SET seq = {p}, hand = {p}, status = {p}, totals = {p}, winner = {p}, head_hash = {p}, "
+    "updated_at = {p} WHERE id = {p} AND seq = {p}",
+    "head_seq": "SELECT seq FROM game WHERE id = {p}",
+    "insert_event": f"INSERT INTO event ({', '.join(_EVENT_FIELDS)}) VALUES ({', '.join(['{p}'] * 11)})",
+    "find_request": "SELECT body_hash, first_seq, last_seq FROM append_request WHERE game_id = {p} "
+    "AND idempotency_key = {p}",
+    "insert_request": "INSERT INTO append_request (game_id, idempotency_key, body_hash, first_seq, last_seq, "
+    "created_at) VALUES ({p}, {p}, {p}, {p}, {p}, {p})",
+    "read_events": "SELECT seq, hand, type, data, recorded_at, actor, result, violation, prev_hash, hash FROM event "
+    "WHERE game_id = {p} AND seq > {p} ORDER BY seq LIMIT {p}",
+}
+
+
+def _raw_sql(dialect: str) -> dict[str, str]:
+    placeholder = "%s" if dialect == "postgresql" else "?"
+    return {name: sql.replace("{p}", placeholder) for name, sql in _SQL.items()}
+
+
+def _raw_envelope(row: Sequence[Any]) -> Envelope:
+    seq, hand, kind, data, recorded_at, actor, result, violation, prev_hash, hash_ = row
+    envelope: Envelope = {
+        "seq": seq,
+        "hand": hand,
+        "type": kind,
+        "data": loads(data),
+        "recorded_at": recorded_at,
+        "actor": actor,
+        "result": loads(result),
+        "prev_hash": prev_hash,
+    }
+    if violation is not None:
+        envelope["violation"] = loads(violation)
+    envelope["hash"] = hash_
+    return envelope
+
+
 class Store:
     """All reads and writes of the database."""
 
@@ -200,6 +252,8 @@ class Store:
         self.url = url
         self.engine = engine or make_engine(url)
         self.dialect = self.engine.dialect.name
+        self._sql = _raw_sql(self.dialect)
+        self._integrity_error: type[Exception] = self.engine.dialect.loaded_dbapi.IntegrityError
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -367,11 +421,16 @@ class Store:
 
     def read_events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Envelope]:
         """A game's envelopes with seq > after, in seq order."""
-        query = select(*_EVENT_COLUMNS).where(EVENTS.c.game_id == game_id, EVENTS.c.seq > after).order_by(EVENTS.c.seq)
-        if limit is not None:
-            query = query.limit(limit)
-        with self.engine.connect() as conn:
-            return [envelope_from_row(row) for row in conn.execute(query)]
+        raw = self.engine.raw_connection()
+        try:
+            cursor = raw.cursor()
+            cursor.execute(self._sql["read_events"], (game_id, after, limit if limit is not None else 2**62))
+            rows = cursor.fetchall()
+            cursor.close()
+            raw.rollback()
+        finally:
+            raw.close()
+        return [_raw_envelope(row) for row in rows]
 
     def iter_events(self, game_id: str, batch: int = 1000) -> Iterator[Envelope]:
         """A game's envelopes in seq order, read in pages (constant memory)."""
@@ -436,51 +495,55 @@ class Store:
             for env in envelopes
         ]
         now = envelopes[-1]["recorded_at"] if envelopes else utc_now()
+        sql = self._sql
+        raw = self.engine.raw_connection()
+        cursor = raw.cursor()
         try:
-            with self._write() as conn, conn.begin():
-                self._lock(conn)
-                if idempotency is not None:
-                    prior = conn.execute(
-                        select(REQUESTS).where(
-                            REQUESTS.c.game_id == game_id, REQUESTS.c.idempotency_key == idempotency[0]
-                        )
-                    ).first()
-                    if prior is not None:
-                        raise DuplicateRequest(PriorRequest(prior.body_hash, prior.first_seq, prior.last_seq))
-                moved = conn.execute(
-                    update(GAMES)
-                    .where(GAMES.c.id == game_id, GAMES.c.seq == base_seq)
-                    .values(
-                        seq=head.seq,
-                        hand=head.hand,
-                        status=head.status,
-                        totals=dumps(dict(head.totals)),
-                        winner=head.winner,
-                        head_hash=head.head_hash,
-                        updated_at=now,
-                    )
-                )
-                if moved.rowcount != 1:
-                    actual = conn.execute(select(GAMES.c.seq).where(GAMES.c.id == game_id)).scalar()
-                    if actual is None:
-                        raise NotFoundError(f"no game {game_id!r}")
-                    raise StreamConflictError(base_seq, int(actual))
-                if rows:
-                    conn.execute(insert(EVENTS), rows)
-                if idempotency is not None:
-                    conn.execute(
-                        insert(REQUESTS).values(
-                            game_id=game_id,
-                            idempotency_key=idempotency[0],
-                            body_hash=idempotency[1],
-                            first_seq=rows[0]["seq"] if rows else base_seq,
-                            last_seq=rows[-1]["seq"] if rows else base_seq,
-                            created_at=now,
-                        )
-                    )
-        except IntegrityError as exc:
-            actual_seq = self.get_game(game_id).seq
-            raise StreamConflictError(base_seq, actual_seq) from exc
+            if self.dialect == "sqlite":
+                cursor.execute("BEGIN IMMEDIATE")
+            else:
+                cursor.execute(f"SELECT pg_advisory_xact_lock({APPEND_LOCK})")
+            if idempotency is not None:
+                cursor.execute(sql["find_request"], (game_id, idempotency[0]))
+                prior = cursor.fetchone()
+                if prior is not None:
+                    raise DuplicateRequest(PriorRequest(prior[0], prior[1], prior[2]))
+            cursor.execute(
+                sql["move_head"],
+                (
+                    head.seq,
+                    head.hand,
+                    head.status,
+                    dumps(dict(head.totals)),
+                    head.winner,
+                    head.head_hash,
+                    now,
+                    game_id,
+                    base_seq,
+                ),
+            )
+            if cursor.rowcount != 1:
+                cursor.execute(sql["head_seq"], (game_id,))
+                found = cursor.fetchone()
+                if found is None:
+                    raise NotFoundError(f"no game {game_id!r}")
+                raise StreamConflictError(base_seq, int(found[0]))
+            if rows:
+                cursor.executemany(sql["insert_event"], [tuple(r[f] for f in _EVENT_FIELDS) for r in rows])
+            if idempotency is not None:
+                first = rows[0]["seq"] if rows else base_seq
+                last = rows[-1]["seq"] if rows else base_seq
+                cursor.execute(sql["insert_request"], (game_id, idempotency[0], idempotency[1], first, last, now))
+            raw.commit()
+        except self._integrity_error as exc:
+            raw.rollback()
+            raise StreamConflictError(base_seq, self.get_game(game_id).seq) from exc
+        except BaseException:
+            raw.rollback()
+            raise
+        finally:
+            cursor.close()
+            raw.close()
 
 
 def _key_record(row: Any) -> KeyRecord:

@@ -1,0 +1,416 @@
+"""`make bench`: Tablebook's throughput beside raw ceilings measured in the same run.
+
+Rows:
+- store appends (SQLite, PostgreSQL; one event a transaction, batches of 50),
+  beside raw `sqlite3` / `psycopg` inserts of the same rows;
+- `POST /v1/games/{id}/events`, one event a request, 16 concurrent clients on
+  loopback against a real uvicorn process (p50/p99), beside a bare FastAPI
+  endpoint that parses the same body and writes nothing;
+- Schnapsen folds: events replayed per second (in memory, and read from
+  SQLite), beside reading + decoding alone.
+
+Numbers are printed, never asserted. Set BENCH_QUICK=1 for a short run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import psycopg
+
+from events.codec import dumps, utc_now
+from events.envelope import seal
+from events.migrate import upgrade
+from events.store import Head, Store
+from projections import engine
+from projections.recorder import Recorder
+from projections.registry import rules_for
+from projections.simulate import play
+
+QUICK = bool(os.environ.get("BENCH_QUICK"))
+PG_SERVER = os.environ.get("TABLEBOOK_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+ROOT = Path(__file__).resolve().parent.parent
+N_APPEND = 1000 if QUICK else 4000
+N_HTTP = 1500 if QUICK else 6000
+CLIENTS = 16
+
+rows: list[tuple[str, str, str, str]] = []
+
+
+def report(name: str, rate: float, unit: str, ceiling: str = "", note: str = "") -> None:
+    rows.append((name, f"{rate:,.0f} {unit}", ceiling, note))
+    print(f"  {name}: {rate:,.0f} {unit} {ceiling} {note}", file=sys.stderr, flush=True)
+
+
+def schnapsen_events(n: int, seed: int = 1) -> list[list[dict[str, Any]]]:
+    """Whole simulated matches, at least `n` events in all."""
+    rules = rules_for("schnapsen")
+    rng = random.Random(seed)
+    matches, total = [], 0
+    while total < n:
+        events = list(play(rules, ["A", "B"], {}, rng=rng).events)
+        matches.append(events)
+        total += len(events)
+    return matches
+
+
+def sealed(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    rules = rules_for("schnapsen")
+    state = rules.initial_state(["A", "B"], rules.options_for(["A", "B"], {}))
+    prev, out = "0" * 64, []
+    for seq, event in enumerate(events, 1):
+        state = engine.apply(rules, state, event, seq)
+        env = seal(
+            seq=seq,
+            hand=state.hand,
+            event=event,
+            result=state.facts,
+            violation=None,
+            recorded_at=utc_now(),
+            actor="bench",
+            prev_hash=prev,
+        )
+        prev = env["hash"]
+        out.append(env)
+    return out
+
+
+def fresh_pg_url() -> tuple[str, Callable[[], None]]:
+    name = f"tablebook_bench_{os.getpid()}"
+    dsn = PG_SERVER.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+
+    def drop() -> None:
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    return PG_SERVER.rsplit("/", 1)[0] + "/" + name, drop
+
+
+# --------------------------------------------------------------------------- store
+
+
+def bench_store(url: str, label: str) -> None:
+    upgrade(url)
+    store = Store(url)
+    club = store.ensure_club("bench")
+    envs = sealed([e for m in schnapsen_events(N_APPEND) for e in m][:N_APPEND])
+    envs = [{**e, "seq": i + 1} for i, e in enumerate(envs)]
+    for batch in (1, 50):
+        game = store.create_game(
+            club_id=club,
+            kind="schnapsen",
+            players=["A", "B"],
+            options={},
+            created_at=utc_now(),
+            genesis_hash="g",
+            totals={"0": 7, "1": 7},
+        )
+        start = time.perf_counter()
+        for i in range(0, len(envs), batch):
+            chunk = envs[i : i + batch]
+            head = Head(
+                seq=chunk[-1]["seq"],
+                hand=chunk[-1]["hand"],
+                status="live",
+                totals={"0": 7, "1": 7},
+                winner=None,
+                head_hash=chunk[-1]["hash"],
+            )
+            store.append(game.id, chunk, base_seq=i, head=head)
+        rate = len(envs) / (time.perf_counter() - start)
+        ceiling = raw_sqlite(url, envs, batch) if label == "SQLite" else raw_psycopg(url, envs, batch)
+        report(
+            f"store append, {label}, batch {batch}",
+            rate,
+            "ev/s",
+            f"raw: {ceiling:,.0f} ev/s",
+            f"({rate / ceiling:.0%} of raw)",
+        )
+    store.dispose()
+
+
+def _raw_rows(envs: list[dict[str, Any]], game_id: str) -> list[tuple[Any, ...]]:
+    return [
+        (
+            game_id,
+            e["seq"],
+            e["hand"],
+            e["type"],
+            dumps(e["data"]),
+            dumps(e["result"]),
+            None,
+            e["recorded_at"],
+            e["actor"],
+            e["prev_hash"],
+            e["hash"],
+        )
+        for e in envs
+    ]
+
+
+INSERT = (
+    "INSERT INTO raw_event (game_id, seq, hand, type, data, result, violation, recorded_at, actor, prev_hash, "
+    "hash) VALUES ({p})"
+)
+RAW_TABLE = (
+    "CREATE TABLE IF NOT EXISTS raw_event (position {pk}, game_id TEXT NOT NULL, seq INTEGER NOT NULL, "
+    "hand INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, result TEXT NOT NULL, violation TEXT, "
+    "recorded_at TEXT NOT NULL, actor TEXT NOT NULL, prev_hash TEXT NOT NULL, hash TEXT NOT NULL, "
+    "UNIQUE (game_id, seq))"
+)
+
+
+def raw_sqlite(url: str, envs: list[dict[str, Any]], batch: int) -> float:
+    """Raw sqlite3: the same rows, WAL, synchronous=NORMAL, one transaction per batch."""
+    conn = sqlite3.connect(url.split("///", 1)[1], isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute(RAW_TABLE.format(pk="INTEGER PRIMARY KEY"))
+    data = _raw_rows(envs, f"raw{batch}")
+    sql = INSERT.format(p=", ".join("?" * 11))
+    start = time.perf_counter()
+    for i in range(0, len(data), batch):
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(sql, data[i : i + batch])
+        conn.execute("COMMIT")
+    rate = len(data) / (time.perf_counter() - start)
+    conn.close()
+    return rate
+
+
+def raw_psycopg(url: str, envs: list[dict[str, Any]], batch: int) -> float:
+    """Raw psycopg: the same rows, one commit per batch."""
+    dsn = url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(dsn) as conn:
+        conn.execute(RAW_TABLE.format(pk="BIGSERIAL PRIMARY KEY"))
+        conn.commit()
+        data = _raw_rows(envs, f"raw{batch}")
+        sql = INSERT.format(p=", ".join(["%s"] * 11))
+        start = time.perf_counter()
+        for i in range(0, len(data), batch):
+            with conn.cursor() as cur:
+                cur.executemany(sql, data[i : i + batch])
+            conn.commit()
+        return len(data) / (time.perf_counter() - start)
+
+
+# --------------------------------------------------------------------------- HTTP
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def start_server(app: str, port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            app,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--no-access-log",
+        ],
+        env={**os.environ, **env},
+        cwd=ROOT,
+    )
+    for _ in range(100):
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/", timeout=0.5)
+            return proc
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError(f"{app} did not start")
+
+
+async def load(
+    port: int, path_for: Callable[[int], tuple[str, bytes]], total: int, headers: dict[str, str]
+) -> tuple[float, list[float], int]:
+    latencies: list[float] = []
+    errors = 0
+    counter = iter(range(total))
+
+    async def client(c: httpx.AsyncClient) -> None:
+        nonlocal errors
+        for i in counter:
+            path, body = path_for(i)
+            t0 = time.perf_counter()
+            r = await c.post(path, content=body, headers=headers)
+            latencies.append(time.perf_counter() - t0)
+            if r.status_code != 201:
+                errors += 1
+
+    limits = httpx.Limits(max_connections=CLIENTS, max_keepalive_connections=CLIENTS)
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=30) as c:
+        start = time.perf_counter()
+        await asyncio.gather(*(client(c) for _ in range(CLIENTS)))
+        elapsed = time.perf_counter() - start
+    return total / elapsed, latencies, errors
+
+
+def pct(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100)[int(q) - 1] * 1000
+
+
+def bench_http(url: str, label: str) -> None:
+    upgrade(url)
+    store = Store(url)
+    from api.auth import create_key
+
+    key = create_key(store, "bench-http", "recorder")
+    recorder = Recorder(store)
+    club = store.ensure_club("bench-http")
+    matches = schnapsen_events(N_HTTP, seed=5)
+    # one game per client at a time: client k walks its own matches, one event a request
+    streams: list[list[tuple[str, bytes]]] = [[] for _ in range(CLIENTS)]
+    for index, events in enumerate(matches):
+        game = recorder.create_game(club_id=club, kind="schnapsen", players=["A", "B"], options={})
+        streams[index % CLIENTS].extend((f"/v1/games/{game.id}/events", orjson.dumps({"events": [e]})) for e in events)
+    store.dispose()
+    total = N_HTTP
+    per_client = streams
+    port = free_port()
+    proc = start_server("api.asgi:app", port, {"TABLEBOOK_DATABASE_URL": url})
+    try:
+        rate, lat, errors = asyncio.run(
+            load_streams(
+                port, per_client, total, {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+            )
+        )
+    finally:
+        proc.terminate()
+        proc.wait()
+    port = free_port()
+    bare = start_server("bench.bare:app", port, {})
+    try:
+        body = per_client[0][0][1]
+        ceiling, clat, _ = asyncio.run(
+            load(port, lambda i: ("/bare", body), total, {"Content-Type": "application/json"})
+        )
+    finally:
+        bare.terminate()
+        bare.wait()
+    report(
+        f"POST events, {label}, {CLIENTS} clients",
+        rate,
+        "req/s",
+        f"bare FastAPI: {ceiling:,.0f} req/s (p50 {pct(clat, 50):.1f} ms, p99 {pct(clat, 99):.1f} ms)",
+        f"p50 {pct(lat, 50):.1f} ms, p99 {pct(lat, 99):.1f} ms, errors {errors}",
+    )
+
+
+async def load_streams(
+    port: int, per_client: list[list[tuple[str, bytes]]], total: int, headers: dict[str, str]
+) -> tuple[float, list[float], int]:
+    latencies: list[float] = []
+    errors = 0
+    quota = total // CLIENTS
+
+    async def client(c: httpx.AsyncClient, requests: list[tuple[str, bytes]]) -> None:
+        nonlocal errors
+        for path, body in requests[:quota]:
+            t0 = time.perf_counter()
+            r = await c.post(path, content=body, headers=headers)
+            latencies.append(time.perf_counter() - t0)
+            if r.status_code != 201:
+                errors += 1
+
+    limits = httpx.Limits(max_connections=CLIENTS, max_keepalive_connections=CLIENTS)
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=30) as c:
+        start = time.perf_counter()
+        await asyncio.gather(*(client(c, reqs) for reqs in per_client))
+        elapsed = time.perf_counter() - start
+    return len(latencies) / elapsed, latencies, errors
+
+
+# --------------------------------------------------------------------------- folds
+
+
+def bench_fold(url: str) -> None:
+    rules = rules_for("schnapsen")
+    matches = schnapsen_events(20000 if not QUICK else 5000, seed=9)
+    sealed_matches = [sealed(m) for m in matches]
+    n = sum(len(m) for m in matches)
+    initial = rules.initial_state(["A", "B"], rules.options_for(["A", "B"], {}))
+    start = time.perf_counter()
+    for envs in sealed_matches:
+        engine.fold(rules, initial, envs)
+    report("fold Schnapsen, in memory", n / (time.perf_counter() - start), "ev/s")
+
+    upgrade(url)
+    store = Store(url)
+    recorder = Recorder(store)
+    club = store.ensure_club("bench-fold")
+    ids = []
+    for events in matches:
+        game = recorder.create_game(club_id=club, kind="schnapsen", players=["A", "B"], options={})
+        recorder.append(game.id, events, club_id=club, actor="bench")
+        ids.append(game.id)
+    start = time.perf_counter()
+    for gid in ids:
+        store.read_events(gid)
+    read_rate = n / (time.perf_counter() - start)
+    start = time.perf_counter()
+    for gid in ids:
+        recorder.live(gid, fresh=True)
+    report(
+        "load + fold Schnapsen from SQLite",
+        n / (time.perf_counter() - start),
+        "ev/s",
+        f"read + decode only: {read_rate:,.0f} ev/s",
+    )
+    store.dispose()
+
+
+def main() -> None:
+    print(
+        f"Tablebook benchmarks ({'quick' if QUICK else 'full'} run), {time.strftime('%Y-%m-%d %H:%M')}", file=sys.stderr
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        bench_store(f"sqlite:///{tmp}/store.db", "SQLite")
+        pg, drop = fresh_pg_url()
+        try:
+            bench_store(pg, "PostgreSQL")
+            bench_http(f"sqlite:///{tmp}/http.db", "SQLite")
+            bench_http(pg, "PostgreSQL")
+        finally:
+            drop()
+        bench_fold(f"sqlite:///{tmp}/fold.db")
+    width = [max(len(r[i]) for r in rows) for i in range(4)]
+    header = ("benchmark", "measured", "ceiling (same run)", "notes")
+    width = [max(w, len(h)) for w, h in zip(width, header, strict=True)]
+    print()
+    print(" | ".join(h.ljust(w) for h, w in zip(header, width, strict=True)))
+    print("-|-".join("-" * w for w in width))
+    for row in rows:
+        print(" | ".join(c.ljust(w) for c, w in zip(row, width, strict=True)))
+
+
+if __name__ == "__main__":
+    main()
