@@ -73,7 +73,8 @@ def expect_illegal(kind: str, state: Any, event: Mapping[str, Any], rule: str) -
 
 
 def load_example(name: str) -> dict[str, Any]:
-    return json.loads((EXAMPLES / name).read_text())
+    example: dict[str, Any] = json.loads((EXAMPLES / name).read_text())
+    return example
 
 
 def examples_of(kind: str) -> list[str]:

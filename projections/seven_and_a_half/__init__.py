@@ -1,0 +1,623 @@
+"""Seven and a Half (Sette e mezzo, Siete y media) for 4 to 6 players: a banking game for stakes.
+
+Rule source: `rules/seven-and-a-half.md` (from seed `003_113f008a8bb00635.txt`).
+Options: `first_banker` (seat, default 0), `min_bet` and `max_bet` (positive
+integers, default 1 and 100, `min_bet` not above `max_bet`), the variants
+`two_card_bonus`, `pair_of_sevens`, `face_down_request`, `splitting` (booleans,
+default false) and `wild_card` (a J, Q or K card code, default null), and
+`enforcement`.
+
+Totals are kept in half points everywhere (½ = 1, 7½ = 15): `total` fields
+and `banker_total` in results are half points; `total_text` shows them as
+people write them ("6½").
+
+Readings of the rule text:
+
+- A hand begins with its first `bet` (the hand number increments there);
+  every player but the banker stakes once, in any order, before the `deal`.
+  A `deal` before every stake is in, a second stake, a stake by the banker,
+  are impossible. Any integer amount is well formed; one outside
+  `min_bet`..`max_bet` (zero or negative included) is `half.stake_limits`
+  and, under `record`, is settled as placed.
+- Playing order with banker b: b-1, b-2, ..., then the banker. A seat acts
+  only on its turn, which ends when all of its hands are finished; the
+  banker's turn begins when every player's turn has ended, unless every
+  player hand has bust: then the hand is settled at once.
+- A hand finishes by itself on a bust, on exactly 7½, or (with
+  `pair_of_sevens`) on exactly two 7s; a `stand` finishes it otherwise.
+  Without `pair_of_sevens` two 7s make 14: a bust.
+- Settlement, for each unbust player hand: the banker bust pays everyone
+  (pair triple, two-card double); else a banker's pair of sevens wins every
+  stake single; else a player's pair is paid triple; else a banker's
+  two-card 7½ wins single; else a player's two-card 7½ is paid double; else
+  the higher total wins single and the banker wins ties. A two-card 7½ (a 7
+  and a J/Q/K, the wild card included) counts only with `two_card_bonus`.
+- The bank passes, after settlement, to the first player in playing order
+  with a hand finished at 7½ (any kind) or a pair of sevens, whatever the
+  banker made (the file's Decision). A later `bank_passed` (only between
+  hands, never to the banker due) overrides it. A voided hand scores zero
+  and the same banker banks the next hand.
+- Cards face down: every dealt card, the banker's included, and every
+  `face_down` hit. The banker's card is turned when the banker's turn
+  begins; a hand that busts, makes 7½ or a pair of sevens is shown; at
+  settlement every card is shown. Without the option a player's dealt card
+  stays down until then. With `face_down_request` a seat may hold one
+  face-down card at a time across its hands (the dealt card is the first);
+  a second is `half.two_face_down`. A `flip` needs the option, the seat's
+  turn and an unfinished hand of that seat holding a face-down card
+  (without `hand`: every face-down card of the seat in its unfinished
+  hands). The banker never flips nor asks for a face-down card.
+- Splitting: a player's unfinished hand of exactly two face cards (the wild
+  card is one) splits in two; the split hand keeps its first card and its
+  stake, the new hand (index = the seat's number of hands before) gets the
+  second card and the new stake. A new stake below the split hand's is
+  `half.split_stake` (checked first), outside the limits `half.stake_limits`.
+  A face-down card stays face down in whichever hand it goes to.
+- The wild card counts at the best of ½, 1..7 not above 7½, recomputed
+  after every card; it busts only if bust at ½. It is a face card for the
+  two-card rule and for splitting, never a 7.
+- Score: `totals` are net chips per seat over the finished hands; a hand's
+  points are its net chips. Each settled stake is two lines with opposite
+  points, the player's and the banker's, with one sentence naming the
+  hands, the seqs, who paid whom and how much. A bust's lines are written
+  at the bust. Rule ids: `half.bust`, `half.banker_bust`, `half.higher`,
+  `half.banker_wins`, `half.pair_of_sevens`, `half.two_card_bonus`,
+  `half.banker_pair_of_sevens`, `half.banker_two_card`.
+- `session_closed` (only between hands) ends the game; there is no winner.
+
+`phase` values: `between` (no hand in progress: the first stake,
+`bank_passed` or `session_closed` may come), `stakes` (a hand has begun and
+stakes are still due), `deal` (every stake is in: the banker deals),
+`play` (a player's turn), `banker` (the banker's turn), `over` (the session
+is closed).
+
+`table` fields: `banker` (of the hand in progress or the last one),
+`next_banker` (who banks the next hand), `order` (the players in playing
+order), `turn` (the seat to act, or null), `stakes` (seat -> the stake it
+placed for the hand in progress or the last one), `banker_card_shown`, `bank_taken_by` (the
+seat that took the bank with 7½ at the last settlement, or null),
+`min_bet`, `max_bet`, `variants` (the boolean variant options; the wild
+card is read from the game's options, as a card code in the view would
+read as a card on the table). Each seat shows
+`banker`, `cards` (its cards in hand order, "??" for a card the viewer may
+not see), `card_count`, and `hands` (`[{hand, cards, stake, stake_seq,
+status, total, total_text}]`, status `open`, `stood`, `bust`,
+`seven_and_a_half` or `pair_of_sevens`; `total` is null while a card of
+the hand is hidden from the viewer). `hand_points`: the chips won and lost
+so far in the hand in progress (busts), or by the last hand once settled.
+
+Results (the envelope's `result`): a `bet` gives `stakes_due` (and `banker`
+on a hand's first stake); the `deal` gives `turn`; a `hit` or `stand` gives
+`hand`, `turn` and `total` (only when no card of that hand lies face down),
+and on a hand it finishes `shown` with `bust`, `seven_and_a_half`,
+`pair_of_sevens` or `two_card`; `banker_shows` when the banker's turn
+begins; `split` gives `hand` and `new_hand`; `flip` gives `flipped`. The
+event that settles a hand adds `hand_ended`, `points`, `next_banker`,
+`bank_taken_by` (if a player took the bank), and `banker_total` (with
+`banker_bust`) or `all_bust`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from events.cards import parse_card, rank
+from events.errors import InvalidEventError, UnknownGameError
+from events.seven_and_a_half import EVENTS
+from projections.rules import (
+    ENFORCEMENT,
+    HIDDEN,
+    Census,
+    Event,
+    GameRules,
+    HandScore,
+    OptionSpec,
+    ScoreSheet,
+    Viewpoint,
+    cumulative_totals,
+    hand_score,
+    opt_bool,
+    opt_int,
+    opt_seat,
+    seat_dict,
+)
+from projections.seven_and_a_half._cards import (
+    BUST,
+    CARD_SET,
+    CARDS,
+    FACES,
+    OPEN,
+    PAIR_OF_SEVENS,
+    SEVEN_AND_A_HALF,
+    STOOD,
+    TWO_CARD,
+    halves,
+    is_face,
+    status_of,
+)
+from projections.seven_and_a_half._settle import bust_lines, settle_lines
+from projections.seven_and_a_half._state import (
+    BANKER,
+    BETWEEN,
+    DEAL,
+    OVER,
+    PLAY,
+    STAKES,
+    Hand,
+    SevenAndAHalfState,
+)
+from projections.seven_and_a_half._validate import validate
+
+__all__ = ["RULES", "Hand", "SevenAndAHalfState"]
+
+
+def _opt_wild(value: Any, seats: int) -> str | None:
+    if value is None:
+        return None
+    try:
+        code = parse_card(value, "wild_card")
+    except InvalidEventError:
+        raise ValueError("must be a J, Q or K card code such as 'KD', or null") from None
+    if rank(code) not in FACES:
+        raise ValueError(f"must name a J, Q or K, not {code}")
+    return code
+
+
+OPTIONS: dict[str, OptionSpec] = {
+    "first_banker": OptionSpec(0, opt_seat, "the banker of the first hand"),
+    "min_bet": OptionSpec(1, opt_int(1), "the smallest stake (table limit)"),
+    "max_bet": OptionSpec(100, opt_int(1), "the largest stake (table limit)"),
+    "two_card_bonus": OptionSpec(False, opt_bool, "a 7 and a face card as the first two cards are paid double"),
+    "wild_card": OptionSpec(None, _opt_wild, "a J, Q or K that counts as any of ½, 1-7"),
+    "pair_of_sevens": OptionSpec(False, opt_bool, "two 7s beat every hand, paid triple"),
+    "face_down_request": OptionSpec(False, opt_bool, "a player may ask for one card face down at a time"),
+    "splitting": OptionSpec(False, opt_bool, "a hand of two face cards may be split"),
+    "enforcement": ENFORCEMENT,
+}
+
+#: The boolean variants the view shows. The wild card is left to the game's options: a card code in
+#: the view would read as a card on the table.
+VARIANTS = ("two_card_bonus", "pair_of_sevens", "face_down_request", "splitting")
+
+
+def _replace_at(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    return (*values[:index], value, *values[index + 1 :])
+
+
+# --------------------------------------------------------------------------- interface
+
+
+def initial_state(players: Sequence[str], options: Mapping[str, Any]) -> SevenAndAHalfState:
+    """A session before its first hand.
+
+    Raises:
+        UnknownGameError: `min_bet` above `max_bet`.
+    """
+    if options["min_bet"] > options["max_bet"]:
+        raise UnknownGameError(
+            f"option 'min_bet' ({options['min_bet']}) must not be above 'max_bet' ({options['max_bet']})",
+            field="options.min_bet",
+        )
+    seats = len(players)
+    first = options["first_banker"]
+    return SevenAndAHalfState(
+        seats=seats,
+        options=dict(options),
+        banker=first,
+        next_banker=first,
+        stakes=(None,) * seats,
+        hands=((),) * seats,
+    )
+
+
+# --------------------------------------------------------------------------- evolve
+
+
+def evolve(state: SevenAndAHalfState, event: Event) -> SevenAndAHalfState:
+    """The fold step: no rule checks, no randomness."""
+    seq = state.seq + 1
+    kind = event["type"]
+    if kind == "bet":
+        return _evolve_bet(state, event["seat"], event["amount"], seq)
+    if kind == "deal":
+        return _evolve_deal(state, event, seq)
+    if kind == "hit":
+        return _evolve_hit(state, event, seq)
+    if kind == "stand":
+        seat, index = event["seat"], event.get("hand", 0)
+        hand = replace(state.hands[seat][index], status=STOOD, end_seq=seq)
+        state = _put(state, seat, index, hand, seq, {"hand": index})
+        return _advance(state, seq)
+    if kind == "split":
+        return _evolve_split(state, event, seq)
+    if kind == "flip":
+        flipped = state.flippable(event["seat"], event.get("hand"))
+        return replace(state, seq=seq, face_down=state.face_down - set(flipped), facts={"flipped": flipped})
+    if kind == "bank_passed":
+        return replace(state, seq=seq, next_banker=event["to"], facts={"next_banker": event["to"]})
+    if kind == "session_closed":
+        return replace(state, seq=seq, phase=OVER, turn=None, facts={"session_closed": True})
+    if kind == "hand_voided":
+        zeros = (0,) * state.seats
+        return replace(
+            state,
+            seq=seq,
+            phase=BETWEEN,
+            next_banker=state.banker,
+            stakes=(None,) * state.seats,
+            hands=((),) * state.seats,
+            turn=None,
+            seen=frozenset(),
+            face_down=frozenset(),
+            lines=(),
+            results=(*state.results, HandScore(state.hand, zeros, ())),
+            bank_taken_by=None,
+            facts={"hand_ended": True, "voided": True, "points": seat_dict(zeros), "next_banker": state.banker},
+        )
+    raise AssertionError(f"seven-and-a-half cannot fold {kind}")
+
+
+def _evolve_bet(state: SevenAndAHalfState, seat: int, amount: int, seq: int) -> SevenAndAHalfState:
+    facts: dict[str, Any] = {}
+    if state.phase == BETWEEN:
+        empty = (None,) * state.seats
+        state = replace(
+            state,
+            hand=state.hand + 1,
+            banker=state.next_banker,
+            stakes=empty,
+            hands=((),) * state.seats,
+            turn=None,
+            seen=frozenset(),
+            face_down=frozenset(),
+            lines=(),
+            bank_taken_by=None,
+        )
+        facts["banker"] = state.banker
+    stakes = _replace_at(state.stakes, seat, (amount, seq))
+    due = [s for s in state.order() if stakes[s] is None]
+    facts["stakes_due"] = due
+    return replace(state, seq=seq, phase=STAKES if due else DEAL, stakes=stakes, facts=facts)
+
+
+def _evolve_deal(state: SevenAndAHalfState, event: Event, seq: int) -> SevenAndAHalfState:
+    dealt = {int(s): c for s, c in event["cards"].items()}
+    hands = []
+    for s in range(state.seats):
+        stake = state.stakes[s]
+        if s == state.banker or stake is None:
+            hands.append((Hand((dealt[s],)),))
+        else:
+            hands.append((Hand((dealt[s],), stake=stake[0], stake_seq=stake[1]),))
+    turn = state.order()[0]
+    cards = frozenset(dealt.values())
+    return replace(
+        state, seq=seq, phase=PLAY, hands=tuple(hands), turn=turn, seen=cards, face_down=cards, facts={"turn": turn}
+    )
+
+
+def _evolve_hit(state: SevenAndAHalfState, event: Event, seq: int) -> SevenAndAHalfState:
+    seat, card, index = event["seat"], event["card"], event.get("hand", 0)
+    hand = state.hands[seat][index]
+    cards = (*hand.cards, card)
+    status = status_of(cards, state.wild, bool(state.options["pair_of_sevens"]))
+    hand = replace(hand, cards=cards, status=status, end_seq=seq if status != OPEN else 0)
+    face_down = state.face_down | {card} if event.get("face_down") else state.face_down
+    facts: dict[str, Any] = {"hand": index}
+    if status != OPEN:
+        face_down = face_down - set(cards)  # a bust, a 7½ or a pair of sevens is shown
+        facts["shown"] = list(cards)
+        facts[status] = True
+        if status == SEVEN_AND_A_HALF and state.kind(hand) == TWO_CARD:
+            facts["two_card"] = True
+    state = replace(state, seen=state.seen | {card}, face_down=face_down)
+    state = _put(state, seat, index, hand, seq, facts)
+    if status == BUST and seat != state.banker:
+        state = replace(state, lines=(*state.lines, *bust_lines(state, seat, index, hand)))
+    return _advance(state, seq)
+
+
+def _evolve_split(state: SevenAndAHalfState, event: Event, seq: int) -> SevenAndAHalfState:
+    seat, index = event["seat"], event["hand"]
+    hands = state.hands[seat]
+    kept, moved = hands[index].cards
+    new = Hand((moved,), stake=event["amount"], stake_seq=seq)
+    seat_hands = (*_replace_at(hands, index, replace(hands[index], cards=(kept,))), new)
+    return replace(
+        state,
+        seq=seq,
+        hands=_replace_at(state.hands, seat, seat_hands),
+        facts={"hand": index, "new_hand": len(hands)},
+    )
+
+
+def _put(
+    state: SevenAndAHalfState, seat: int, index: int, hand: Hand, seq: int, facts: dict[str, Any]
+) -> SevenAndAHalfState:
+    """Store one hand; the facts give its total if no card of it lies face down."""
+    if not any(c in state.face_down for c in hand.cards):
+        facts["total"] = state.total(hand)
+    hands = _replace_at(state.hands, seat, _replace_at(state.hands[seat], index, hand))
+    return replace(state, seq=seq, hands=hands, facts=facts)
+
+
+def _advance(state: SevenAndAHalfState, seq: int) -> SevenAndAHalfState:
+    """After a hand changed: pass the turn on, start the banker's turn, or settle."""
+    if state.phase == BANKER:
+        return _settle(state, seq) if state.hands[state.banker][0].finished else state
+    order = state.order()
+    nxt = next((s for s in order if any(not h.finished for h in state.hands[s])), None)
+    if nxt is not None:
+        return replace(state, turn=nxt, facts={**state.facts, "turn": nxt})
+    if all(h.status == BUST for s in order for h in state.hands[s]):
+        return _settle(state, seq)
+    shown = state.hands[state.banker][0].cards
+    return replace(
+        state,
+        phase=BANKER,
+        turn=state.banker,
+        face_down=state.face_down - set(shown),
+        facts={**state.facts, "turn": state.banker, "banker_shows": list(shown)},
+    )
+
+
+def _settle(state: SevenAndAHalfState, seq: int) -> SevenAndAHalfState:
+    """Settle every unbust player hand against the banker's; the bank may pass."""
+    order = state.order()
+    bank = state.hands[state.banker][0]
+    all_bust = all(h.status == BUST for s in order for h in state.hands[s])
+    lines = list(state.lines)
+    if not all_bust:
+        for s in order:
+            for i, h in enumerate(state.hands[s]):
+                if h.status != BUST:
+                    lines.extend(settle_lines(state, s, i, h))
+    taker = next(
+        (s for s in order if any(h.status in (SEVEN_AND_A_HALF, PAIR_OF_SEVENS) for h in state.hands[s])), None
+    )
+    next_banker = state.banker if taker is None else taker
+    result = hand_score(state.hand, state.seats, lines)
+    facts: dict[str, Any] = {
+        **state.facts,
+        "hand_ended": True,
+        "points": seat_dict(result.points),
+        "next_banker": next_banker,
+    }
+    if all_bust:
+        facts["all_bust"] = True
+    else:
+        facts["banker_total"] = state.total(bank)
+        if bank.status == BUST:
+            facts["banker_bust"] = True
+    if taker is not None:
+        facts["bank_taken_by"] = taker
+    return replace(
+        state,
+        seq=seq,
+        phase=BETWEEN,
+        turn=None,
+        next_banker=next_banker,
+        face_down=frozenset(),
+        lines=tuple(lines),
+        results=(*state.results, result),
+        bank_taken_by=taker,
+        facts=facts,
+    )
+
+
+# --------------------------------------------------------------------------- reading the state
+
+
+def score(state: SevenAndAHalfState) -> ScoreSheet:
+    """Totals are net chips over the finished hands; a session has no winner."""
+    totals = cumulative_totals(state.seats, state.results)
+    return ScoreSheet(totals, state.results, state.phase == OVER, None)
+
+
+def is_terminal(state: SevenAndAHalfState) -> bool:
+    return state.phase == OVER
+
+
+def hand_in_progress(state: SevenAndAHalfState) -> bool:
+    return state.in_progress
+
+
+def to_act(state: SevenAndAHalfState) -> list[int]:
+    """The seats whose event is due (any of them, while stakes are placed)."""
+    if state.phase == BETWEEN:
+        return list(state.order(state.next_banker))
+    if state.phase == STAKES:
+        return [s for s in state.order() if state.stakes[s] is None]
+    if state.phase == DEAL:
+        return [state.banker]
+    if state.phase in (PLAY, BANKER):
+        assert state.turn is not None
+        return [state.turn]
+    return []
+
+
+def _sort_key(event: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (
+        event["type"],
+        event.get("seat", -1),
+        event.get("hand", -1),
+        event.get("amount", 0),
+        event.get("to", -1),
+    )
+
+
+def legal_events(state: SevenAndAHalfState) -> list[dict[str, Any]]:
+    """Every legal decision now (deals and hits are chance events), sorted."""
+    low, high = state.limits
+    out: list[dict[str, Any]] = []
+    if state.phase in (BETWEEN, STAKES):
+        for s in to_act(state):
+            out.extend({"type": "bet", "seat": s, "amount": a} for a in range(low, high + 1))
+        if state.phase == BETWEEN:
+            out.extend({"type": "bank_passed", "to": s} for s in range(state.seats) if s != state.next_banker)
+            out.append({"type": "session_closed"})
+    elif state.phase == PLAY:
+        assert state.turn is not None
+        seat = state.turn
+        hands = state.hands[seat]
+        for i, h in enumerate(hands):
+            if h.finished:
+                continue
+            tag = {"hand": i} if len(hands) > 1 else {}
+            out.append({"type": "stand", "seat": seat, **tag})
+            if state.options["splitting"] and len(h.cards) == 2 and all(is_face(c) for c in h.cards):
+                out.extend(
+                    {"type": "split", "seat": seat, "hand": i, "amount": a} for a in range(max(h.stake, low), high + 1)
+                )
+            if state.options["face_down_request"] and state.flippable(seat, i):
+                out.append({"type": "flip", "seat": seat, **tag})
+    elif state.phase == BANKER:
+        out.append({"type": "stand", "seat": state.banker})
+    return sorted(out, key=_sort_key)
+
+
+def chance_events(state: SevenAndAHalfState, rng: random.Random) -> list[dict[str, Any]]:
+    """A deal from a shuffled deck, or a hit of an unseen card (face down too, where allowed)."""
+    if state.phase == DEAL:
+        cards = list(CARDS)
+        rng.shuffle(cards)
+        return [{"type": "deal", "cards": {str(s): cards[s] for s in range(state.seats)}}]
+    if state.phase not in (PLAY, BANKER):
+        return []
+    assert state.turn is not None
+    seat = state.turn
+    unseen = sorted(CARD_SET - state.seen)
+    if not unseen:
+        return []
+    hands = state.hands[seat]
+    may_hide = state.options["face_down_request"] and seat != state.banker and not state.holds_face_down(seat)
+    out: list[dict[str, Any]] = []
+    for i, h in enumerate(hands):
+        if h.finished:
+            continue
+        tag = {"hand": i} if len(hands) > 1 else {}
+        out.append({"type": "hit", "seat": seat, "card": rng.choice(unseen), **tag})
+        if may_hide:
+            out.append({"type": "hit", "seat": seat, "card": rng.choice(unseen), "face_down": True, **tag})
+    return out
+
+
+def view(state: SevenAndAHalfState, viewpoint: Viewpoint) -> dict[str, Any]:
+    """The table as `viewpoint` saw it: face-down cards of other seats as "??"."""
+
+    def sees(card: str, owner: int) -> bool:
+        return viewpoint is None or viewpoint == owner or card not in state.face_down
+
+    seats = []
+    for s in range(state.seats):
+        docs: list[dict[str, Any]] = []
+        shown: list[str] = []
+        for i, h in enumerate(state.hands[s]):
+            cards = [c if sees(c, s) else HIDDEN for c in h.cards]
+            shown.extend(cards)
+            known = HIDDEN not in cards
+            docs.append(
+                {
+                    "hand": i,
+                    "cards": cards,
+                    "stake": None if s == state.banker else h.stake,
+                    "stake_seq": None if s == state.banker else h.stake_seq,
+                    "status": h.status,
+                    "total": state.total(h) if known else None,
+                    "total_text": halves(state.total(h)) if known else None,
+                }
+            )
+        seats.append({"seat": s, "banker": s == state.banker, "cards": shown, "card_count": len(shown), "hands": docs})
+    stakes = {str(s): st[0] for s, st in enumerate(state.stakes) if st is not None}
+    dealt = state.phase in (PLAY, BANKER) or (state.phase == BETWEEN and any(state.hands))
+    return {
+        "phase": state.phase,
+        "to_act": to_act(state),
+        "seats": seats,
+        "table": {
+            "banker": state.banker,
+            "next_banker": state.next_banker,
+            "order": list(state.order()),
+            "turn": state.turn,
+            "stakes": stakes,
+            "banker_card_shown": dealt and not any(c in state.face_down for c in state.hands[state.banker][0].cards),
+            "bank_taken_by": state.bank_taken_by,
+            "min_bet": state.options["min_bet"],
+            "max_bet": state.options["max_bet"],
+            "variants": {name: state.options[name] for name in VARIANTS},
+        },
+        "hand_points": seat_dict(hand_score(state.hand, state.seats, state.lines).points),
+    }
+
+
+def redact_event(event: Event, viewpoint: Viewpoint) -> Event:
+    """Hide what `viewpoint` did not see: other seats' dealt cards, others' face-down hits."""
+    if viewpoint is None:
+        return event
+    kind = event["type"]
+    if kind == "deal":
+        return {**event, "cards": {k: c if int(k) == viewpoint else HIDDEN for k, c in event["cards"].items()}}
+    if kind == "hit" and event.get("face_down") and event["seat"] != viewpoint:
+        return {**event, "card": HIDDEN}
+    return event
+
+
+def situations(event: Event, result: Mapping[str, Any]) -> list[str]:
+    """Search tags: bust, seven_and_a_half, two_card_bonus, pair_of_sevens, split, bank_passed..."""
+    tags = []
+    kind = event["type"]
+    if result.get("bust"):
+        tags.append("bust")
+    if result.get("banker_bust"):
+        tags.append("banker_bust")
+    if result.get("seven_and_a_half"):
+        tags.append("seven_and_a_half")
+    if result.get("two_card"):
+        tags.append("two_card_bonus")
+    if result.get("pair_of_sevens"):
+        tags.append("pair_of_sevens")
+    if result.get("all_bust"):
+        tags.append("all_bust")
+    if kind == "split":
+        tags.append("split")
+    if kind == "hit" and event.get("face_down"):
+        tags.append("face_down")
+    if kind == "bank_passed" or result.get("bank_taken_by") is not None:
+        tags.append("bank_passed")
+    if kind == "session_closed":
+        tags.append("session_closed")
+    return tags
+
+
+def census(state: SevenAndAHalfState) -> Census:
+    """Every hand's cards on the table; the rest of the 40 cards unseen."""
+    places = {f"seat {s} hand {i}": h.cards for s in range(state.seats) for i, h in enumerate(state.hands[s])}
+    placed = sum(len(cards) for cards in places.values())
+    private = {
+        s: frozenset(c for h in state.hands[s] for c in h.cards if c in state.face_down) for s in range(state.seats)
+    }
+    return Census(places, len(CARDS) - placed, CARD_SET, private)
+
+
+RULES: GameRules[SevenAndAHalfState] = GameRules(
+    kind="seven-and-a-half",
+    title="Seven and a Half",
+    player_counts=(4, 5, 6),
+    events=EVENTS,
+    options=OPTIONS,
+    initial_state=initial_state,
+    validate=validate,
+    evolve=evolve,
+    score=score,
+    legal_events=legal_events,
+    chance_events=chance_events,
+    view=view,
+    redact_event=redact_event,
+    is_terminal=is_terminal,
+    hand_in_progress=hand_in_progress,
+    census=census,
+    situations=situations,
+)

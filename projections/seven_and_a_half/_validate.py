@@ -1,0 +1,171 @@
+"""Checking one event against the state: impossible first, then illegal.
+
+Every impossibility (wrong phase, out of turn, a card not in the deck or
+already seen, a hand that does not exist or is finished, a variant the game
+does not use) is checked before the three illegal plays of the rule file:
+`half.stake_limits`, `half.split_stake` and `half.two_face_down`.
+"""
+
+from __future__ import annotations
+
+from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnError
+from projections.rules import Event
+from projections.seven_and_a_half._cards import (
+    BUST,
+    CARD_SET,
+    PAIR_OF_SEVENS,
+    SEVEN_AND_A_HALF,
+    STOOD,
+    halves,
+    is_face,
+)
+from projections.seven_and_a_half._settle import who
+from projections.seven_and_a_half._state import BANKER, BETWEEN, DEAL, PLAY, STAKES, Hand, SevenAndAHalfState
+
+
+def validate(state: SevenAndAHalfState, event: Event) -> None:
+    """Raises `ImpossibleEventError` / `OutOfTurnError` / `IllegalEventError`."""
+    kind = event["type"]
+    if kind == "hand_voided":
+        return
+    if kind in ("bank_passed", "session_closed"):
+        _validate_between(state, event)
+    elif kind == "bet":
+        _validate_bet(state, event["seat"], event["amount"])
+    elif kind == "deal":
+        _validate_deal(state, event)
+    elif kind in ("hit", "stand", "split", "flip"):
+        _validate_turn(state, event)
+    else:  # pragma: no cover - the schema admits no other type
+        raise ImpossibleEventError(f"unknown event {kind}")
+
+
+def _validate_between(state: SevenAndAHalfState, event: Event) -> None:
+    kind = event["type"]
+    if state.in_progress:
+        raise ImpossibleEventError(f"{kind} is accepted only between hands; hand {state.hand} is in progress")
+    if kind == "bank_passed" and event["to"] == state.next_banker:
+        raise ImpossibleEventError(f"seat {event['to']} already holds the bank for the next hand")
+
+
+def _validate_bet(state: SevenAndAHalfState, seat: int, amount: int) -> None:
+    if state.phase not in (BETWEEN, STAKES):
+        raise OutOfTurnError(f"stakes come before the deal; hand {state.hand} has been dealt")
+    banker = state.next_banker
+    if seat == banker:
+        raise ImpossibleEventError(f"seat {seat} holds the bank and places no stake")
+    placed = state.stakes[seat] if state.phase == STAKES else None
+    if placed is not None:
+        raise ImpossibleEventError(f"seat {seat} has already staked {placed[0]} at seq {placed[1]} in this hand")
+    low, high = state.limits
+    if not low <= amount <= high:
+        raise IllegalEventError(
+            "half.stake_limits", f"seat {seat}'s stake of {amount} is outside the table limits {low} to {high}"
+        )
+
+
+def _check_card(state: SevenAndAHalfState, card: str) -> None:
+    if card not in CARD_SET:
+        raise ImpossibleEventError(f"{card} is not in the 40-card deck (it has no 8, 9 or 10)")
+    if card in state.seen:
+        raise ImpossibleEventError(f"{card} has already been seen in this hand")
+
+
+def _validate_deal(state: SevenAndAHalfState, event: Event) -> None:
+    if state.phase == BETWEEN:
+        raise OutOfTurnError("no stake has been placed: a hand begins with its stakes, then comes the deal")
+    if state.phase == STAKES:
+        due = [str(s) for s in state.order() if state.stakes[s] is None]
+        raise OutOfTurnError(f"the deal comes after every stake; seat(s) {', '.join(due)} have not staked")
+    if state.phase != DEAL:
+        raise OutOfTurnError(f"hand {state.hand} has been dealt already")
+    cards = [event["cards"][str(s)] for s in range(state.seats)]
+    for card in cards:
+        _check_card(state, card)
+    twice = sorted({c for c in cards if cards.count(c) > 1})
+    if twice:
+        raise ImpossibleEventError(f"the deal names {', '.join(twice)} twice")
+
+
+def _validate_turn(state: SevenAndAHalfState, event: Event) -> None:
+    kind, seat = event["type"], event["seat"]
+    if state.phase not in (PLAY, BANKER):
+        raise OutOfTurnError(f"no hand is being played: a {kind} comes after the deal, in turn")
+    assert state.turn is not None
+    if seat != state.turn:
+        role = " (the banker)" if state.turn == state.banker else ""
+        raise OutOfTurnError(f"it is seat {state.turn}'s turn{role}, not seat {seat}'s")
+    is_banker = seat == state.banker
+    if kind in ("split", "flip") or (kind == "hit" and event.get("face_down")):
+        option = "splitting" if kind == "split" else "face_down_request"
+        what = {"split": "a split", "flip": "a flip"}.get(kind, "a face-down hit")
+        if not state.options[option]:
+            raise ImpossibleEventError(f"{what} needs the {option} option, which this game does not use")
+        if is_banker:
+            raise ImpossibleEventError(f"the banker, seat {seat}, never asks for {what}")
+    if kind == "flip":
+        _validate_flip(state, seat, event.get("hand"))
+        return
+    index = event.get("hand", 0)
+    hand = _hand_of(state, seat, index)
+    if hand.finished:
+        raise ImpossibleEventError(
+            f"{who(state, seat, index)} finished at seq {hand.end_seq} ({_status_text(state, hand)}); "
+            f"no {kind} is accepted for it"
+        )
+    if kind == "hit":
+        _check_card(state, event["card"])
+        if event.get("face_down") and state.holds_face_down(seat):
+            down = sorted(c for h in state.hands[seat] for c in h.cards if c in state.face_down)
+            raise IllegalEventError(
+                "half.two_face_down",
+                f"seat {seat} asked for a face-down card while holding one ({', '.join(down)}): flip it first",
+            )
+    elif kind == "split":
+        _validate_split(state, seat, index, hand, event["amount"])
+
+
+def _hand_of(state: SevenAndAHalfState, seat: int, index: int) -> Hand:
+    hands = state.hands[seat]
+    if index >= len(hands):
+        raise ImpossibleEventError(f"seat {seat} has no hand {index}; its hands are 0 to {len(hands) - 1}")
+    return hands[index]
+
+
+def _status_text(state: SevenAndAHalfState, hand: Hand) -> str:
+    points = halves(state.total(hand))
+    return {
+        STOOD: f"stood on {points}",
+        BUST: f"bust with {points}",
+        SEVEN_AND_A_HALF: "7½",
+        PAIR_OF_SEVENS: "a pair of sevens",
+    }.get(hand.status, hand.status)
+
+
+def _validate_split(state: SevenAndAHalfState, seat: int, index: int, hand: Hand, amount: int) -> None:
+    if len(hand.cards) != 2 or not all(is_face(c) for c in hand.cards):
+        raise ImpossibleEventError(
+            f"only a hand of two face cards may be split; {who(state, seat, index)} holds {' '.join(hand.cards)}"
+        )
+    if amount < hand.stake:
+        raise IllegalEventError(
+            "half.split_stake",
+            f"the new stake {amount} is below the stake {hand.stake} of {who(state, seat, index)} being split",
+        )
+    low, high = state.limits
+    if not low <= amount <= high:
+        raise IllegalEventError(
+            "half.stake_limits", f"seat {seat}'s split stake of {amount} is outside the table limits {low} to {high}"
+        )
+
+
+def _validate_flip(state: SevenAndAHalfState, seat: int, index: int | None) -> None:
+    if index is not None:
+        hand = _hand_of(state, seat, index)
+        if hand.finished:
+            raise ImpossibleEventError(f"a flip belongs to an unfinished hand; {who(state, seat, index)} is finished")
+        if not any(c in state.face_down for c in hand.cards):
+            raise ImpossibleEventError(f"{who(state, seat, index)} holds no face-down card")
+        return
+    if not state.flippable(seat, None):
+        raise ImpossibleEventError(f"seat {seat} holds no face-down card in an unfinished hand")

@@ -1,0 +1,978 @@
+"""Seven and a Half, rule by rule (`rules/seven-and-a-half.md`): given events => event => state or error.
+
+Most tables here have four seats with seat 0 banking, so the playing order
+is 3, 2, 1 and then the banker, seat 0. Totals are in half points (7½ = 15).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from events.errors import InvalidEventError, OutOfTurnError, UnknownGameError
+from projections import engine
+from projections.registry import rules_for
+from projections.rules import HIDDEN, OMNISCIENT, SPECTATOR
+from projections.seven_and_a_half import SevenAndAHalfState
+from projections.seven_and_a_half._cards import halves, is_two_card, status_of, total
+from tests.projections.helpers import (
+    cards_in,
+    check_census,
+    decide,
+    examples_of,
+    expect_illegal,
+    expect_impossible,
+    expect_invalid,
+    expected_of,
+    given,
+    load_example,
+    then,
+)
+
+KIND = "seven-and-a-half"
+RULES = rules_for(KIND)
+P4 = ["Juan", "Ines", "Carlo", "Sara"]
+
+
+def bet(seat: int, amount: int) -> dict[str, Any]:
+    return {"type": "bet", "seat": seat, "amount": amount}
+
+
+def deal(*cards: str) -> dict[str, Any]:
+    """One card per seat, seat 0 first."""
+    return {"type": "deal", "cards": {str(s): c for s, c in enumerate(cards)}}
+
+
+def hit(seat: int, card: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "hit", "seat": seat, "card": card, **extra}
+
+
+def stand(seat: int, **extra: Any) -> dict[str, Any]:
+    return {"type": "stand", "seat": seat, **extra}
+
+
+class Table:
+    """A session built event by event, as the server would (decide, then apply)."""
+
+    def __init__(
+        self, events: Sequence[dict[str, Any]] = (), options: dict[str, Any] | None = None, players: Sequence[str] = P4
+    ) -> None:
+        self.state: SevenAndAHalfState = given(KIND, events, list(players), options)
+
+    def do(self, *events: dict[str, Any]) -> SevenAndAHalfState:
+        for event in events:
+            self.state = then(KIND, self.state, event)
+        return self.state
+
+    def stakes(self, amounts: dict[int, int]) -> SevenAndAHalfState:
+        return self.do(*(bet(s, a) for s, a in amounts.items()))
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        return RULES.score(self.state).hands[-1].points
+
+
+def dealt(cards: Sequence[str], amounts: dict[int, int] | None = None, options: dict[str, Any] | None = None) -> Table:
+    """A four-seat table, seat 0 banking, with stakes placed and the cards dealt."""
+    table = Table(options=options)
+    table.stakes(amounts or {3: 10, 2: 5, 1: 7})
+    table.do(deal(*cards))
+    return table
+
+
+# --------------------------------------------------------------------------- options and shapes
+
+
+def test_options_have_defaults_and_are_checked() -> None:
+    assert RULES.options_for(P4, {}) == {
+        "first_banker": 0,
+        "min_bet": 1,
+        "max_bet": 100,
+        "two_card_bonus": False,
+        "wild_card": None,
+        "pair_of_sevens": False,
+        "face_down_request": False,
+        "splitting": False,
+        "enforcement": "strict",
+    }
+    assert RULES.options_for(P4, {"wild_card": "kd"})["wild_card"] == "KD"
+    with pytest.raises(UnknownGameError, match="unknown option 'jokers'"):
+        RULES.options_for(P4, {"jokers": True})
+    for bad in (
+        {"first_banker": 4},
+        {"min_bet": 0},
+        {"max_bet": "10"},
+        {"max_bet": 2.5},
+        {"wild_card": "7D"},
+        {"wild_card": "8S"},
+        {"wild_card": "XX"},
+        {"two_card_bonus": "yes"},
+        {"splitting": 1},
+        {"enforcement": "lenient"},
+    ):
+        name = next(iter(bad))
+        with pytest.raises(UnknownGameError, match=name):
+            RULES.options_for(P4, bad)
+
+
+def test_min_bet_above_max_bet_is_refused_when_the_game_is_created() -> None:
+    options = RULES.options_for(P4, {"min_bet": 20, "max_bet": 10})
+    with pytest.raises(UnknownGameError, match="min_bet"):
+        RULES.initial_state(P4, options)
+
+
+def test_four_to_six_players() -> None:
+    for n in (4, 5, 6):
+        RULES.options_for([f"P{i}" for i in range(n)], {})
+    for n in (3, 7):
+        with pytest.raises(UnknownGameError, match="4 or 5 or 6 players"):
+            RULES.options_for([f"P{i}" for i in range(n)], {})
+
+
+def test_malformed_events_are_invalid() -> None:
+    state = Table().state
+    expect_invalid(KIND, state, {"type": "bet", "seat": 1, "amount": "5"}, "integer")
+    expect_invalid(KIND, state, {"type": "bet", "seat": 1, "amount": 1.5}, "integer")
+    expect_invalid(KIND, state, {"type": "bet", "seat": 4, "amount": 5}, "out of range")
+    expect_invalid(KIND, state, {"type": "bet", "seat": 1, "amount": 5, "hand": 0}, "unknown field")
+    expect_invalid(KIND, state, {"type": "session_closed", "now": True}, "unknown field")
+    expect_invalid(KIND, state, {"type": "bank_passed"}, "missing field 'to'")
+    expect_invalid(KIND, state, {"type": "double_down", "seat": 1}, "unknown event type")
+    table = Table()
+    table.stakes({3: 1, 2: 1, 1: 1})
+    expect_invalid(KIND, table.state, {"type": "deal", "cards": {"0": "AC", "1": "2C", "2": "3C"}}, "every seat")
+    expect_invalid(
+        KIND, table.state, {"type": "deal", "cards": {"0": "AC", "1": "2C", "2": "3C", "3": "ZZ"}}, "not a card code"
+    )
+    table.do(deal("AC", "2C", "3C", "4C"))
+    expect_invalid(KIND, table.state, hit(3, "5C", face_down="yes"), "true or false")
+    expect_invalid(KIND, table.state, hit(3, "5C", hand=-1), "below 0")
+    expect_invalid(KIND, table.state, {"type": "split", "seat": 3, "amount": 1}, "missing field 'hand'")
+
+
+def test_card_codes_are_made_canonical() -> None:
+    table = Table()
+    table.stakes({3: 1, 2: 1, 1: 1})
+    table.do({"type": "deal", "cards": {"0": "ac", "1": "2c", "2": "3c", "3": "4c"}})
+    assert table.state.hands[0][0].cards == ("AC",)
+
+
+# --------------------------------------------------------------------------- values in half points
+
+
+def test_values_are_half_points_never_floats() -> None:
+    assert total(["JC", "QD"], None) == 2
+    assert total(["7C", "KH"], None) == 15
+    assert total(["AC", "6D"], None) == 14
+    assert total(["6C", "7D"], None) == 26
+    assert all(isinstance(total(cards, None), int) for cards in (["JC"], ["AC", "KD"]))
+    assert [halves(n) for n in (1, 2, 13, 14, 15, 26)] == ["½", "1", "6½", "7", "7½", "13"]
+    assert status_of(["6C", "AD", "JS"], None, False) == "seven_and_a_half"
+    assert status_of(["6C", "2D"], None, False) == "bust"
+    assert status_of(["7C", "7D"], None, False) == "bust"  # 14
+    assert status_of(["7C", "7D"], None, True) == "pair_of_sevens"
+
+
+def test_the_wild_card_takes_its_best_value_and_busts_only_at_a_half() -> None:
+    assert total(["KD"], "KD") == 14  # alone it is a 7
+    assert total(["KD", "5C"], "KD") == 14  # 5 + 2
+    assert total(["KD", "JC"], "KD") == 15  # 7 + ½
+    assert total(["KD", "6C", "AC"], "KD") == 15  # ½ + 6 + 1
+    assert total(["KD", "6C", "2C"], "KD") == 17  # bust with the wild card at ½: 8½
+    assert total(["KD", "4C", "3C"], "KD") == 15  # 7 + ½
+    assert total(["KD", "3C"], "KD") == 14  # 3 + 4; 3 + ½ would be worse
+    assert total(["KD", "3C"], None) == 7  # without the option KD is a plain ½
+
+
+def test_two_card_shapes() -> None:
+    assert is_two_card(["7C", "JD"]) and is_two_card(["QS", "7H"])
+    assert not is_two_card(["7C", "7D"])
+    assert not is_two_card(["7C", "AD"])
+    assert not is_two_card(["6C", "AD", "JS"])
+
+
+# --------------------------------------------------------------------------- stakes
+
+
+def test_a_hand_begins_with_its_first_stake() -> None:
+    table = Table()
+    assert table.state.hand == 0 and table.state.phase == "between"
+    table.do(bet(1, 10))
+    assert table.state.hand == 1 and table.state.phase == "stakes"
+    assert table.state.facts == {"banker": 0, "stakes_due": [3, 2]}
+    assert RULES.hand_in_progress(table.state)
+    table.do(bet(3, 2), bet(2, 4))
+    assert table.state.phase == "deal" and table.state.hand == 1
+    assert RULES.view(table.state, SPECTATOR)["table"]["stakes"] == {"1": 10, "2": 4, "3": 2}
+
+
+def test_stakes_are_once_per_player_and_never_by_the_banker() -> None:
+    table = Table([bet(3, 5)])
+    expect_impossible(KIND, table.state, bet(0, 5), "seat 0 holds the bank")
+    expect_impossible(KIND, table.state, bet(3, 6), "seat 3 has already staked 5 at seq 1")
+    table.stakes({2: 1, 1: 1})
+    table.do(deal("AC", "2C", "3C", "4C"))
+    with pytest.raises(OutOfTurnError, match="stakes come before the deal"):
+        decide(KIND, table.state, bet(3, 1))
+
+
+def test_stakes_within_the_limits_inclusive() -> None:
+    table = Table(options={"min_bet": 5, "max_bet": 50})
+    table.stakes({3: 5, 2: 50})
+    expect_illegal(KIND, table.state, bet(1, 4), "half.stake_limits")
+    expect_illegal(KIND, table.state, bet(1, 51), "half.stake_limits")
+    expect_illegal(KIND, Table().state, bet(1, 0), "half.stake_limits")
+    expect_illegal(KIND, Table().state, bet(1, 101), "half.stake_limits")
+
+
+def test_a_stake_outside_the_limits_is_settled_as_placed_under_record() -> None:
+    table = Table(options={"enforcement": "record", "max_bet": 10})
+    decision = decide(KIND, table.state, bet(3, 40))
+    assert decision.violation == {
+        "rule": "half.stake_limits",
+        "message": "seat 3's stake of 40 is outside the table limits 1 to 10",
+    }
+    table.stakes({3: 40, 2: 5, 1: 5})
+    table.do(deal("7C", "AC", "AD", "6C"), hit(3, "AH"), stand(3), hit(2, "JC"), stand(2), stand(1), stand(0))
+    assert table.points == (50, -5, -5, -40)  # seat 3's 7 ties the banker's 7: the stake of 40 is lost
+
+
+def test_deal_comes_after_every_stake_and_once() -> None:
+    table = Table()
+    with pytest.raises(OutOfTurnError, match="no stake has been placed"):
+        decide(KIND, table.state, deal("AC", "2C", "3C", "4C"))
+    table.stakes({3: 1, 1: 1})
+    with pytest.raises(OutOfTurnError, match=r"seat\(s\) 2 have not staked"):
+        decide(KIND, table.state, deal("AC", "2C", "3C", "4C"))
+    table.do(bet(2, 1))
+    expect_impossible(KIND, table.state, deal("AC", "8C", "3C", "4C"), "8C is not in the 40-card deck")
+    expect_impossible(KIND, table.state, deal("AC", "TC", "3C", "4C"), "TC is not in the 40-card deck")
+    expect_impossible(KIND, table.state, deal("AC", "2C", "AC", "4C"), "names AC twice")
+    table.do(deal("AC", "2C", "3C", "4C"))
+    with pytest.raises(OutOfTurnError, match="dealt already"):
+        decide(KIND, table.state, deal("AD", "2D", "3D", "4D"))
+
+
+# --------------------------------------------------------------------------- turns
+
+
+def test_play_goes_counter_clockwise_from_the_bankers_right_then_the_banker() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"])
+    assert table.state.turn == 3 and RULES.view(table.state, SPECTATOR)["to_act"] == [3]
+    with pytest.raises(OutOfTurnError, match="it is seat 3's turn, not seat 2's"):
+        decide(KIND, table.state, hit(2, "AC"))
+    with pytest.raises(OutOfTurnError, match="not seat 0's"):
+        decide(KIND, table.state, stand(0))
+    table.do(stand(3))
+    assert table.state.turn == 2
+    table.do(hit(2, "AC"), stand(2))
+    assert table.state.turn == 1
+    table.do(stand(1))
+    assert table.state.phase == "banker" and table.state.turn == 0
+    assert table.state.facts["banker_shows"] == ["5C"]
+    with pytest.raises(OutOfTurnError, match=r"it is seat 0's turn \(the banker\), not seat 1's"):
+        decide(KIND, table.state, hit(1, "AD"))
+
+
+def test_playing_order_with_another_banker_and_five_seats() -> None:
+    players = ["A", "B", "C", "D", "E"]
+    table = Table(options={"first_banker": 2}, players=players)
+    assert next(e for e in RULES.legal_events(table.state) if e["type"] == "bet") == bet(0, 1)
+    assert table.state.order() == (1, 0, 4, 3)
+    table.stakes({0: 1, 1: 1, 3: 1, 4: 1})
+    table.do({"type": "deal", "cards": {"0": "AC", "1": "2C", "2": "3C", "3": "4C", "4": "5C"}})
+    turns = []
+    for _ in range(4):
+        assert table.state.turn is not None
+        turns.append(table.state.turn)
+        table.do(stand(table.state.turn))
+    assert turns == [1, 0, 4, 3] and table.state.turn == 2 and table.state.phase == "banker"
+
+
+def test_card_already_seen_or_outside_the_deck_is_impossible() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"])
+    expect_impossible(KIND, table.state, hit(3, "6D"), "6D has already been seen in this hand")
+    expect_impossible(KIND, table.state, hit(3, "9C"), "9C is not in the 40-card deck")
+    table.do(hit(3, "AC"))
+    expect_impossible(KIND, table.state, hit(3, "AC"), "AC has already been seen")
+
+
+def test_no_play_event_between_hands() -> None:
+    state = Table().state
+    with pytest.raises(OutOfTurnError, match="no hand is being played"):
+        decide(KIND, state, stand(1))
+    with pytest.raises(OutOfTurnError, match="no hand is being played"):
+        decide(KIND, state, hit(1, "AC"))
+
+
+def test_a_hand_that_does_not_exist_is_impossible() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"])
+    expect_impossible(KIND, table.state, stand(3, hand=1), "seat 3 has no hand 1")
+    table.do(stand(3, hand=0))
+    assert table.state.turn == 2
+
+
+# --------------------------------------------------------------------------- bust and 7½
+
+
+def test_a_bust_is_shown_and_loses_its_stake_at_once() -> None:
+    table = dealt(["5C", "6D", "3H", "6S"])
+    table.do(hit(3, "7S"))  # seq 5: 6 + 7 = 13
+    facts = table.state.facts
+    assert facts["bust"] is True and facts["total"] == 26 and facts["shown"] == ["6S", "7S"]
+    assert table.state.turn == 2
+    assert RULES.view(table.state, 1)["seats"][3]["cards"] == ["6S", "7S"]
+    assert RULES.view(table.state, 1)["hand_points"] == {"0": 10, "1": 0, "2": 0, "3": -10}
+    lines = table.state.lines
+    assert [(line.seat, line.points, line.rule, line.events) for line in lines] == [
+        (3, -10, "half.bust", (1, 5)),
+        (0, 10, "half.bust", (1, 5)),
+    ]
+    assert lines[0].reason == "seat 3 bust with 13 at seq 5: seat 3 pays 10 to the banker, seat 0"
+    expect_impossible(KIND, table.state, hit(3, "AC"), "out of turn|turn")
+
+
+def test_a_finished_hand_takes_no_more_cards() -> None:
+    table = Table(options={"splitting": True})
+    table.stakes({3: 2, 2: 2, 1: 2})
+    table.do(deal("5C", "6D", "3H", "JS"), hit(3, "JH"), {"type": "split", "seat": 3, "hand": 0, "amount": 2})
+    table.do(hit(3, "7S", hand=0))  # seq 7: J + 7 = 7½, finished
+    expect_impossible(KIND, table.state, hit(3, "AC", hand=0), r"seat 3's hand 0 finished at seq 7 \(7½\)")
+    expect_impossible(KIND, table.state, stand(3, hand=0), "no stand is accepted")
+    table.do(hit(3, "6C", hand=1), hit(3, "2C", hand=1))  # J + 6 + 2: bust
+    expect_impossible(KIND, table.state, hit(3, "AC", hand=1), "out of turn|it is seat 2's turn")
+
+
+def test_exactly_seven_and_a_half_ends_the_turn() -> None:
+    table = dealt(["5C", "6D", "3H", "6S"])
+    table.do(hit(3, "AC"))
+    assert "total" not in table.state.facts and table.state.turn == 3  # the total would tell the face-down 6S
+    table.do(hit(3, "JD"))
+    assert table.state.facts["seven_and_a_half"] is True and table.state.facts["total"] == 15
+    assert table.state.turn == 2
+    assert RULES.situations(hit(3, "JD"), table.state.facts) == ["seven_and_a_half"]
+
+
+# --------------------------------------------------------------------------- settlement
+
+
+def test_settlement_the_banker_wins_ties_and_pays_higher_totals() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"], {3: 10, 2: 5, 1: 7})
+    table.do(hit(3, "3C"), stand(3))  # seq 5-6: 7
+    table.do(hit(2, "7S"))  # seq 7: 3 + 7 = 10, bust
+    table.do(hit(1, "QH"), stand(1))  # seq 8-9: 6½
+    table.do(hit(0, "AH"))  # seq 10: the banker 6
+    table.do(stand(0))  # seq 11: settles
+    facts = table.state.facts
+    assert facts["hand_ended"] is True and facts["banker_total"] == 12
+    assert facts["points"] == {"0": 5 - 10 - 7, "1": 7, "2": -5, "3": 10}
+    sheet = RULES.score(table.state)
+    hand = sheet.hands[0]
+    assert hand.points == (-12, 7, -5, 10)
+    by_seat = {(line.seat, line.rule): line for line in hand.lines}
+    assert by_seat[(3, "half.higher")].reason == (
+        "seat 3: 7 at seq 6 against the banker's 6 at seq 11: the banker, seat 0, pays 10 to seat 3"
+    )
+    assert by_seat[(3, "half.higher")].events == (1, 6, 11)
+    assert [line.points for line in hand.lines if line.seat == 0] == [5, -10, -7]
+    assert by_seat[(1, "half.higher")].points == 7
+    assert sheet.totals == (-12, 7, -5, 10) and sheet.finished is False and sheet.winner is None
+
+
+def test_ties_and_lower_totals_go_to_the_banker() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"], {3: 10, 2: 5, 1: 7})
+    table.do(hit(3, "3C"), stand(3))  # 7
+    table.do(hit(2, "2C"), stand(2))  # 5
+    table.do(hit(1, "QH"), stand(1))  # 6½
+    table.do(hit(0, "2D"), stand(0))  # the banker 7
+    assert table.points == (22, -7, -5, -10)
+    tie = next(line for line in table.state.lines if line.seat == 3)
+    assert tie.rule == "half.banker_wins"
+    assert tie.reason == (
+        "seat 3: 7 at seq 6 against the banker's 7 at seq 12: seat 3 pays 10 to the banker, seat 0 "
+        "(the banker wins ties)"
+    )
+    lower = next(line for line in table.state.lines if line.seat == 1)
+    assert lower.reason == "seat 1: 6½ at seq 10 against the banker's 7 at seq 12: seat 1 pays 7 to the banker, seat 0"
+
+
+def test_the_banker_busts_and_pays_every_player_who_has_not_bust() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"], {3: 10, 2: 5, 1: 7})
+    table.do(stand(3))  # 4
+    table.do(hit(2, "7S"))  # bust: loses 5 whatever the banker does
+    table.do(stand(1))  # 6
+    table.do(hit(0, "4D"))  # the banker 9: bust
+    assert table.state.facts["banker_bust"] is True and table.state.facts["bust"] is True
+    assert table.points == (-10 + 5 - 7, 7, -5, 10)
+    assert {line.rule for line in table.state.lines} == {"half.bust", "half.banker_bust"}
+    assert RULES.situations(hit(0, "4D"), table.state.facts) == ["bust", "banker_bust"]
+
+
+def test_when_every_player_busts_the_banker_does_not_play() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"], {3: 10, 2: 5, 1: 7})
+    table.do(hit(3, "7S"), hit(2, "7D"), hit(1, "7C"))
+    assert table.state.phase == "between" and table.state.facts["all_bust"] is True
+    assert table.state.facts["hand_ended"] is True
+    assert table.points == (22, -7, -5, -10)
+    with pytest.raises(OutOfTurnError):
+        decide(KIND, table.state, stand(0))
+    with pytest.raises(OutOfTurnError):
+        decide(KIND, table.state, hit(0, "AD"))
+    # the next hand begins with a stake, banked by the same seat
+    table.do(bet(1, 3))
+    assert table.state.hand == 2 and table.state.banker == 0 and table.state.lines == ()
+
+
+def test_every_settled_stake_is_two_opposite_lines() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"], {3: 10, 2: 5, 1: 7})
+    table.do(hit(3, "3C"), stand(3), hit(2, "7S"), hit(1, "QH"), stand(1), hit(0, "AH"), stand(0))
+    lines = RULES.score(table.state).hands[0].lines
+    assert len(lines) == 6
+    for player, banker in zip(lines[::2], lines[1::2], strict=True):
+        assert banker.seat == 0 and player.seat != 0
+        assert player.points == -banker.points and player.rule == banker.rule
+        assert player.reason == banker.reason and player.events == banker.events
+
+
+# --------------------------------------------------------------------------- the bank
+
+
+def test_a_player_with_seven_and_a_half_takes_the_bank() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"], {3: 10, 2: 5, 1: 7})
+    table.do(stand(3), hit(2, "4C"), hit(2, "JD"))  # seat 2: 7½
+    table.do(stand(1), hit(0, "2C"), stand(0))
+    facts = table.state.facts
+    assert facts["bank_taken_by"] == 2 and facts["next_banker"] == 2
+    assert RULES.situations(stand(0), facts) == ["bank_passed"]
+    assert table.state.next_banker == 2 and RULES.view(table.state, None)["table"]["next_banker"] == 2
+    expect_impossible(KIND, table.state, bet(2, 1), "seat 2 holds the bank")
+    table.do(bet(0, 4))  # the old banker now stakes
+    assert table.state.banker == 2 and table.state.order() == (1, 0, 3)
+
+
+def test_the_first_in_playing_order_with_seven_and_a_half_takes_the_bank() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"], {3: 10, 2: 5, 1: 7})
+    table.do(stand(3), hit(2, "4C"), hit(2, "JD"), hit(1, "AC"), hit(1, "QC"))  # seats 2 and 1 make 7½
+    table.do(stand(0))
+    assert table.state.next_banker == 2
+
+
+def test_the_bank_passes_even_when_the_banker_also_makes_seven_and_a_half() -> None:
+    table = dealt(["7C", "6D", "3H", "4S"], {3: 10, 2: 5, 1: 7})
+    table.do(stand(3), hit(2, "4C"), hit(2, "JD"), stand(1))
+    table.do(hit(0, "QD"))  # the banker's 7½ ends the hand
+    assert table.state.phase == "between"
+    assert table.points == (10 + 5 + 7, -7, -5, -10)  # the banker wins the 7½ tie
+    assert table.state.next_banker == 2
+
+
+def test_bank_passed_only_between_hands_and_never_to_the_banker_due() -> None:
+    table = Table()
+    expect_impossible(KIND, table.state, {"type": "bank_passed", "to": 0}, "already holds the bank")
+    table.do({"type": "bank_passed", "to": 1})
+    assert table.state.next_banker == 1 and table.state.hand == 0
+    assert RULES.situations({"type": "bank_passed", "to": 1}, table.state.facts) == ["bank_passed"]
+    table.do(bet(0, 1))
+    assert table.state.banker == 1
+    expect_impossible(KIND, table.state, {"type": "bank_passed", "to": 2}, "only between hands")
+    expect_impossible(KIND, table.state, {"type": "session_closed"}, "only between hands")
+
+
+def test_bank_passed_overrides_the_seven_and_a_half_rule() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"], {3: 10, 2: 5, 1: 7})
+    table.do(stand(3), hit(2, "4C"), hit(2, "JD"), stand(1), stand(0))
+    assert table.state.next_banker == 2
+    table.do({"type": "bank_passed", "to": 3})
+    table.do(bet(2, 1))
+    assert table.state.banker == 3
+
+
+def test_a_voided_hand_scores_zero_and_the_same_banker_deals_again() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"], {3: 10, 2: 5, 1: 7})
+    table.do(hit(3, "7S"), hit(2, "4C"), hit(2, "JD"))  # a bust and a 7½ before the void
+    table.do({"type": "hand_voided", "reason": "misdeal"})
+    assert table.state.facts["voided"] is True and table.state.phase == "between"
+    hand = RULES.score(table.state).hands[0]
+    assert hand.points == (0, 0, 0, 0) and hand.lines == ()
+    assert table.state.next_banker == 0
+    expect_impossible(KIND, table.state, {"type": "hand_voided", "reason": "again"}, "only while a hand")
+    table.do(bet(3, 1))
+    assert table.state.hand == 2 and table.state.banker == 0
+
+
+def test_a_hand_voided_during_its_stakes_counts_as_a_hand() -> None:
+    table = Table([bet(3, 5), {"type": "hand_voided", "reason": "dispute"}, bet(2, 1)])
+    sheet = RULES.score(table.state)
+    assert [h.hand for h in sheet.hands] == [1] and table.state.hand == 2
+
+
+def test_session_closed_ends_the_game_without_a_winner() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"], {3: 10, 2: 5, 1: 7})
+    table.do(stand(3), stand(2), stand(1), stand(0))
+    table.do({"type": "session_closed"})
+    assert RULES.is_terminal(table.state)
+    assert table.state.facts["game_ended"] is True and table.state.facts["winner"] is None
+    sheet = RULES.score(table.state)
+    assert sheet.finished and sheet.winner is None and sheet.totals == (8, 7, -5, -10)
+    expect_impossible(KIND, table.state, bet(1, 1), "the game has ended")
+    expect_impossible(KIND, table.state, {"type": "bank_passed", "to": 2}, "the game has ended")
+    table.do({"type": "note", "text": "good night"})
+    assert RULES.legal_events(table.state) == [] and RULES.chance_events(table.state, random.Random(1)) == []
+
+
+def test_session_closed_before_any_hand() -> None:
+    table = Table([{"type": "session_closed"}])
+    sheet = RULES.score(table.state)
+    assert sheet.finished and sheet.hands == () and sheet.totals == (0, 0, 0, 0)
+
+
+# --------------------------------------------------------------------------- two-card bonus
+
+
+def test_two_card_bonus_is_paid_double() -> None:
+    table = dealt(["5C", "6D", "7H", "4S"], {3: 10, 2: 5, 1: 7}, {"two_card_bonus": True})
+    table.do(stand(3), hit(2, "JD"))  # seat 2: 7 and J
+    assert table.state.facts["two_card"] is True
+    assert RULES.situations(hit(2, "JD"), table.state.facts) == ["seven_and_a_half", "two_card_bonus"]
+    table.do(stand(1), hit(0, "2C"), stand(0))  # the banker 7
+    line = next(line for line in table.state.lines if line.seat == 2)
+    assert line.rule == "half.two_card_bonus" and line.points == 10
+    assert "a two-card 7½ (7H JD)" in line.reason and "is paid double" in line.reason
+    assert table.points == (7, -7, 10, -10)
+
+
+def test_two_card_bonus_is_paid_double_also_when_the_banker_busts() -> None:
+    table = dealt(["5C", "6D", "7H", "4S"], {3: 10, 2: 5, 1: 7}, {"two_card_bonus": True})
+    table.do(stand(3), hit(2, "JD"), stand(1), hit(0, "6C"))
+    assert table.points == (-10 - 10 - 7, 7, 10, 10)
+
+
+def test_without_the_option_seven_and_a_face_card_is_a_plain_seven_and_a_half() -> None:
+    table = dealt(["7C", "6D", "7H", "4S"], {3: 10, 2: 5, 1: 7})
+    table.do(stand(3), hit(2, "JD"))
+    assert "two_card" not in table.state.facts
+    table.do(stand(1), hit(0, "AC"))  # the banker 7 + 1: bust
+    assert table.points == (-10 - 5 - 7, 7, 5, 10)  # seat 2's 7½ is paid single
+
+
+def test_the_bankers_two_card_seven_and_a_half_takes_single_stakes_and_wins_the_tie() -> None:
+    table = dealt(["7C", "6D", "7H", "3S"], {3: 10, 2: 5, 1: 7}, {"two_card_bonus": True})
+    table.do(hit(3, "4S"), hit(3, "QS"), hit(2, "JD"), stand(1))  # a three-card 7½ and a two-card 7½
+    table.do(hit(0, "KC"))
+    assert table.state.facts["two_card"] is True
+    assert table.points == (10 + 5 + 7, -7, -5, -10)
+    rules = {line.seat: line.rule for line in table.state.lines if line.seat}
+    assert rules == {1: "half.banker_two_card", 2: "half.banker_two_card", 3: "half.banker_two_card"}
+    tie = next(line for line in table.state.lines if line.seat == 2)
+    assert "two two-card 7½s tie: the banker wins" in tie.reason
+
+
+def test_three_cards_are_never_a_two_card_seven_and_a_half() -> None:
+    table = dealt(["5C", "6D", "6H", "4S"], {3: 10, 2: 5, 1: 7}, {"two_card_bonus": True})
+    table.do(stand(3), hit(2, "AD"), hit(2, "JD"))
+    assert "two_card" not in table.state.facts
+    table.do(stand(1), stand(0))
+    assert table.points[2] == 5
+
+
+# --------------------------------------------------------------------------- wild card
+
+
+def test_the_wild_card_counts_at_its_best_value() -> None:
+    table = dealt(["5C", "6D", "KD", "4S"], {3: 10, 2: 5, 1: 7}, {"wild_card": "KD"})
+    table.do(stand(3), hit(2, "5H"))  # K♦ + 5 = 7 (the wild card as 2)
+    assert table.state.turn == 2 and table.state.hands[2][0].status == "open"
+    table.do(hit(2, "JC"))  # K♦ + 5 + J: ½ + 5 + ½ would be 6, the wild as 2 gives 7½
+    assert table.state.facts["seven_and_a_half"] is True and table.state.facts["total"] == 15
+
+
+def test_a_hand_with_the_wild_card_busts_only_if_bust_with_it_at_a_half() -> None:
+    table = dealt(["5C", "6D", "KD", "4S"], {3: 10, 2: 5, 1: 7}, {"wild_card": "KD"})
+    table.do(stand(3), hit(2, "6H"))  # 1 + 6: 7
+    assert table.state.hands[2][0].status == "open" and table.state.total(table.state.hands[2][0]) == 14
+    table.do(hit(2, "AC"))  # ½ + 6 + 1 = 7½
+    assert table.state.facts["seven_and_a_half"] is True
+    table2 = dealt(["5C", "6D", "KD", "4S"], {3: 10, 2: 5, 1: 7}, {"wild_card": "KD"})
+    table2.do(stand(3), hit(2, "6H"))
+    table2.do(hit(2, "2C"))  # ½ + 6 + 2 = 8½
+    assert table2.state.facts["bust"] is True and table2.state.facts["total"] == 17
+    assert "bust with 8½" in table2.state.lines[0].reason
+
+
+def test_the_wild_card_makes_a_two_card_seven_and_a_half_with_a_seven_only() -> None:
+    options = {"wild_card": "KD", "two_card_bonus": True, "pair_of_sevens": True}
+    table = dealt(["5C", "JD", "KD", "7S"], {3: 10, 2: 5, 1: 7}, options)
+    table.do(hit(3, "QD"))  # seat 3: 7 + Q, a two-card 7½
+    assert table.state.facts.get("two_card") is True
+    table.do(hit(2, "7D"))  # K♦ + 7: a two-card 7½, not a pair of sevens
+    assert table.state.facts.get("two_card") is True and "pair_of_sevens" not in table.state.facts
+    table.do(hit(1, "QC"), hit(1, "7C"))  # J + Q + 7: a three-card 7½
+    assert "two_card" not in table.state.facts and table.state.phase == "banker"
+    table3 = dealt(["5C", "JD", "KD", "7S"], {3: 10, 2: 5, 1: 7}, options)
+    table3.do(stand(3), hit(2, "JH"))  # K♦ + J: 7½ with the wild as 7, but not a two-card 7½
+    assert table3.state.facts["seven_and_a_half"] is True and "two_card" not in table3.state.facts
+    table3.do(stand(1), hit(0, "2C"), stand(0))  # the banker 7
+    assert next(line for line in table3.state.lines if line.seat == 2).points == 5  # single
+
+
+# --------------------------------------------------------------------------- pair of sevens
+
+
+def test_a_pair_of_sevens_is_shown_at_once_paid_triple_and_takes_the_bank() -> None:
+    options = {"pair_of_sevens": True}
+    table = dealt(["5C", "6D", "3H", "7S"], {3: 10, 2: 5, 1: 7}, options)
+    table.do(hit(3, "7D"))
+    assert table.state.facts["pair_of_sevens"] is True and table.state.turn == 2
+    assert RULES.situations(hit(3, "7D"), table.state.facts) == ["pair_of_sevens"]
+    expect_impossible(KIND, table.state, hit(3, "AC"), "turn")
+    table.do(stand(2), stand(1), hit(0, "2C"), hit(0, "JC"))  # the banker 7½
+    line = next(line for line in table.state.lines if line.seat == 3)
+    assert line.rule == "half.pair_of_sevens" and line.points == 30
+    assert table.points == (-30 + 5 + 7, -7, -5, 30)
+    assert table.state.next_banker == 3
+
+
+def test_a_pair_of_sevens_is_paid_triple_when_the_banker_busts() -> None:
+    table = dealt(["5C", "6D", "3H", "7S"], {3: 10, 2: 5, 1: 7}, {"pair_of_sevens": True})
+    table.do(hit(3, "7D"), stand(2), stand(1), hit(0, "4C"))
+    assert table.points == (-30 - 5 - 7, 7, 5, 30)
+
+
+def test_the_bankers_pair_of_sevens_wins_every_stake_single() -> None:
+    options = {"pair_of_sevens": True, "two_card_bonus": True}
+    table = dealt(["7C", "6D", "7H", "7S"], {3: 10, 2: 5, 1: 7}, options)
+    table.do(hit(3, "7D"), hit(2, "JD"), stand(1))  # a pair of sevens and a two-card 7½
+    table.do(hit(0, "AC"))  # 8: bust, not a pair
+    assert table.points == (-30 - 10 - 7, 7, 10, 30)
+    table = dealt(["7C", "6D", "7H", "3S"], {3: 10, 2: 5, 1: 7}, options)
+    table.do(hit(3, "JS"), hit(3, "4S"), stand(2), stand(1))  # seat 3: 7½
+    table.do(hit(0, "7D"))  # the banker's pair of sevens
+    assert table.state.facts["pair_of_sevens"] is True
+    assert table.points == (10 + 5 + 7, -7, -5, -10)
+    assert {line.rule for line in table.state.lines} == {"half.banker_pair_of_sevens"}
+
+
+def test_the_bankers_pair_of_sevens_beats_a_players_pair() -> None:
+    options = {"pair_of_sevens": True}
+    table = dealt(["7C", "6D", "3H", "7S"], {3: 10, 2: 5, 1: 7}, options)
+    table.do(hit(3, "7D"), stand(2), stand(1), hit(0, "7H"))
+    assert table.points == (22, -7, -5, -10)
+    assert table.state.next_banker == 3  # the pair still takes the bank
+
+
+def test_a_players_pair_beats_the_bankers_two_card_seven_and_a_half() -> None:
+    options = {"pair_of_sevens": True, "two_card_bonus": True}
+    table = dealt(["7C", "6D", "3H", "7S"], {3: 10, 2: 5, 1: 7}, options)
+    table.do(hit(3, "7D"), stand(2), stand(1), hit(0, "JH"))
+    assert table.points == (-30 + 5 + 7, -7, -5, 30)
+
+
+def test_without_the_option_two_sevens_are_a_bust() -> None:
+    table = dealt(["5C", "6D", "3H", "7S"], {3: 10, 2: 5, 1: 7})
+    table.do(hit(3, "7D"))  # 7 + 7 = 14
+    assert table.state.facts["bust"] is True and "pair_of_sevens" not in table.state.facts
+    assert table.state.lines[0].reason == "seat 3 bust with 14 at seq 5: seat 3 pays 10 to the banker, seat 0"
+
+
+# --------------------------------------------------------------------------- face-down requests
+
+
+FD = {"face_down_request": True}
+
+
+def test_face_down_and_flip_need_the_option() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"])
+    expect_impossible(KIND, table.state, hit(3, "AC", face_down=True), "needs the face_down_request option")
+    expect_impossible(KIND, table.state, {"type": "flip", "seat": 3}, "needs the face_down_request option")
+    table.do(hit(3, "AC", face_down=False))
+    assert "AC" not in table.state.face_down
+
+
+def test_the_dealt_card_is_the_one_face_down_card() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"], options=FD)
+    error = expect_illegal(KIND, table.state, hit(3, "AC", face_down=True), "half.two_face_down")
+    assert "seat 3 asked for a face-down card while holding one (4S)" in error.reason
+    table.do({"type": "flip", "seat": 3})
+    assert table.state.facts == {"flipped": ["4S"]}
+    assert RULES.view(table.state, 1)["seats"][3]["cards"] == ["4S"]
+    table.do(hit(3, "AC", face_down=True))
+    assert RULES.view(table.state, 1)["seats"][3]["cards"] == ["4S", HIDDEN]
+    assert RULES.view(table.state, 3)["seats"][3]["cards"] == ["4S", "AC"]
+    assert RULES.census(table.state).private[3] == frozenset({"AC"})
+    assert RULES.redact_event(hit(3, "AC", face_down=True), 1)["card"] == HIDDEN
+    assert RULES.redact_event(hit(3, "AC", face_down=True), 3)["card"] == "AC"
+    assert RULES.situations(hit(3, "AC", face_down=True), table.state.facts) == ["face_down"]
+    expect_illegal(KIND, table.state, hit(3, "2C", face_down=True), "half.two_face_down")
+    table.do({"type": "flip", "seat": 3, "hand": 0}, hit(3, "2C", face_down=True))
+
+
+def test_two_face_down_cards_are_stored_under_record_and_folded() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"], options={**FD, "enforcement": "record"})
+    decision = decide(KIND, table.state, hit(3, "AC", face_down=True))
+    assert decision.violation is not None and decision.violation["rule"] == "half.two_face_down"
+    table.do(hit(3, "AC", face_down=True))
+    assert RULES.census(table.state).private[3] == frozenset({"4S", "AC"})
+    table.do({"type": "flip", "seat": 3})
+    assert table.state.facts == {"flipped": ["4S", "AC"]}
+
+
+def test_flip_belongs_to_the_seats_turn_and_an_unfinished_hand_with_a_face_down_card() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"], options=FD)
+    with pytest.raises(OutOfTurnError, match="it is seat 3's turn"):
+        decide(KIND, table.state, {"type": "flip", "seat": 2})
+    table.do({"type": "flip", "seat": 3})
+    expect_impossible(KIND, table.state, {"type": "flip", "seat": 3}, "no face-down card")
+    expect_impossible(KIND, table.state, {"type": "flip", "seat": 3, "hand": 0}, "holds no face-down card")
+    expect_impossible(KIND, table.state, {"type": "flip", "seat": 3, "hand": 2}, "has no hand 2")
+    table.do(stand(3), stand(2), stand(1))
+    expect_impossible(KIND, table.state, {"type": "flip", "seat": 0}, "the banker, seat 0, never")
+    expect_impossible(KIND, table.state, hit(0, "AC", face_down=True), "the banker, seat 0, never")
+
+
+def test_a_face_down_card_counts_at_once_for_a_bust() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"], options=FD)
+    table.do({"type": "flip", "seat": 3}, hit(3, "7S", face_down=True))
+    assert table.state.facts["bust"] is True and table.state.face_down & {"7S", "4S"} == frozenset()
+    assert RULES.view(table.state, 2)["seats"][3]["cards"] == ["4S", "7S"]
+
+
+def test_one_face_down_card_per_seat_across_split_hands() -> None:
+    options = {**FD, "splitting": True}
+    table = dealt(["5C", "6D", "3H", "JS"], {3: 2, 2: 2, 1: 2}, options)
+    table.do({"type": "flip", "seat": 3}, hit(3, "QS", face_down=True))
+    table.do({"type": "split", "seat": 3, "hand": 0, "amount": 2})  # QS, face down, moves to hand 1
+    assert RULES.view(table.state, 1)["seats"][3]["hands"][1]["cards"] == [HIDDEN]
+    expect_illegal(KIND, table.state, hit(3, "AC", hand=0, face_down=True), "half.two_face_down")
+    expect_impossible(KIND, table.state, {"type": "flip", "seat": 3, "hand": 0}, "holds no face-down card")
+    table.do({"type": "flip", "seat": 3})  # wherever it lies
+    assert table.state.facts == {"flipped": ["QS"]}
+    table.do(hit(3, "AC", hand=0, face_down=True))
+
+
+def test_a_stood_hands_face_down_card_stays_down_and_blocks_a_second() -> None:
+    options = {**FD, "splitting": True}
+    table = dealt(["5C", "6D", "3H", "JS"], {3: 2, 2: 2, 1: 2}, options)
+    table.do({"type": "flip", "seat": 3}, hit(3, "QS"))
+    table.do({"type": "split", "seat": 3, "hand": 0, "amount": 2})
+    table.do(hit(3, "AC", hand=0, face_down=True), stand(3, hand=0))
+    expect_illegal(KIND, table.state, hit(3, "2C", hand=1, face_down=True), "half.two_face_down")
+    expect_impossible(KIND, table.state, {"type": "flip", "seat": 3}, "no face-down card in an unfinished hand")
+
+
+# --------------------------------------------------------------------------- splitting
+
+
+SPLIT = {"splitting": True}
+
+
+def split(seat: int, hand: int, amount: int) -> dict[str, Any]:
+    return {"type": "split", "seat": seat, "hand": hand, "amount": amount}
+
+
+def test_split_needs_the_option_two_face_cards_and_a_player() -> None:
+    table = dealt(["5C", "6D", "3H", "JS"], {3: 4, 2: 2, 1: 2})
+    table.do(hit(3, "QS"))
+    expect_impossible(KIND, table.state, split(3, 0, 4), "needs the splitting option")
+    table = dealt(["5C", "6D", "3H", "JS"], {3: 4, 2: 2, 1: 2}, SPLIT)
+    expect_impossible(KIND, table.state, split(3, 0, 4), "only a hand of two face cards may be split; seat 3 holds JS")
+    table.do(hit(3, "AS"))
+    expect_impossible(KIND, table.state, split(3, 0, 4), "holds JS AS")
+    table.do(hit(3, "QS"))
+    expect_impossible(KIND, table.state, split(3, 0, 4), "holds JS AS QS")
+    table = dealt(["JC", "6D", "3H", "4S"], {3: 4, 2: 2, 1: 2}, SPLIT)
+    table.do(stand(3), stand(2), stand(1), hit(0, "QC"))
+    expect_impossible(KIND, table.state, split(0, 0, 4), "the banker, seat 0, never asks for a split")
+
+
+def test_split_stake_at_least_the_split_hands_and_within_the_limits() -> None:
+    table = dealt(["5C", "6D", "3H", "JS"], {3: 4, 2: 2, 1: 2}, {**SPLIT, "max_bet": 10})
+    table.do(hit(3, "QS"))
+    error = expect_illegal(KIND, table.state, split(3, 0, 3), "half.split_stake")
+    assert error.reason == "the new stake 3 is below the stake 4 of seat 3 being split"
+    expect_illegal(KIND, table.state, split(3, 0, 11), "half.stake_limits")
+    amounts = [e["amount"] for e in RULES.legal_events(table.state) if e["type"] == "split"]
+    assert amounts == list(range(4, 11))
+
+
+def test_a_low_split_stake_is_settled_as_placed_under_record() -> None:
+    table = dealt(["5C", "6D", "3H", "JS"], {3: 4, 2: 2, 1: 2}, {**SPLIT, "enforcement": "record"})
+    table.do(hit(3, "QS"), split(3, 0, 1))
+    assert [h.stake for h in table.state.hands[3]] == [4, 1]
+    table.do(hit(3, "7S", hand=1), hit(3, "7D", hand=0))  # both 7½
+    table.do(stand(2), stand(1), stand(0))
+    assert table.points[3] == 5
+
+
+def test_splitting_makes_hands_in_order_of_creation_played_in_any_order() -> None:
+    table = dealt(["5C", "6D", "3H", "JS"], {3: 4, 2: 2, 1: 2}, SPLIT)
+    table.do(hit(3, "QS"), split(3, 0, 6))  # seq 6
+    assert table.state.facts == {"hand": 0, "new_hand": 1}
+    assert RULES.situations(split(3, 0, 6), table.state.facts) == ["split"]
+    hands = table.state.hands[3]
+    assert [h.cards for h in hands] == [("JS",), ("QS",)] and [h.stake for h in hands] == [4, 6]
+    table.do(hit(3, "KS", hand=1), split(3, 1, 6))  # hand 1 (QS KS) splits again: hand 2 gets KS
+    assert [h.cards for h in table.state.hands[3]] == [("JS",), ("QS",), ("KS",)]
+    table.do(hit(3, "JH"), split(3, 0, 4))  # hand 0 (JS JH) splits: hand 3 gets JH
+    assert [h.cards for h in table.state.hands[3]] == [("JS",), ("QS",), ("KS",), ("JH",)]
+    assert [h.stake for h in table.state.hands[3]] == [4, 6, 6, 4]
+    table.do(hit(3, "7S", hand=2))  # KS 7S: 7½
+    table.do(stand(3, hand=3), hit(3, "6S", hand=0), stand(3, hand=0))  # JH stood on ½; JS 6S: 6½
+    assert table.state.turn == 3
+    table.do(hit(3, "7C", hand=1))  # QS 7C: 7½, the seat's last hand: its turn ends
+    assert table.state.turn == 2
+    table.do(stand(2), stand(1), hit(0, "2C"), stand(0))  # the banker 7
+    lines = [line for line in table.state.lines if line.seat == 3]
+    assert [line.points for line in lines] == [-4, 6, 6, -4]
+    assert lines[1].reason.startswith("seat 3's hand 1: 7½ at seq 15 against the banker's 7 at seq 19")
+    assert table.points == (0, -2, -2, 4)
+    assert table.state.next_banker == 3
+
+
+def test_a_split_hand_that_keeps_a_face_card_and_takes_a_seven_is_a_two_card_seven_and_a_half() -> None:
+    table = dealt(["5C", "6D", "3H", "JS"], {3: 4, 2: 2, 1: 2}, {**SPLIT, "two_card_bonus": True})
+    table.do(hit(3, "QS"), split(3, 0, 5), hit(3, "7S", hand=0))
+    assert table.state.facts["two_card"] is True
+    table.do(hit(3, "AS", hand=1), stand(3, hand=1), stand(2), stand(1), stand(0))
+    assert [line.points for line in table.state.lines if line.seat == 3] == [8, -5]
+
+
+# --------------------------------------------------------------------------- decisions offered
+
+
+def test_between_hands_every_stake_amount_bank_pass_and_close_are_offered() -> None:
+    table = Table(options={"max_bet": 100})
+    offered = RULES.legal_events(table.state)
+    assert len(offered) == 3 * 100 + 3 + 1
+    assert offered == sorted(offered, key=lambda e: (e["type"], e.get("seat", -1), e.get("amount", 0), e.get("to", -1)))
+    assert {"type": "session_closed"} in offered and {"type": "bank_passed", "to": 0} not in offered
+    for event in offered[::37] + offered[-5:]:
+        assert decide(KIND, table.state, event).violation is None
+    table.do(bet(2, 50))
+    offered = RULES.legal_events(table.state)
+    assert {e["seat"] for e in offered} == {1, 3} and len(offered) == 200
+    assert RULES.chance_events(table.state, random.Random(0)) == []
+
+
+def test_during_play_stand_split_and_flip_are_offered_and_hits_are_chance() -> None:
+    table = dealt(["5C", "6D", "3H", "JS"], {3: 99, 2: 2, 1: 2}, {**SPLIT, **FD})
+    offered = RULES.legal_events(table.state)
+    assert offered == [{"type": "flip", "seat": 3}, {"type": "stand", "seat": 3}]
+    chance = RULES.chance_events(table.state, random.Random(3))
+    assert len(chance) == 1 and chance[0]["card"] not in table.state.seen  # no face-down hit while holding one
+    table.do({"type": "flip", "seat": 3}, hit(3, "QS"))
+    offered = RULES.legal_events(table.state)
+    assert [e["type"] for e in offered] == ["split", "split", "stand"]
+    assert [e.get("amount") for e in offered] == [99, 100, None]
+    chance = RULES.chance_events(table.state, random.Random(3))
+    assert [bool(e.get("face_down")) for e in chance] == [False, True]
+    for event in [*offered, *chance]:
+        assert decide(KIND, table.state, event).violation is None
+    table.do(dict(offered[0]))
+    assert {e.get("hand") for e in RULES.legal_events(table.state)} == {0, 1}
+    assert {e.get("hand") for e in RULES.chance_events(table.state, random.Random(1))} == {0, 1}
+
+
+def test_the_banker_is_offered_a_stand_and_never_a_face_down_hit() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"], options=FD)
+    table.do(stand(3), stand(2), stand(1))
+    assert RULES.legal_events(table.state) == [{"type": "stand", "seat": 0}]
+    chance = RULES.chance_events(table.state, random.Random(5))
+    assert len(chance) == 1 and "face_down" not in chance[0]
+
+
+def test_the_deal_is_a_chance_event_from_the_forty_card_deck() -> None:
+    table = Table([bet(3, 1), bet(2, 1), bet(1, 1)])
+    assert RULES.legal_events(table.state) == []
+    (event,) = RULES.chance_events(table.state, random.Random(7))
+    cards = list(event["cards"].values())
+    assert sorted(event["cards"]) == ["0", "1", "2", "3"] and len(set(cards)) == 4
+    assert all(c[0] not in "89T" for c in cards)
+    assert decide(KIND, table.state, event).violation is None
+
+
+# --------------------------------------------------------------------------- what each seat sees
+
+
+def test_dealt_cards_are_face_down_and_the_bankers_is_shown_when_its_turn_begins() -> None:
+    table = dealt(["5C", "6D", "3H", "4S"])
+    for looker, own in ((1, {"6D"}), (2, {"3H"}), (3, {"4S"}), (SPECTATOR, set())):
+        assert cards_in(RULES.view(table.state, looker)) == own
+    assert RULES.view(table.state, 0)["seats"][0]["cards"] == ["5C"]
+    assert cards_in(RULES.view(table.state, OMNISCIENT)) == {"5C", "6D", "3H", "4S"}
+    assert RULES.view(table.state, 2)["seats"][1]["hands"][0]["total"] is None
+    assert RULES.redact_event(deal("5C", "6D", "3H", "4S"), 2)["cards"] == {
+        "0": HIDDEN,
+        "1": HIDDEN,
+        "2": "3H",
+        "3": HIDDEN,
+    }
+    assert RULES.redact_event(deal("5C", "6D", "3H", "4S"), OMNISCIENT)["cards"]["0"] == "5C"
+    table.do(hit(3, "AC"))
+    assert RULES.view(table.state, 1)["seats"][3]["cards"] == [HIDDEN, "AC"]
+    assert RULES.redact_event(hit(3, "AC"), 1)["card"] == "AC"
+    assert "total" not in table.state.facts  # the total would tell the face-down card
+    table.do(stand(3), stand(2), stand(1))
+    assert "5C" in cards_in(RULES.view(table.state, 1))
+    assert RULES.view(table.state, 1)["table"]["banker_card_shown"] is True
+    assert RULES.census(table.state).private[0] == frozenset()
+    table.do(stand(0))
+    assert cards_in(RULES.view(table.state, SPECTATOR)) == {"5C", "6D", "3H", "4S", "AC"}
+
+
+def test_view_phases_and_to_act() -> None:
+    table = Table()
+    doc = RULES.view(table.state, SPECTATOR)
+    assert doc["phase"] == "between" and doc["to_act"] == [3, 2, 1]
+    table.do(bet(2, 1))
+    assert RULES.view(table.state, SPECTATOR)["to_act"] == [3, 1]
+    table.do(bet(3, 1), bet(1, 1))
+    assert RULES.view(table.state, SPECTATOR)["phase"] == "deal"
+    assert RULES.view(table.state, SPECTATOR)["to_act"] == [0]
+    table.do(deal("5C", "6D", "3H", "4S"))
+    doc = RULES.view(table.state, SPECTATOR)
+    assert doc["phase"] == "play" and doc["table"]["order"] == [3, 2, 1] and doc["table"]["turn"] == 3
+    assert doc["seats"][0]["banker"] is True and doc["seats"][1]["hands"][0]["stake"] == 1
+    table.do(stand(3), stand(2), stand(1))
+    assert RULES.view(table.state, SPECTATOR)["phase"] == "banker"
+    table.do({"type": "note", "text": "fine"}, stand(0), {"type": "session_closed"})
+    assert RULES.view(table.state, SPECTATOR)["phase"] == "over"
+    assert RULES.view(table.state, SPECTATOR)["to_act"] == []
+
+
+def test_census_places_every_card_once() -> None:
+    table = dealt(["5C", "6D", "3H", "JS"], {3: 4, 2: 2, 1: 2}, SPLIT)
+    table.do(hit(3, "QS"), split(3, 0, 4), hit(3, "AC", hand=1))
+    census = check_census(RULES, table.state)
+    assert census.places["seat 3 hand 1"] == ("QS", "AC")
+    assert census.unseen == 40 - 6
+    assert census.private == {0: {"5C"}, 1: {"6D"}, 2: {"3H"}, 3: {"JS"}}
+
+
+# --------------------------------------------------------------------------- golden records
+
+
+@pytest.mark.parametrize("name", examples_of(KIND))
+def test_golden_records_fold_to_their_expected_score(name: str) -> None:
+    example = load_example(name)
+    rules = rules_for(example["game"])
+    options = rules.options_for(example["players"], example["options"])
+    state = rules.initial_state(example["players"], options)
+    for event in example["events"]:
+        decision = engine.decide(rules, state, event)
+        assert decision.violation is None
+        state = engine.apply(rules, state, decision.event, state.seq + 1)
+    assert expected_of(rules.score(state).to_dict()) == {
+        k: example["expected"][k] for k in ("totals", "winner", "hands")
+    }
+
+
+def test_golden_records_exist() -> None:
+    assert examples_of(KIND) == ["seven-and-a-half-9001.json", "seven-and-a-half-9002.json"]
+
+
+def test_invalid_event_is_not_impossible() -> None:
+    with pytest.raises(InvalidEventError):
+        decide(KIND, Table().state, {"type": "bet", "seat": "1", "amount": 1})
