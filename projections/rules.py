@@ -271,6 +271,10 @@ class GameRules(Generic[S]):
     census: Callable[[S], Census]
     #: Situations a hand's events show (`sweep`, `marriage`, `gin`...), for search.
     situations: Callable[[Event, Mapping[str, Any]], Sequence[str]] = field(default=lambda e, r: ())
+    #: A chooser with some table sense, `bot(state, offered, rng)`, that the simulator uses instead of a
+    #: uniform pick, for games that uniformly random play would never end (random Smear bids sink every
+    #: total below zero). None: uniform.
+    bot: Callable[[S, Sequence[Event], random.Random], Event] | None = None
 
     def options_for(self, players: Sequence[str], options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Check the player count and fill in default options.

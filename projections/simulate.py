@@ -56,7 +56,8 @@ def play(
         offered = next_options(rules, state, rng)
         if not offered:
             raise AssertionError(f"{rules.kind}: no event possible at seq {state.seq} but the game is not over")
-        decision = engine.decide(rules, state, dict(pick(offered)))
+        chosen = rules.bot(state, offered, rng) if choose is None and rules.bot is not None else pick(offered)
+        decision = engine.decide(rules, state, dict(chosen))
         assert decision.violation is None, f"legal_events offered an illegal event: {decision}"
         state = engine.apply(rules, state, decision.event, state.seq + 1)
         events.append(decision.event)

@@ -1,0 +1,582 @@
+"""Cutthroat Canadian Smear for 2 or 3 players, every player for themselves, to 11.
+
+Rule source: `rules/cutthroat-smear.md` (from seed `004_015e2881acb5cf5c.txt`).
+Options: `first_dealer` (seat, default 0), `enforcement`.
+
+Readings of the rule text:
+
+- Six cards each from a 52-card deck; the rest is never named, never seen,
+  and counts as unseen in the census.
+- Bidding: each seat speaks once, from the dealer's left; a bid is 2, 3 or 4
+  and strictly above the high bid. It ends when the dealer has spoken or at
+  a bid of 4 (the seats after it do not speak). A bid out of 2-4 or not above
+  the high bid, and any event out of turn, is impossible (not illegal).
+- When every seat passes, the hand is thrown in: it is a hand (numbered,
+  listed, zero points, with one explaining line) and the same dealer deals
+  again. A `hand_voided` hand scores zero and the same dealer deals again too.
+- The bidder leads first with any card; its suit is trump. Holding the suit
+  led, a player must play that suit or a trump; void in it, any card. When
+  trump is led that means trump. Breaking this is `smear.follow_suit`.
+- High and Low go to whoever *played* the highest and the lowest trump
+  played in the hand (the dealt-out rest is out of play); Jack to the winner
+  of the trick that holds the jack of trump; Game to the single seat with
+  the most game value in its won tricks (any tie, including all at 0, gives
+  it to nobody).
+- Score lines: one per point taken (a failed bidder's own points appear at
+  0 with "not counted"), one `smear.game` line at 0 per seat in a Game tie,
+  and the bidder's `smear.bid_made` (0 points, it only explains) or
+  `smear.bid_failed` (minus the bid) line.
+- End: after a scored hand whose bidder made the bid, the game ends if the
+  bidder's new total is 11 or more, or if the bid was 4 and the bidder's
+  total before the hand was at least 1; the bidder wins, whatever the other
+  totals. Nothing else ends it.
+
+`phase` values: `deal` (a deal is due), `bid` (a seat is to bid or pass),
+`play` (a seat is to lead or follow), `over` (the game has ended).
+
+`table` fields: `dealer`, `bids` (`[{seat, amount, seq}]`, amount null for a
+pass), `high_bid`, `bidder` (null until bidding is over, or after a throw-in),
+`trump` (suit, null before the first lead), `leader`, `trick` (`[{seat,
+card}]`), `tricks_played`, `last_trick` (`{number, winner, cards: [{seat,
+card}], seq}` or null). Each seat shows `cards` (or `card_count`), `won`
+(cards of the tricks it won, seen by all), `tricks`, `game` (game value of
+those cards), `bid` (its amount, "pass", or null if it has not spoken) and
+`dealer`. `hand_points`: during play, the points each seat holds as the
+cards stand (before the bid is settled); between hands, what the last hand
+scored.
+
+Facts (`result`): a deal gives `dealer`, `first_to_speak`; a bid or pass
+`high_bid`, `bidding_over`, then `bidder`, or `thrown_in`, `hand_ended` and
+`points` when all passed; a play `trump` (first lead), and at a trick's end
+`trick_winner`, `trick`, `trick_game_value`, `jack_won_by` (if it holds the
+jack of trump); the last play adds `hand_ended`, `points`, `won` (points
+taken, before the bid is settled), `bidder`, `bid`, `made`, `high`, `low`,
+`jack`, `game` (seats, or null) and `game_counts`.
+
+Simulation: uniformly random bids never end a game (they mostly fail and
+every total sinks below zero), so `bot` is a chooser with some table sense
+for the simulator and the property tests.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from events.cards import FULL_DECK, rank, suit
+from events.cutthroat_smear import EVENTS, HAND_SIZE
+from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnError
+from projections.cutthroat_smear._scoring import (
+    STRENGTH,
+    SUIT_NAMES,
+    Play,
+    Trick,
+    count_points,
+    game_value,
+    score_hand,
+    trick_winner,
+)
+from projections.rules import (
+    ENFORCEMENT,
+    HIDDEN,
+    BaseState,
+    Census,
+    Event,
+    GameRules,
+    HandScore,
+    OptionSpec,
+    ScoreLine,
+    ScoreSheet,
+    Viewpoint,
+    cumulative_totals,
+    hand_score,
+    opt_seat,
+    seat_dict,
+)
+
+CARD_SET = frozenset(FULL_DECK)
+BIDS = (2, 3, 4)
+
+OPTIONS: dict[str, OptionSpec] = {
+    "first_dealer": OptionSpec(0, opt_seat, "the dealer of the first hand"),
+    "enforcement": ENFORCEMENT,
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SmearState(BaseState):
+    """A Smear game between hands or within one."""
+
+    phase: str = "deal"
+    next_dealer: int = 0
+    dealer: int | None = None
+    hands: tuple[frozenset[str], ...] = ()
+    #: (seat, amount or None for a pass, seq), in the order spoken
+    bids: tuple[tuple[int, int | None, int], ...] = ()
+    bidder: int | None = None
+    trump: str | None = None
+    leader: int = 0
+    trick: tuple[Play, ...] = ()
+    tricks: tuple[Trick, ...] = ()
+    results: tuple[HandScore, ...] = ()
+    totals: tuple[int, ...] = ()
+    winner: int | None = None
+
+    @property
+    def high_bid(self) -> tuple[int, int, int] | None:
+        """(seat, amount, seq) of the highest bid so far."""
+        made = [(s, a, q) for s, a, q in self.bids if a is not None]
+        return max(made, key=lambda b: b[1]) if made else None
+
+    def won(self, seat: int) -> tuple[str, ...]:
+        return tuple(c for t in self.tricks if t.winner == seat for c in t.cards)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _replace_at(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    return (*values[:index], value, *values[index + 1 :])
+
+
+def to_act(state: SmearState) -> tuple[int, ...]:
+    """The seats whose event is due."""
+    if state.phase == "bid":
+        assert state.dealer is not None
+        return ((state.dealer + 1 + len(state.bids)) % state.seats,)
+    if state.phase == "play":
+        return ((state.leader + len(state.trick)) % state.seats,)
+    if state.phase == "deal":
+        return (state.next_dealer,)
+    return ()
+
+
+def allowed_plays(state: SmearState, seat: int) -> frozenset[str]:
+    """The cards `seat` may play now: any to lead; else the suit led or a trump, or anything when void."""
+    held = state.hands[seat]
+    if not state.trick:
+        return held
+    led = suit(state.trick[0][1])
+    if not any(suit(c) == led for c in held):
+        return held
+    return frozenset(c for c in held if suit(c) in (led, state.trump))
+
+
+def _where_played(state: SmearState, card: str) -> Play | None:
+    for play in (*(p for t in state.tricks for p in t.plays), *state.trick):
+        if play[1] == card:
+            return play
+    return None
+
+
+# --------------------------------------------------------------------------- interface
+
+
+def initial_state(players: Sequence[str], options: Mapping[str, Any]) -> SmearState:
+    n = len(players)
+    return SmearState(
+        seats=n,
+        options=dict(options),
+        next_dealer=options["first_dealer"],
+        hands=tuple(frozenset() for _ in range(n)),
+        totals=(0,) * n,
+    )
+
+
+def validate(state: SmearState, event: Event) -> None:
+    """Raises `ImpossibleEventError` / `OutOfTurnError` / `IllegalEventError` (`smear.follow_suit`)."""
+    kind = event["type"]
+    if kind == "hand_voided":
+        return
+    if kind == "deal":
+        _validate_deal(state, event)
+        return
+    if state.phase == "deal":
+        raise OutOfTurnError(f"no hand is in progress: a deal by seat {state.next_dealer} is due")
+    seat = event["seat"]
+    expected = to_act(state)[0]
+    if kind in ("bid", "pass"):
+        if state.phase != "bid":
+            bid = state.high_bid
+            assert bid is not None
+            raise OutOfTurnError(
+                f"the bidding is over: seat {bid[0]} bid {bid[1]}; it is seat {expected}'s turn to play"
+            )
+        if seat != expected:
+            raise OutOfTurnError(f"it is seat {expected}'s turn to bid or pass, not seat {seat}'s")
+        if kind == "bid":
+            _validate_bid(state, seat, event["amount"])
+        return
+    if kind == "play":
+        if state.phase != "play":
+            raise OutOfTurnError(f"the bidding is not over: it is seat {expected}'s turn to bid or pass")
+        if seat != expected:
+            raise OutOfTurnError(f"it is seat {expected}'s turn to play, not seat {seat}'s")
+        _validate_play(state, seat, event["card"])
+        return
+    raise ImpossibleEventError(f"unknown event {kind}")  # pragma: no cover - the schema admits no other type
+
+
+def _validate_deal(state: SmearState, event: Event) -> None:
+    if state.phase != "deal":
+        raise OutOfTurnError("a hand is in progress; a new deal comes after it ends (or after hand_voided)")
+    if event["dealer"] != state.next_dealer:
+        raise ImpossibleEventError(
+            f"seat {state.next_dealer} deals this hand, not seat {event['dealer']}", field="dealer"
+        )
+    cards = [c for h in event["hands"] for c in h]
+    duplicates = sorted({c for c in cards if cards.count(c) > 1})
+    if duplicates:
+        raise ImpossibleEventError(f"the deal names {', '.join(duplicates)} twice")
+
+
+def _validate_bid(state: SmearState, seat: int, amount: int) -> None:
+    if amount not in BIDS:
+        raise ImpossibleEventError(f"a bid is 2, 3 or 4, not {amount}", field="amount")
+    high = state.high_bid
+    if high is not None and amount <= high[1]:
+        raise ImpossibleEventError(
+            f"seat {seat} bids {amount}, but a bid must be higher than seat {high[0]}'s bid of {high[1]}",
+            field="amount",
+        )
+
+
+def _validate_play(state: SmearState, seat: int, card: str) -> None:
+    if card not in state.hands[seat]:
+        played = _where_played(state, card)
+        if played is not None:
+            raise ImpossibleEventError(
+                f"seat {seat} does not hold {card}: it has already been played in this hand, "
+                f"by seat {played[0]} at seq {played[2]}"
+            )
+        raise ImpossibleEventError(f"seat {seat} does not hold {card}")
+    if card not in allowed_plays(state, seat):
+        led = state.trick[0][1]
+        assert state.trump is not None
+        if suit(led) == state.trump:
+            why = f"holds trump ({SUIT_NAMES[state.trump]}) and must play trump to {led}"
+        else:
+            why = f"holds {SUIT_NAMES[suit(led)]} and must follow {led} or play a trump ({SUIT_NAMES[state.trump]})"
+        raise IllegalEventError("smear.follow_suit", f"seat {seat} {why}, not {card}")
+
+
+def evolve(state: SmearState, event: Event) -> SmearState:
+    """The fold step: no rule checks, no randomness."""
+    seq = state.seq + 1
+    kind = event["type"]
+    if kind == "deal":
+        dealer = event["dealer"]
+        return replace(
+            state,
+            seq=seq,
+            hand=state.hand + 1,
+            phase="bid",
+            dealer=dealer,
+            next_dealer=dealer,
+            hands=tuple(frozenset(h) for h in event["hands"]),
+            bids=(),
+            bidder=None,
+            trump=None,
+            leader=(dealer + 1) % state.seats,
+            trick=(),
+            tricks=(),
+            facts={"dealer": dealer, "first_to_speak": (dealer + 1) % state.seats},
+        )
+    if kind in ("bid", "pass"):
+        return _evolve_speak(state, event["seat"], event.get("amount"), seq)
+    if kind == "play":
+        return _evolve_play(state, event["seat"], event["card"], seq)
+    if kind == "hand_voided":
+        void = HandScore(state.hand, (0,) * state.seats, ())
+        return replace(
+            state,
+            seq=seq,
+            phase="deal",
+            results=(*state.results, void),
+            facts={"hand_ended": True, "voided": True, "points": seat_dict(void.points)},
+        )
+    raise AssertionError(f"cutthroat-smear cannot fold {kind}")
+
+
+def _evolve_speak(state: SmearState, seat: int, amount: int | None, seq: int) -> SmearState:
+    state = replace(state, seq=seq, bids=(*state.bids, (seat, amount, seq)))
+    high = state.high_bid
+    over = seat == state.dealer or amount == 4
+    facts: dict[str, Any] = {"high_bid": None if high is None else high[1], "bidding_over": over}
+    if not over:
+        return replace(state, facts=facts)
+    if high is None:
+        line = ScoreLine(
+            state.hand,
+            seat,
+            0,
+            "smear.throw_in",
+            f"all {state.seats} players passed (seqs {', '.join(str(q) for _, _, q in state.bids)}): "
+            f"the hand is thrown in, no score; seat {state.dealer} deals again",
+            tuple(q for _, _, q in state.bids),
+        )
+        thrown = hand_score(state.hand, state.seats, [line])
+        return replace(
+            state,
+            phase="deal",
+            results=(*state.results, thrown),
+            facts={**facts, "thrown_in": True, "hand_ended": True, "points": seat_dict(thrown.points)},
+        )
+    return replace(state, phase="play", bidder=high[0], leader=high[0], facts={**facts, "bidder": high[0]})
+
+
+def _evolve_play(state: SmearState, seat: int, card: str, seq: int) -> SmearState:
+    facts: dict[str, Any] = {}
+    trump = state.trump
+    if trump is None:
+        trump = suit(card)
+        facts["trump"] = trump
+    trick = (*state.trick, (seat, card, seq))
+    state = replace(
+        state,
+        seq=seq,
+        hands=_replace_at(state.hands, seat, state.hands[seat] - {card}),
+        trump=trump,
+        trick=trick,
+        facts=facts,
+    )
+    if len(trick) < state.seats:
+        return state
+    winner = trick_winner(trick, trump)
+    done = Trick(len(state.tricks) + 1, trick, winner)
+    facts = {**facts, "trick_winner": winner, "trick": done.number, "trick_game_value": game_value(done.cards)}
+    if f"J{trump}" in done.cards:
+        facts["jack_won_by"] = winner
+    state = replace(state, trick=(), tricks=(*state.tricks, done), leader=winner, facts=facts)
+    if len(state.tricks) < HAND_SIZE:
+        return state
+    return _end_hand(state)
+
+
+def _end_hand(state: SmearState) -> SmearState:
+    """Score the played-out hand, settle the bid, and see whether the game is over."""
+    high = state.high_bid
+    assert high is not None and state.trump is not None and state.dealer is not None
+    bidder = high[0]
+    result = score_hand(state.hand, state.seats, state.tricks, state.trump, high, state.totals[bidder])
+    totals = tuple(t + p for t, p in zip(state.totals, result.score.points, strict=True))
+    pts = result.points
+    return replace(
+        state,
+        phase="over" if result.wins else "deal",
+        next_dealer=(state.dealer + 1) % state.seats,
+        results=(*state.results, result.score),
+        totals=totals,
+        winner=bidder if result.wins else None,
+        facts={
+            **state.facts,
+            "hand_ended": True,
+            "points": seat_dict(result.score.points),
+            "won": seat_dict(result.won),
+            "bidder": bidder,
+            "bid": high[1],
+            "made": result.made,
+            "high": None if pts.high is None else pts.high[0],
+            "low": None if pts.low is None else pts.low[0],
+            "jack": None if pts.jack is None else pts.jack[1].winner,
+            "game": pts.game,
+            "game_counts": seat_dict(pts.game_counts),
+        },
+    )
+
+
+def score(state: SmearState) -> ScoreSheet:
+    """Totals are cumulative points (negative allowed); the bidder who ends the game wins."""
+    return ScoreSheet(cumulative_totals(state.seats, state.results), state.results, state.phase == "over", state.winner)
+
+
+def is_terminal(state: SmearState) -> bool:
+    return state.phase == "over"
+
+
+def hand_in_progress(state: SmearState) -> bool:
+    return state.phase in ("bid", "play")
+
+
+def legal_events(state: SmearState) -> list[dict[str, Any]]:
+    """Every legal decision now (deals are chance events): bids above the high one and a pass, or plays."""
+    if state.phase == "bid":
+        seat = to_act(state)[0]
+        high = state.high_bid
+        floor = 0 if high is None else high[1]
+        out: list[dict[str, Any]] = [{"type": "bid", "seat": seat, "amount": a} for a in BIDS if a > floor]
+        out.append({"type": "pass", "seat": seat})
+        return out
+    if state.phase == "play":
+        seat = to_act(state)[0]
+        return [{"type": "play", "seat": seat, "card": c} for c in _sorted(allowed_plays(state, seat))]
+    return []
+
+
+def chance_events(state: SmearState, rng: random.Random) -> list[dict[str, Any]]:
+    """A deal of 6 cards each from a shuffled deck."""
+    if state.phase != "deal":
+        return []
+    cards = list(FULL_DECK)
+    rng.shuffle(cards)
+    hands = [cards[i * HAND_SIZE : (i + 1) * HAND_SIZE] for i in range(state.seats)]
+    return [{"type": "deal", "dealer": state.next_dealer, "hands": hands}]
+
+
+def _suit_estimate(held: frozenset[str], trump: str) -> float:
+    """A rough count of the points `held` could take with `trump` as trump, for the bot."""
+    ranks = {rank(c) for c in held if suit(c) == trump}
+    if not ranks:
+        return 0.0
+    high = 1.0 if "A" in ranks else 0.6 if "K" in ranks else 0.3 if "Q" in ranks else 0.0
+    jack = 0.7 if "J" in ranks else 0.0
+    low = 0.6 if ranks & set("23") else 0.3 if ranks & set("45") else 0.0
+    return high + jack + low + 0.35 * (len(ranks) - 1)
+
+
+def _best_suit(held: frozenset[str]) -> tuple[float, str]:
+    return max((_suit_estimate(held, s), s) for s in "CDHS")
+
+
+def bot(state: SmearState, offered: Sequence[Event], rng: random.Random) -> Event:
+    """A player with some table sense, for simulation: bids what its best suit is worth and leads it.
+
+    Uniformly random choices never end a Smear game: random bids of 3 and 4
+    mostly fail and every total drifts below zero for ever. This chooser
+    bids only what its longest, highest suit may take, and the bidder leads
+    that suit to make it trump; every other play is random, and one choice
+    in ten is uniformly random so that every legal event still comes up.
+    Games then end in a few hundred events.
+    """
+    decisions = [e for e in offered if e["type"] != "deal"]
+    if not decisions or rng.random() < 0.1:
+        return rng.choice(list(offered))
+    seat = to_act(state)[0]
+    if state.phase == "bid":
+        worth, _ = _best_suit(state.hands[seat])
+        bids = [e for e in decisions if e["type"] == "bid" and e["amount"] <= worth + 0.5]
+        return bids[-1] if bids else next(e for e in decisions if e["type"] == "pass")
+    if state.phase == "play" and state.trump is None:
+        _, best = _best_suit(state.hands[seat])
+        leads = [e for e in decisions if suit(e["card"]) == best]
+        return leads[0] if leads else rng.choice(decisions)
+    return rng.choice(decisions)
+
+
+def _sorted(cards: frozenset[str] | Sequence[str]) -> list[str]:
+    return sorted(cards, key=lambda c: (c[1], -STRENGTH[rank(c)]))
+
+
+def _hand_points(state: SmearState) -> tuple[int, ...]:
+    if state.phase == "play":
+        return count_points(state.seats, state.tricks, state.trump, state.trick).won(state.seats)
+    if state.phase in ("deal", "over") and state.results and state.results[-1].hand == state.hand:
+        return state.results[-1].points
+    return (0,) * state.seats
+
+
+def view(state: SmearState, seat: Viewpoint) -> dict[str, Any]:
+    """The table as `seat` saw it: other hands as counts only; tricks and bids are public."""
+    spoken = {s: ("pass" if a is None else a) for s, a, _ in state.bids}
+    seats = []
+    for s in range(state.seats):
+        doc: dict[str, Any] = {"seat": s}
+        if seat is None or seat == s:
+            doc["cards"] = _sorted(state.hands[s])
+        else:
+            doc["card_count"] = len(state.hands[s])
+        won = state.won(s)
+        doc.update(
+            won=list(won),
+            tricks=sum(1 for t in state.tricks if t.winner == s),
+            game=game_value(won),
+            bid=spoken.get(s),
+            dealer=s == state.dealer,
+        )
+        seats.append(doc)
+    high = state.high_bid
+    last = state.tricks[-1] if state.tricks else None
+    return {
+        "phase": state.phase,
+        "to_act": list(to_act(state)),
+        "seats": seats,
+        "table": {
+            "dealer": state.dealer,
+            "bids": [{"seat": s, "amount": a, "seq": q} for s, a, q in state.bids],
+            "high_bid": None if high is None else high[1],
+            "bidder": state.bidder,
+            "trump": state.trump,
+            "leader": state.leader if state.phase == "play" else None,
+            "trick": [{"seat": s, "card": c} for s, c, _ in state.trick],
+            "tricks_played": len(state.tricks),
+            "last_trick": None
+            if last is None
+            else {
+                "number": last.number,
+                "winner": last.winner,
+                "cards": [{"seat": s, "card": c} for s, c, _ in last.plays],
+                "seq": last.seq,
+            },
+        },
+        "hand_points": seat_dict(_hand_points(state)),
+    }
+
+
+def redact_event(event: Event, seat: Viewpoint) -> Event:
+    """Hide the other seats' dealt cards; bids and plays are public."""
+    if seat is None or event["type"] != "deal":
+        return event
+    hands = [list(h) if s == seat else [HIDDEN] * len(h) for s, h in enumerate(event["hands"])]
+    return {**event, "hands": hands}
+
+
+def situations(event: Event, result: Mapping[str, Any]) -> list[str]:
+    """Search tags: bid_4, throw_in, jack (the trick that took the jack of trump), made_bid / failed_bid."""
+    tags = []
+    if event["type"] == "bid" and event.get("amount") == 4:
+        tags.append("bid_4")
+    if result.get("thrown_in"):
+        tags.append("throw_in")
+    if "jack_won_by" in result:
+        tags.append("jack")
+    if result.get("hand_ended") and "made" in result:
+        tags.append("made_bid" if result["made"] else "failed_bid")
+        if result.get("game") is None:
+            tags.append("game_tied")
+    if result.get("voided"):
+        tags.append("voided")
+    return tags
+
+
+def census(state: SmearState) -> Census:
+    """The hands, the trick on the table and each seat's won tricks; the undealt rest unseen."""
+    places: dict[str, tuple[str, ...]] = {f"hand {s}": tuple(state.hands[s]) for s in range(state.seats)}
+    places["trick"] = tuple(c for _, c, _ in state.trick)
+    for s in range(state.seats):
+        places[f"won {s}"] = state.won(s)
+    unseen = len(FULL_DECK) - HAND_SIZE * state.seats if state.hand else len(FULL_DECK)
+    return Census(places, unseen, CARD_SET, {s: state.hands[s] for s in range(state.seats)})
+
+
+RULES: GameRules[SmearState] = GameRules(
+    kind="cutthroat-smear",
+    title="Cutthroat Canadian Smear",
+    player_counts=(2, 3),
+    events=EVENTS,
+    options=OPTIONS,
+    initial_state=initial_state,
+    validate=validate,
+    evolve=evolve,
+    score=score,
+    legal_events=legal_events,
+    chance_events=chance_events,
+    view=view,
+    redact_event=redact_event,
+    is_terminal=is_terminal,
+    hand_in_progress=hand_in_progress,
+    census=census,
+    situations=situations,
+    bot=bot,
+)

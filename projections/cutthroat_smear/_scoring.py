@@ -1,0 +1,219 @@
+"""Tricks and the points of a Smear hand: High, Low, Jack, Game, and the bid.
+
+Kept apart from the fold so that the counting, which a tournament director
+checks line by line, reads on its own. Every function here is pure over the
+played tricks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from events.cards import rank, suit
+from projections.rules import HandScore, ScoreLine, hand_score
+
+#: Rank order within a suit, low to high: A is high, 2 is low.
+STRENGTH = {r: i for i, r in enumerate("23456789TJQKA")}
+#: The *game* value of a card: what the Game point counts.
+GAME_VALUE = {"A": 4, "K": 3, "Q": 2, "J": 1, "T": 10}
+#: A bidder who makes the bid with a new total of this much or more wins.
+TARGET = 11
+SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+
+#: One card on the table: (seat, card, seq of its `play`).
+Play = tuple[int, str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """A finished trick: its number in the hand (1-6), its plays in order, its winner."""
+
+    number: int
+    plays: tuple[Play, ...]
+    winner: int
+
+    @property
+    def seq(self) -> int:
+        """The seq of the play that completed the trick."""
+        return self.plays[-1][2]
+
+    @property
+    def cards(self) -> tuple[str, ...]:
+        return tuple(card for _, card, _ in self.plays)
+
+
+def trick_winner(plays: Sequence[Play], trump: str) -> int:
+    """The seat of the highest trump, or if none, of the highest card of the suit led."""
+    led = suit(plays[0][1])
+    trumps = [p for p in plays if suit(p[1]) == trump]
+    contenders = trumps or [p for p in plays if suit(p[1]) == led]
+    return max(contenders, key=lambda p: STRENGTH[rank(p[1])])[0]
+
+
+def game_value(cards: Sequence[str]) -> int:
+    return sum(GAME_VALUE.get(rank(c), 0) for c in cards)
+
+
+@dataclass(frozen=True, slots=True)
+class Points:
+    """Who took High, Low, Jack and Game (so far, or at the end of the hand)."""
+
+    high: Play | None
+    low: Play | None
+    #: (the jack's play, the trick that holds it) when the jack of trump was taken
+    jack: tuple[Play, Trick] | None
+    game: int | None
+    game_counts: tuple[int, ...]
+
+    def won(self, seats: int) -> tuple[int, ...]:
+        """The points each seat took, before the bid is settled."""
+        out = [0] * seats
+        for play in (self.high, self.low):
+            if play is not None:
+                out[play[0]] += 1
+        if self.jack is not None:
+            out[self.jack[1].winner] += 1
+        if self.game is not None:
+            out[self.game] += 1
+        return tuple(out)
+
+    def names(self, seat: int) -> list[str]:
+        """The names of the points `seat` took, in table order."""
+        out = []
+        if self.high is not None and self.high[0] == seat:
+            out.append("High")
+        if self.low is not None and self.low[0] == seat:
+            out.append("Low")
+        if self.jack is not None and self.jack[1].winner == seat:
+            out.append("Jack")
+        if self.game == seat:
+            out.append("Game")
+        return out
+
+
+def count_points(seats: int, tricks: Sequence[Trick], trump: str | None, loose: Sequence[Play] = ()) -> Points:
+    """High, Low, Jack and Game over the finished `tricks`.
+
+    `loose` are the plays of a trick still on the table: they count for High
+    and Low (they have been played) but for nobody's Jack or Game yet.
+    """
+    plays = [p for t in tricks for p in t.plays] + list(loose)
+    trumps = [p for p in plays if trump is not None and suit(p[1]) == trump]
+    high = max(trumps, key=lambda p: STRENGTH[rank(p[1])]) if trumps else None
+    low = min(trumps, key=lambda p: STRENGTH[rank(p[1])]) if trumps else None
+    jack = None
+    for t in tricks:
+        for p in t.plays:
+            if p[1] == f"J{trump}":
+                jack = (p, t)
+    counts = [0] * seats
+    for t in tricks:
+        counts[t.winner] += game_value(t.cards)
+    best = max(counts)
+    leaders = [s for s in range(seats) if counts[s] == best]
+    game = leaders[0] if len(leaders) == 1 else None
+    return Points(high, low, jack, game, tuple(counts))
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """A finished hand: its score lines and the facts a reader needs."""
+
+    score: HandScore
+    points: Points
+    won: tuple[int, ...]
+    made: bool
+    #: the bidder made the bid and so wins the game (End of the game)
+    wins: bool
+
+
+def score_hand(
+    hand: int,
+    seats: int,
+    tricks: Sequence[Trick],
+    trump: str,
+    bid: tuple[int, int, int],
+    total_before: int,
+) -> HandResult:
+    """The lines of a played-out hand: one per point, then the bidder's made/failed line.
+
+    `bid` is (bidder, amount, seq of the bid); `total_before` the bidder's
+    total before this hand, which decides whether a made bid ends the game.
+    """
+    bidder, amount, bid_seq = bid
+    pts = count_points(seats, tricks, trump)
+    won = pts.won(seats)
+    made = won[bidder] >= amount
+    wins = False
+    lines: list[ScoreLine] = []
+
+    def credit(seat: int, rule: str, reason: str, events: tuple[int, ...]) -> None:
+        if seat == bidder and not made:
+            lines.append(ScoreLine(hand, seat, 0, rule, f"{reason}; not counted: seat {seat}'s bid failed", events))
+        else:
+            lines.append(ScoreLine(hand, seat, 1, rule, reason, events))
+
+    trump_name = SUIT_NAMES[trump]
+    assert pts.high is not None and pts.low is not None, "the first lead is a trump"
+    hs, hc, hq = pts.high
+    credit(hs, "smear.high", f"High: seat {hs} played {hc} at seq {hq}, the highest trump ({trump_name}) played", (hq,))
+    ls, lc, lq = pts.low
+    only = " (the only trump played: both High and Low)" if pts.low == pts.high else ""
+    credit(ls, "smear.low", f"Low: seat {ls} played {lc} at seq {lq}, the lowest trump played{only}", (lq,))
+    if pts.jack is not None:
+        (js, jc, jq), trick = pts.jack
+        credit(
+            trick.winner,
+            "smear.jack",
+            f"Jack: seat {js} played {jc} at seq {jq}; trick {trick.number}, which holds it, "
+            f"was won by seat {trick.winner} at seq {trick.seq}",
+            (jq, trick.seq),
+        )
+    counts = ", ".join(f"seat {s}: {v}" for s, v in enumerate(pts.game_counts))
+    if pts.game is not None:
+        g = pts.game
+        events = tuple(q for t in tricks if t.winner == g for _, c, q in t.plays if GAME_VALUE.get(rank(c), 0))
+        credit(
+            g,
+            "smear.game",
+            f"Game: seat {g} won the most game value in tricks, {pts.game_counts[g]} ({counts})",
+            events,
+        )
+    else:
+        best = max(pts.game_counts)
+        tied = [s for s in range(seats) if pts.game_counts[s] == best]
+        why = (
+            "nobody won any game value"
+            if best == 0
+            else f"seats {' and '.join(str(s) for s in tied)} tie with {best} game value"
+        )
+        for s in tied:
+            lines.append(ScoreLine(hand, s, 0, "smear.game", f"Game: {why} ({counts}): a tie, nobody scores Game"))
+    taken = ", ".join(pts.names(bidder)) or "none"
+    if made:
+        after = total_before + won[bidder]
+        reason = (
+            f"seat {bidder} bid {amount} at seq {bid_seq} and won {won[bidder]} points ({taken}): "
+            f"the bid is made, all {won[bidder]} count"
+        )
+        if after >= TARGET:
+            wins = True
+            reason += f"; the new total is {after}, {TARGET} or more: seat {bidder} wins the game"
+        elif amount == 4 and total_before >= 1:
+            wins = True
+            reason += f"; a made bid of 4 with a total of {total_before} before the hand: seat {bidder} wins the game"
+        lines.append(ScoreLine(hand, bidder, 0, "smear.bid_made", reason, (bid_seq,)))
+    else:
+        lines.append(
+            ScoreLine(
+                hand,
+                bidder,
+                -amount,
+                "smear.bid_failed",
+                f"seat {bidder} bid {amount} at seq {bid_seq} but won only {won[bidder]} points ({taken}): "
+                f"the bid failed, minus {amount}; the points won do not count",
+                (bid_seq,),
+            )
+        )
+    return HandResult(hand_score(hand, seats, lines), pts, won, made, wins)
