@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -20,6 +21,7 @@ from api.settings import Settings
 from events.errors import TablebookError
 from events.migrate import upgrade
 from events.store import Store
+from projections import engine
 from projections.recorder import Recorder
 from projections.registry import available, rules_for
 from projections.simulate import play
@@ -246,6 +248,127 @@ def verify(
     console.print(f"{len(ids) - bad} of {len(ids)} games verified")
     if bad:
         raise typer.Exit(1)
+
+
+@app.command()
+def replay(
+    game: Annotated[str, typer.Argument(help="the game's id")],
+    hand: Annotated[int, typer.Option(help="the hand to replay")] = 1,
+    seat: Annotated[int | None, typer.Option(help="look from this seat (default: everything)")] = None,
+    follow: Annotated[bool, typer.Option("--follow", help="wait for new events of a live hand")] = False,
+    database: DatabaseOption = None,
+) -> None:
+    """Print a hand frame by frame: each event in card notation, then the table after it."""
+    import time
+
+    from projections.recorder import initial_state_of
+    from projections.replay import hand_frames
+
+    store = _store(database)
+    try:
+        record = store.get_game(game)
+    except TablebookError as exc:
+        _fail(exc.message)
+        return
+    rules, initial = initial_state_of(record)
+    if seat is not None and not 0 <= seat < len(record.players):
+        _fail(f"--seat must be 0 to {len(record.players) - 1}", 2)
+    shown = 0
+    while True:
+        envelopes = store.read_events(game)
+        try:
+            frames = hand_frames(rules, initial, envelopes, hand, seat, record.players)
+        except TablebookError as exc:
+            if not follow:
+                _fail(exc.message)
+            frames = []
+        for frame in frames[shown:]:
+            _print_frame(frame, record.players)
+        shown = max(shown, len(frames))
+        state = engine.fold(rules, initial, envelopes)
+        hand_over = state.hand > hand or (state.hand == hand and not rules.hand_in_progress(state) and shown)
+        if not follow or hand_over:
+            return
+        time.sleep(1.0)
+
+
+def _print_frame(frame: dict[str, Any], names: tuple[str, ...]) -> None:
+    from projections.notation import describe
+
+    flags = ""
+    if "violation" in frame:
+        flags += f"  [illegal: {frame['violation']['rule']}]"
+    if "retracted_by" in frame:
+        flags += f"  [retracted by seq {frame['retracted_by']}]"
+    console.print(
+        f"[bold]{frame['seq']:>4}[/bold]  {describe(frame['event'], frame['result'], names)}{flags}", highlight=False
+    )
+    state = frame["state"]
+    acting = ", ".join(names[s] for s in state.get("to_act", []))
+    console.print(f"      phase {state['phase']}" + (f"; to act: {acting}" if acting else ""), highlight=False)
+    from projections.notation import _cards
+
+    for seat_doc in state.get("seats", []):
+        cards = _cards(seat_doc["cards"]) if "cards" in seat_doc else f"{seat_doc.get('card_count', 0)} cards"
+        console.print(f"      {seat_doc['name']}: {cards}", highlight=False)
+    table = ", ".join(f"{k} {_cards(v)}" for k, v in state.get("table", {}).items() if v not in (None, [], {}))
+    if table:
+        console.print(f"      table: {table}", highlight=False)
+
+
+@app.command()
+def audit(game: Annotated[str, typer.Argument(help="the game's id")], database: DatabaseOption = None) -> None:
+    """Print the audit of a game: the chain, flagged plays, retractions, claims against the computed score."""
+    from projections.audit import audit_game
+
+    store = _store(database)
+    try:
+        record = store.get_game(game)
+    except TablebookError as exc:
+        _fail(exc.message)
+        return
+    report = audit_game(record, store.read_events(game))
+    chain = report["chain"]
+    names = ", ".join(f"{i} {n}" for i, n in enumerate(record.players))
+    console.print(f"[bold]Audit of {game}[/bold] ({record.kind}: {names})", highlight=False)
+    if chain["ok"]:
+        console.print(f"chain: [green]ok[/green], {chain['events']} events, head {chain['head_hash'][:16]}")
+    else:
+        console.print(f"chain: [red]BROKEN[/red] at seq {chain['problems'][0]['seq']}")
+        for problem in chain["problems"]:
+            console.print(f"  seq {problem['seq']}: {problem['message']}", highlight=False)
+    sections: list[tuple[str, list[dict[str, Any]], Callable[[dict[str, Any]], str]]] = [
+        (
+            "illegal plays stored under record enforcement",
+            report["violations"],
+            lambda v: f"seq {v['seq']}: {v['rule']}: {v['message']}",
+        ),
+        (
+            "retractions",
+            report["retractions"],
+            lambda r: (
+                f"seq {r['seq']} by {r['actor']} at {r['recorded_at']}: back to seq {r['to_seq']} "
+                f"({r['reason']!r}); retracted seqs {r['retracted']}"
+            ),
+        ),
+        (
+            "claims",
+            report["claims"],
+            lambda c: (
+                f"seq {c['seq']}: {'[green]agrees[/green]' if c['agrees'] else '[red]differs[/red]'}: {c['summary']}"
+            ),
+        ),
+        (
+            "notes",
+            report["notes"],
+            lambda n: f"seq {n['seq']}: {n['text']!r}" + (f" (on seq {n['ref']})" if n["ref"] else ""),
+        ),
+        ("game notes", report["game_notes"], lambda n: f"seq {n['seq']}: {n['text']}"),
+    ]
+    for title, items, render in sections:
+        console.print(f"[bold]{title}[/bold]: {len(items) or 'none'}")
+        for item in items:
+            console.print("  " + render(item), highlight=False)
 
 
 @app.command("demo-keys")

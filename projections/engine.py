@@ -8,7 +8,7 @@ table state, `retract` restores the state at `to_seq`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -111,8 +111,10 @@ def retract_targets(envelopes: Iterable[Mapping[str, Any]]) -> set[int]:
     return {env["data"]["to_seq"] for env in envelopes if env["type"] == "retract"}
 
 
-def fold(rules: GameRules[S], initial: S, envelopes: Sequence[Mapping[str, Any]]) -> S:
-    """The state after the stored envelopes, in order, honouring retractions."""
+def walk(
+    rules: GameRules[S], initial: S, envelopes: Sequence[Mapping[str, Any]]
+) -> Iterator[tuple[Mapping[str, Any], S]]:
+    """Each stored envelope with the state after it, in order, honouring retractions."""
     targets = retract_targets(envelopes)
     kept: dict[int, S] = {0: initial} if 0 in targets else {}
     state = initial
@@ -124,7 +126,25 @@ def fold(rules: GameRules[S], initial: S, envelopes: Sequence[Mapping[str, Any]]
             state = apply(rules, state, event_of(env), seq)
         if seq in targets:
             kept[seq] = state
-    return state
+        yield env, state
+
+
+def fold(rules: GameRules[S], initial: S, envelopes: Sequence[Mapping[str, Any]]) -> S:
+    """The state after the stored envelopes, in order, honouring retractions."""
+    last = initial
+    for _, last in walk(rules, initial, envelopes):  # noqa: B007 - the loop runs for its last value
+        pass
+    return last
+
+
+def retracted_seqs(envelopes: Iterable[Mapping[str, Any]]) -> dict[int, int]:
+    """Every retracted seq, mapped to the seq of the retract that took it back."""
+    out: dict[int, int] = {}
+    for env in envelopes:
+        if env["type"] == "retract":
+            for seq in range(env["data"]["to_seq"] + 1, env["seq"]):
+                out.setdefault(seq, env["seq"])
+    return out
 
 
 def fold_events(rules: GameRules[S], initial: S, events: Iterable[Event]) -> S:

@@ -1,0 +1,83 @@
+"""Replays: a hand frame by frame, and the live stream of a game's events."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import orjson
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import StreamingResponse
+
+from api.deps import PrincipalDep, RecorderDep
+from api.visibility import redact_envelopes, viewpoint_for
+from projections.recorder import initial_state_of
+from projections.replay import hand_frames
+
+router = APIRouter(prefix="/v1/games/{game_id}", tags=["replays"])
+
+#: how often the stream looks for new events, and sends a keep-alive comment
+POLL_SECONDS = 0.25
+KEEPALIVE_SECONDS = 15.0
+
+
+@router.get("/replay", summary="A hand, frame by frame")
+async def replay(
+    game_id: str,
+    principal: PrincipalDep,
+    recorder: RecorderDep,
+    hand: Annotated[int, Query(ge=1, description="the hand to replay")],
+    seat: Annotated[int | None, Query(ge=0, le=7, description="the seat to look from (default: everything)")] = None,
+) -> dict[str, Any]:
+    """`{game, hand, viewpoint, frames: [{seq, event, result, state}]}`, one frame per event of the hand."""
+    live = recorder.live(game_id, principal.club_id)
+    viewpoint = viewpoint_for(principal, seat, live.state.seats, hand, live.rules, live.state)
+    rules, initial = initial_state_of(live.game)
+    envelopes = recorder.store.read_events(game_id, 0, None)
+    frames = hand_frames(rules, initial, envelopes, hand, viewpoint, live.game.players)
+    return {"game": game_id, "hand": hand, "viewpoint": frames[0]["state"]["viewpoint"], "frames": frames}
+
+
+@router.get("/stream", summary="Server-sent events, live", response_class=StreamingResponse)
+async def stream(
+    game_id: str,
+    request: Request,
+    principal: PrincipalDep,
+    recorder: RecorderDep,
+    after: Annotated[int, Query(ge=0, description="start after this seq (or send Last-Event-ID)")] = 0,
+    limit: Annotated[int | None, Query(ge=1, description="close after this many events")] = None,
+    follow: Annotated[bool, Query(description="false: send what is there, then close")] = True,
+    last_event_id: Annotated[str | None, Header()] = None,
+) -> StreamingResponse:
+    """Each new envelope as an SSE `envelope` event whose id is its seq (redacted for viewers)."""
+    recorder.live(game_id, principal.club_id)
+    start = after
+    if last_event_id and last_event_id.strip().isdigit():
+        start = max(start, int(last_event_id.strip()))
+
+    async def events() -> AsyncIterator[bytes]:
+        sent, cursor, idle = 0, start, 0.0
+        yield b"retry: 1000\n\n"
+        while True:
+            fresh = recorder.store.read_events(game_id, cursor, 500)
+            if fresh:
+                live = recorder.live(game_id, principal.club_id, fresh=True)
+                for env in redact_envelopes(principal, live.rules, live.state, fresh):
+                    yield b"id: %d\nevent: envelope\ndata: %s\n\n" % (env["seq"], orjson.dumps(env))
+                    cursor, sent = env["seq"], sent + 1
+                    if limit is not None and sent >= limit:
+                        return
+                idle = 0.0
+                continue
+            if not follow or await request.is_disconnected():
+                return
+            await asyncio.sleep(POLL_SECONDS)
+            idle += POLL_SECONDS
+            if idle >= KEEPALIVE_SECONDS:
+                idle = 0.0
+                yield b": keep-alive\n\n"
+
+    return StreamingResponse(
+        events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )

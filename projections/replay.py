@@ -1,0 +1,63 @@
+"""Replays: a hand as frames `{seq, event, state}`, one per event, to step through.
+
+The caller picks the viewpoint (a seat, everything, or the public table), by
+the rules of who may see what; each frame's event is redacted for that
+viewpoint just as its state is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from events.envelope import Envelope, event_of
+from events.errors import NotFoundError
+from projections import engine
+from projections.rules import OMNISCIENT, GameRules, Viewpoint
+
+
+def shown_event(rules: GameRules[Any], env: Mapping[str, Any], viewpoint: Viewpoint) -> dict[str, Any]:
+    """The envelope's event as the viewpoint saw it: `{type, ...fields}`."""
+    event = event_of(env)
+    return dict(event if viewpoint is OMNISCIENT else rules.redact_event(event, viewpoint))
+
+
+def hand_frames(
+    rules: GameRules[Any],
+    initial: Any,
+    envelopes: Sequence[Envelope],
+    hand: int,
+    viewpoint: Viewpoint,
+    names: Sequence[str],
+) -> list[dict[str, Any]]:
+    """The frames of hand `hand`: every event recorded in it, with the table after it.
+
+    Raises:
+        NotFoundError: the game has no such hand.
+    """
+    retracted = engine.retracted_seqs(envelopes)
+    frames: list[dict[str, Any]] = []
+    for env, state in engine.walk(rules, initial, envelopes):
+        if env["hand"] < hand:
+            continue
+        if env["hand"] > hand:
+            break
+        frame: dict[str, Any] = {
+            "seq": env["seq"],
+            "event": shown_event(rules, env, viewpoint),
+            "result": env["result"],
+            "actor": env["actor"],
+            "recorded_at": env["recorded_at"],
+            "state": engine.render_state(rules, state, viewpoint, names),
+        }
+        if "violation" in env:
+            frame["violation"] = env["violation"]
+        if env["seq"] in retracted:
+            frame["retracted_by"] = retracted[env["seq"]]
+        frames.append(frame)
+    if not frames:
+        last = envelopes[-1]["hand"] if envelopes else 0
+        raise NotFoundError(
+            f"hand {hand} is not in this game (its hands are 1 to {last})" if last else "this game has no hand yet"
+        )
+    return frames
