@@ -128,7 +128,7 @@ class SchnapsenState(BaseState):
 
 
 def _replace_at(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return (*values[:index], value, *values[index + 1:])
+    return (*values[:index], value, *values[index + 1 :])
 
 
 def beats(card: str, best: str, trump: str | None) -> bool:
