@@ -1,0 +1,52 @@
+"""Casino's event schemas (`rules/casino.md`).
+
+A table item (in `take` and `onto`) is a loose card's code or a build id
+(`b1`, `b2`...). A build's `value` is an integer or a face rank `J`/`Q`/`K`;
+whether the integer is in range (2 to 10) is for the rules to say (a build
+over 10 is *impossible*, not malformed).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from events.common import COMMON_EVENTS
+from events.errors import InvalidEventError
+from events.schema import Shape, card, list_of, per_seat_list, seat
+
+_BUILD_ID = re.compile(r"^[bB][1-9][0-9]{0,3}$")
+FACE_RANKS = ("J", "Q", "K")
+
+
+def table_item(value: Any, path: str, seats: int) -> str:
+    """A loose card (returned canonical) or a build id (returned as `b<n>`)."""
+    if isinstance(value, str) and _BUILD_ID.match(value.strip()):
+        return value.strip().lower()
+    try:
+        return card(value, path, seats)
+    except InvalidEventError:
+        raise InvalidEventError(
+            f"{path}: {value!r} is neither a card code (e.g. 'TD') nor a build id (e.g. 'b1')", field=path
+        ) from None
+
+
+def build_value(value: Any, path: str, seats: int) -> int | str:
+    """An integer (a number build) or `J`, `Q`, `K` (a face build)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().upper() in FACE_RANKS:
+        return value.strip().upper()
+    raise InvalidEventError(f"{path}: expected a number from 2 to 10 or a face rank J, Q, K, got {value!r}", field=path)
+
+
+EVENTS: dict[str, Shape] = {
+    "deal": Shape(
+        {"dealer": seat, "hands": per_seat_list(list_of(card, length=4))},
+        {"table": list_of(card, length=4)},
+    ),
+    "capture": Shape({"seat": seat, "card": card, "take": list_of(table_item, max_length=52)}),
+    "build": Shape({"seat": seat, "card": card, "onto": list_of(table_item, max_length=52), "value": build_value}),
+    "trail": Shape({"seat": seat, "card": card}),
+    **COMMON_EVENTS,
+}

@@ -1,0 +1,494 @@
+"""Casino (Cassino) for 2, 3 or 4 players, rounds until a seat reaches the target.
+
+Rule source: `rules/casino.md` (from seed `000_f6e1c9482d5f69cc.txt`).
+Options: `first_dealer` (seat, default 0), `target` (default 21), `sweeps`
+(bool, default false: a sweep scores 1 only when true), `enforcement`.
+
+A round is one hand: its first `deal` (with `table`) opens it, the later
+deals of the round (without `table`) continue it; the deck runs out after 6,
+4 or 3 deals for 2, 3 or 4 players, and that deal's result says
+`"last_deal": true`. `totals` are cumulative round points.
+
+Readings of the rule text:
+
+- A build's `value` that is an integer out of 2 to 10 (11, 1, 0...) is
+  *impossible*, like a build over 10; only a value that is not an integer
+  nor J/Q/K is *invalid*. An empty `take`/`onto`, an item named twice or an
+  item not on the table is *impossible*.
+- A number build: every build in `onto` must have the build's value, the
+  played card and the loose cards must split into groups of the value. A
+  number build is *multiple* when it holds two or more groups (so any new
+  build that takes in an existing build is multiple). An increase is `onto`
+  = one number build of value u with `value` = u + the card; anything else
+  is read as a new build (and is impossible if it does not split).
+- Increasing a multiple build (illegal, stored under `record`) folds as
+  played: the build keeps its id and becomes a single build of the new value.
+- A face build is a J/Q/K played onto exactly one item: a loose card of its
+  rank (new id) or a face build of its rank (same id). A face build is never
+  multiple and is never increased. A face card captures one loose card of its
+  rank, all three when exactly three lie loose on the table, its face build,
+  or its face build with one loose card of its rank.
+- Illegal plays are checked in this order: `trail_with_build`,
+  `increase_multiple_build`, `build_without_capturing_card` (rule 1, for the
+  new or changed build), `keep_capturing_card` (for the mover's other builds,
+  those the move neither takes nor builds on).
+- Play starts left of the dealer after every deal of a round.
+- A capture that leaves the table empty says `"table_cleared": true` in its
+  result; it is a sweep unless it proves the round's last capture. The
+  round's last play gives the definitive `sweeps` (`[{seat, seq}]`) in its
+  result, with `rest` (`{seat, cards}`: the cards and builds left on the
+  table, to the last capturer, `seat` null when nobody captured and those
+  cards count for nobody). The `sweep` search tag is put on a capture that
+  cleared the table before the round's last card (so a clearing capture
+  followed only by trails is tagged, though it does not score).
+- A tie for most cards or most spades gives the item to nobody and writes
+  no line. A voided round scores 0 for every seat and has no lines; the
+  same dealer deals the next round.
+- The game ends after a round in which a seat has reached `target` and the
+  highest total is held by one seat alone; that seat wins.
+
+`phase` values: `deal` (a deal is due: the first of a round, or the next one
+when every hand is empty), `play`, `over` (the game has ended).
+
+`table` fields: `dealer`, `deal` (deals made in this round), `deals` (deals
+in a round), `last_deal` (the deck is used up), `stock` (cards not dealt),
+`loose` (loose cards in the order they came to the table), `builds`
+(`[{id, value, cards, multiple, owner, seq}]`, `seq` = the event that made or
+last changed it), `last_capture` (`{seat, seq}` or null), `rest` (at the end
+of a round: `{seat, cards}` or null), `target`, `sweeps_score`. Each seat
+shows `cards` (or `card_count`), `captured` (the cards it captured this
+round, public), `captured_count`, `spades`, `builds` (ids it owns), `dealer`.
+`hand_points` are the points of the round so far (final at its end).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from events.casino import EVENTS
+from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnError
+from projections.casino._legal import legal_events
+from projections.casino._moves import breach as _breach
+from projections.casino._moves import build_check, capture_check
+from projections.casino._score import round_lines, sweeps_of
+from projections.casino._state import CARD_SET, CARDS, FACES, Build, CasinoState, replace_at
+from projections.rules import (
+    ENFORCEMENT,
+    HIDDEN,
+    Census,
+    Event,
+    GameRules,
+    HandScore,
+    OptionSpec,
+    ScoreSheet,
+    Viewpoint,
+    hand_score,
+    opt_bool,
+    opt_int,
+    opt_seat,
+    seat_dict,
+)
+
+__all__ = ["RULES", "CasinoState"]
+
+OPTIONS: dict[str, OptionSpec] = {
+    "first_dealer": OptionSpec(0, opt_seat, "the dealer of the first round (the lowest cut)"),
+    "target": OptionSpec(21, opt_int(1), "the game ends after a round in which a seat reaches this total"),
+    "sweeps": OptionSpec(False, opt_bool, "a sweep scores 1 point"),
+    "enforcement": ENFORCEMENT,
+}
+
+
+# --------------------------------------------------------------------------- interface
+
+
+def initial_state(players: Sequence[str], options: Mapping[str, Any]) -> CasinoState:
+    n = len(players)
+    return CasinoState(
+        seats=n,
+        options=dict(options),
+        next_dealer=options["first_dealer"],
+        hands=tuple(frozenset() for _ in range(n)),
+        won=tuple(() for _ in range(n)),
+        totals=(0,) * n,
+    )
+
+
+def to_act(state: CasinoState) -> tuple[int, ...]:
+    if state.phase == "play":
+        return (state.to_play,)
+    if state.phase == "deal":
+        return (_dealer_due(state),)
+    return ()
+
+
+def _dealer_due(state: CasinoState) -> int:
+    """The round's dealer within a round; the next dealer between rounds."""
+    if state.in_round:
+        assert state.dealer is not None
+        return state.dealer
+    return state.next_dealer
+
+
+def validate(state: CasinoState, event: Event) -> None:
+    """Raises `ImpossibleEventError` / `OutOfTurnError` / `IllegalEventError`."""
+    kind = event["type"]
+    if kind == "hand_voided":
+        return
+    if kind == "deal":
+        _validate_deal(state, event)
+        return
+    if state.phase != "play":
+        raise OutOfTurnError(f"no card is played now: a deal by seat {_dealer_due(state)} is due")
+    seat, card = event["seat"], event["card"]
+    if seat != state.to_play:
+        raise OutOfTurnError(f"it is seat {state.to_play}'s turn, not seat {seat}'s")
+    if card not in state.hands[seat]:
+        raise ImpossibleEventError(f"seat {seat} does not hold {card}", field="card")
+    breach: tuple[str, str] | None
+    if kind == "capture":
+        _, builds = capture_check(state, card, event["take"])
+        breach = _breach(state, seat, card, consumed=frozenset(b.id for b in builds))
+    elif kind == "build":
+        move = build_check(state, card, event["onto"], event["value"])
+        increased = move.target if move.kind == "increase" else None
+        breach = _breach(state, seat, card, consumed=move.consumed, new_value=move.value, increased=increased)
+    elif kind == "trail":
+        breach = _breach(state, seat, card, trail=True)
+    else:  # pragma: no cover - the schema admits no other type
+        raise ImpossibleEventError(f"unknown event {kind}")
+    if breach is not None:
+        raise IllegalEventError(*breach)
+
+
+def _validate_deal(state: CasinoState, event: Event) -> None:
+    if state.phase != "deal":
+        raise OutOfTurnError(f"seat {state.to_play} is to play; the next deal comes when every hand is empty")
+    due = _dealer_due(state)
+    if event["dealer"] != due:
+        why = "the round's dealer deals all its deals" if state.in_round else "the deal passes to the left"
+        raise ImpossibleEventError(f"seat {due} deals now ({why}), not seat {event['dealer']}", field="dealer")
+    table = event.get("table")
+    if state.in_round and table is not None:
+        raise ImpossibleEventError(
+            f"this is deal {state.deals + 1} of the round: only the first deal lays cards on the table", field="table"
+        )
+    if not state.in_round and table is None:
+        raise ImpossibleEventError("the first deal of a round lays 4 cards on the table: `table` is missing")
+    cards = [c for h in event["hands"] for c in h] + list(table or [])
+    duplicates = sorted({c for c in cards if cards.count(c) > 1})
+    if duplicates:
+        raise ImpossibleEventError(f"the deal names {', '.join(duplicates)} twice")
+    if state.in_round:
+        again = sorted(set(cards) & state.seen)
+        if again:
+            raise ImpossibleEventError(f"{', '.join(again)} has already been seen in this round")
+
+
+def evolve(state: CasinoState, event: Event) -> CasinoState:
+    """The fold step: no rule checks, no randomness."""
+    seq = state.seq + 1
+    kind = event["type"]
+    if kind == "deal":
+        return _evolve_deal(state, event, seq)
+    if kind == "hand_voided":
+        return _evolve_void(state, seq)
+    seat, card = event["seat"], event["card"]
+    hands = replace_at(state.hands, seat, state.hands[seat] - {card})
+    state = replace(state, seq=seq, hands=hands, to_play=(seat + 1) % state.seats)
+    if kind == "capture":
+        state = _evolve_capture(state, seat, card, event["take"], seq)
+    elif kind == "build":
+        state = _evolve_build(state, seat, card, event["onto"], event["value"], seq)
+    elif kind == "trail":
+        state = replace(state, loose=(*state.loose, card), facts={})
+    else:
+        raise AssertionError(f"casino cannot fold {kind}")
+    if any(state.hands):
+        return state
+    if len(state.seen) < len(CARDS):
+        return replace(state, phase="deal")
+    return _end_round(state, seq)
+
+
+def _evolve_deal(state: CasinoState, event: Event, seq: int) -> CasinoState:
+    hands = tuple(frozenset(h) for h in event["hands"])
+    dealt = frozenset(c for h in hands for c in h)
+    dealer = event["dealer"]
+    n = state.seats
+    if not state.in_round:
+        table = tuple(event["table"])
+        state = replace(
+            state,
+            hand=state.hand + 1,
+            dealer=dealer,
+            seen=dealt | frozenset(table),
+            loose=table,
+            builds=(),
+            build_count=0,
+            won=tuple(() for _ in range(n)),
+            cleared=(),
+            last_capture=None,
+            rest=(),
+            rest_seat=None,
+        )
+    else:
+        state = replace(state, seen=state.seen | dealt)
+    deals = state.deals + 1
+    stock = len(CARDS) - len(state.seen)
+    return replace(
+        state,
+        seq=seq,
+        phase="play",
+        deals=deals,
+        hands=hands,
+        to_play=(dealer + 1) % n,
+        facts={"deal": deals, "last_deal": stock == 0, "stock": stock},
+    )
+
+
+def _evolve_void(state: CasinoState, seq: int) -> CasinoState:
+    """A voided round counts for nothing; the same dealer deals the next one."""
+    n = state.seats
+    zero = (0,) * n
+    return replace(
+        state,
+        seq=seq,
+        phase="deal",
+        next_dealer=state.dealer if state.dealer is not None else state.next_dealer,
+        deals=0,
+        hands=tuple(frozenset() for _ in range(n)),
+        seen=frozenset(),
+        loose=(),
+        builds=(),
+        won=tuple(() for _ in range(n)),
+        cleared=(),
+        last_capture=None,
+        rest=(),
+        rest_seat=None,
+        results=(*state.results, HandScore(state.hand, zero, ())),
+        facts={"hand_ended": True, "voided": True, "points": seat_dict(zero)},
+    )
+
+
+def _evolve_capture(state: CasinoState, seat: int, card: str, take: Sequence[str], seq: int) -> CasinoState:
+    items = set(take)
+    taken = [c for c in state.loose if c in items]
+    gone = [b for b in state.builds if b.id in items]
+    cards = [card, *taken, *(c for b in gone for c in b.cards)]
+    loose = tuple(c for c in state.loose if c not in items)
+    builds = tuple(b for b in state.builds if b.id not in items)
+    won = replace_at(state.won, seat, (*state.won[seat], *((c, seq) for c in cards)))
+    facts: dict[str, Any] = {"captured": cards}
+    if gone:
+        facts["builds"] = [b.id for b in gone]
+    if card[0] in FACES and len(taken) == 3:
+        facts["three_faces"] = True
+    cleared = state.cleared
+    if not loose and not builds:
+        facts["table_cleared"] = True
+        cleared = (*cleared, (seat, seq))
+    return replace(state, loose=loose, builds=builds, won=won, cleared=cleared, last_capture=(seat, seq), facts=facts)
+
+
+def _evolve_build(
+    state: CasinoState, seat: int, card: str, onto: Sequence[str], value: int | str, seq: int
+) -> CasinoState:
+    move = build_check(state, card, onto, value)
+    if move.target is not None:
+        old = move.target
+        changed = Build(old.id, value, (*old.cards, card), False, seat, seq)
+        builds = tuple(changed if b.id == old.id else b for b in state.builds)
+        facts = {"build": old.id, "value": value, "cards": list(changed.cards), "multiple": False}
+        facts["increased" if move.kind == "increase" else "face_added"] = True
+        return replace(state, builds=builds, facts=facts)
+    used = set(onto)
+    count = state.build_count + 1
+    cards = (*move.loose, *(c for b in move.builds for c in b.cards), card)
+    new = Build(f"b{count}", value, cards, move.multiple, seat, seq)
+    facts = {"build": new.id, "value": value, "cards": list(cards), "multiple": move.multiple}
+    if move.builds:
+        facts["replaced"] = [b.id for b in move.builds]
+    return replace(
+        state,
+        loose=tuple(c for c in state.loose if c not in used),
+        builds=(*(b for b in state.builds if b.id not in used), new),
+        build_count=count,
+        facts=facts,
+    )
+
+
+def _end_round(state: CasinoState, seq: int) -> CasinoState:
+    """The last card is played: the table goes to the last capturer; score the round."""
+    rest = state.table_cards
+    n = state.seats
+    won = state.won
+    rest_seat = None
+    if state.last_capture is not None:
+        rest_seat, at = state.last_capture
+        won = replace_at(won, rest_seat, (*won[rest_seat], *((c, at) for c in rest)))
+    state = replace(state, loose=(), builds=(), won=won, rest=rest, rest_seat=rest_seat)
+    result = hand_score(state.hand, n, round_lines(state))
+    totals = tuple(t + p for t, p in zip(state.totals, result.points, strict=True))
+    best = max(totals)
+    leaders = [s for s in range(n) if totals[s] == best]
+    over = best >= state.options["target"] and len(leaders) == 1
+    assert state.dealer is not None
+    facts = {
+        **state.facts,
+        "hand_ended": True,
+        "points": seat_dict(result.points),
+        "rest": {"seat": rest_seat, "cards": list(rest)},
+        "sweeps": [{"seat": s, "seq": q} for s, q in sweeps_of(state)],
+    }
+    return replace(
+        state,
+        phase="over" if over else "deal",
+        deals=0,
+        next_dealer=(state.dealer + 1) % n,
+        results=(*state.results, result),
+        totals=totals,
+        winner=leaders[0] if over else None,
+        facts=facts,
+    )
+
+
+def score(state: CasinoState) -> ScoreSheet:
+    """Totals are cumulative round points; the game ends by `_end_round`'s rule."""
+    return ScoreSheet(state.totals, state.results, state.phase == "over", state.winner)
+
+
+def is_terminal(state: CasinoState) -> bool:
+    return state.phase == "over"
+
+
+def hand_in_progress(state: CasinoState) -> bool:
+    return state.in_round
+
+
+def chance_events(state: CasinoState, rng: random.Random) -> list[dict[str, Any]]:
+    """The due deal, from the cards not yet dealt in this round, shuffled."""
+    if state.phase != "deal":
+        return []
+    cards = sorted(CARD_SET - state.seen) if state.in_round else list(CARDS)
+    rng.shuffle(cards)
+    n = state.seats
+    event: dict[str, Any] = {
+        "type": "deal",
+        "dealer": _dealer_due(state),
+        "hands": [cards[4 * s : 4 * s + 4] for s in range(n)],
+    }
+    if not state.in_round:
+        event["table"] = cards[4 * n : 4 * n + 4]
+    return [event]
+
+
+def view(state: CasinoState, seat: Viewpoint) -> dict[str, Any]:
+    """The table as `seat` saw it: the other hands as counts only."""
+    seats = []
+    for s in range(state.seats):
+        doc: dict[str, Any] = {"seat": s}
+        if seat is None or seat == s:
+            doc["cards"] = sorted(state.hands[s])
+        else:
+            doc["card_count"] = len(state.hands[s])
+        pile = [c for c, _ in state.won[s]]
+        doc.update(
+            captured=pile,
+            captured_count=len(pile),
+            spades=sum(1 for c in pile if c[1] == "S"),
+            builds=[b.id for b in state.owned(s)],
+            dealer=s == state.dealer,
+        )
+        seats.append(doc)
+    last = state.last_capture
+    ended = not state.in_round and state.hand > 0
+    points = hand_score(state.hand, state.seats, round_lines(state)).points if state.hand else (0,) * state.seats
+    return {
+        "phase": state.phase,
+        "to_act": list(to_act(state)),
+        "seats": seats,
+        "table": {
+            "dealer": state.dealer,
+            "deal": state.deals,
+            "deals": state.deals_in_round,
+            "last_deal": state.in_round and len(state.seen) == len(CARDS),
+            "stock": len(CARDS) - len(state.seen) if state.in_round else 0,
+            "loose": list(state.loose),
+            "builds": [b.to_dict() for b in state.builds],
+            "last_capture": None if last is None else {"seat": last[0], "seq": last[1]},
+            "rest": {"seat": state.rest_seat, "cards": list(state.rest)} if ended and state.rest else None,
+            "target": state.options["target"],
+            "sweeps_score": state.options["sweeps"],
+        },
+        "hand_points": seat_dict(points),
+    }
+
+
+def redact_event(event: Event, seat: Viewpoint) -> Event:
+    """Hide the other seats' dealt cards; every played card is seen by all."""
+    if seat is None or event["type"] != "deal":
+        return event
+    hands = [list(h) if s == seat else [HIDDEN] * len(h) for s, h in enumerate(event["hands"])]
+    return {**event, "hands": hands}
+
+
+def situations(event: Event, result: Mapping[str, Any]) -> list[str]:
+    """Search tags: sweep, three_faces, build, multiple_build, increase, face_build, rest."""
+    tags = []
+    kind = event["type"]
+    if kind == "capture":
+        if result.get("table_cleared") and not result.get("hand_ended"):
+            tags.append("sweep")
+        if result.get("three_faces"):
+            tags.append("three_faces")
+        if result.get("builds"):
+            tags.append("build_captured")
+    elif kind == "build":
+        tags.append("build")
+        if result.get("multiple"):
+            tags.append("multiple_build")
+        if result.get("increased"):
+            tags.append("increase")
+        if isinstance(event.get("value"), str):
+            tags.append("face_build")
+    return tags
+
+
+def census(state: CasinoState) -> Census:
+    """The hands, the table (loose and built), the captured piles; the undealt rest unseen."""
+    places: dict[str, tuple[str, ...]] = {}
+    for s in range(state.seats):
+        places[f"hand {s}"] = tuple(state.hands[s])
+        places[f"won {s}"] = tuple(c for c, _ in state.won[s])
+    places["table"] = state.loose
+    for b in state.builds:
+        places[f"build {b.id}"] = b.cards
+    if state.rest_seat is None:
+        places["counted for nobody"] = state.rest
+    unseen = len(CARDS) - len(state.seen)
+    return Census(places, unseen, CARD_SET, dict(enumerate(state.hands)))
+
+
+RULES: GameRules[CasinoState] = GameRules(
+    kind="casino",
+    title="Casino",
+    player_counts=(2, 3, 4),
+    events=EVENTS,
+    options=OPTIONS,
+    initial_state=initial_state,
+    validate=validate,
+    evolve=evolve,
+    score=score,
+    legal_events=legal_events,
+    chance_events=chance_events,
+    view=view,
+    redact_event=redact_event,
+    is_terminal=is_terminal,
+    hand_in_progress=hand_in_progress,
+    census=census,
+    situations=situations,
+)

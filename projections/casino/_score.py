@@ -1,0 +1,91 @@
+"""Scoring a Casino round: one line per item won, naming the captures that won it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from projections.casino._state import CasinoState
+from projections.rules import ScoreLine
+
+BIG_CASINO = "TD"
+LITTLE_CASINO = "2S"
+ACES = ("AC", "AD", "AH", "AS")
+
+
+def sweeps_of(state: CasinoState) -> list[tuple[int, int]]:
+    """The captures `(seat, seq)` that cleared the table, but the round's last capture."""
+    last = state.last_capture[1] if state.last_capture else None
+    return [(s, q) for s, q in state.cleared if q != last]
+
+
+def round_lines(state: CasinoState) -> list[ScoreLine]:
+    """The lines of the round in `state` from what each seat has captured so far.
+
+    At the end of a round this is the round's score; during one, what it
+    would score if it ended now (the view's `hand_points`).
+    """
+    hand, n = state.hand, state.seats
+    lines: list[ScoreLine] = []
+    counts = [len(w) for w in state.won]
+    spades = [sum(1 for c, _ in w if c[1] == "S") for w in state.won]
+    for rule, points, item, tally in (
+        ("casino.most_cards", 3, "cards", counts),
+        ("casino.most_spades", 1, "spades", spades),
+    ):
+        best = max(tally)
+        leaders = [s for s in range(n) if tally[s] == best]
+        if best == 0 or len(leaders) > 1:
+            continue
+        s = leaders[0]
+        seqs = sorted({q for c, q in state.won[s] if item == "cards" or c[1] == "S"})
+        others = ", ".join(f"seat {o} {tally[o]}" for o in range(n) if o != s)
+        reason = (
+            f"most {item}: seat {s} captured {best} {item} ({others}) in the captures at seq "
+            f"{_seqs(seqs)}{_rest_note(state, s, item)}: {points} point{'s' if points > 1 else ''}"
+        )
+        lines.append(ScoreLine(hand, s, points, rule, reason, tuple(seqs)))
+    items = [
+        (BIG_CASINO, "casino.big_casino", 2, "big casino"),
+        (LITTLE_CASINO, "casino.little_casino", 1, "little casino"),
+    ]
+    items += [(ace, "casino.ace", 1, "ace") for ace in ACES]
+    for card, rule, points, name in items:
+        found = _taken(state, card)
+        if found is None:
+            continue
+        s, q = found
+        how = (
+            f"took {card} with the cards left on the table, after its last capture at seq {q}"
+            if card in state.rest and state.rest_seat == s
+            else f"captured {card} at seq {q}"
+        )
+        reason = f"{name}: seat {s} {how}: {points} point{'s' if points > 1 else ''}"
+        lines.append(ScoreLine(hand, s, points, rule, reason, (q,)))
+    if state.options.get("sweeps"):
+        for s, q in sweeps_of(state):
+            reason = f"sweep: seat {s}'s capture at seq {q} left the table empty: 1 point"
+            lines.append(ScoreLine(hand, s, 1, "casino.sweep", reason, (q,)))
+    return lines
+
+
+def _taken(state: CasinoState, card: str) -> tuple[int, int] | None:
+    for s, pile in enumerate(state.won):
+        for c, q in pile:
+            if c == card:
+                return s, q
+    return None
+
+
+def _rest_note(state: CasinoState, seat: int, item: str) -> str:
+    """How many of the counted cards came from the table's rest at the end of the round."""
+    if state.rest_seat != seat:
+        return ""
+    n = sum(1 for c in state.rest if item == "cards" or c[1] == "S")
+    if not n:
+        return ""
+    what = ("card" if item == "cards" else "spade") + ("s" if n > 1 else "")
+    return f", {n} {what} of them left on the table and taken after the last capture"
+
+
+def _seqs(seqs: Sequence[int]) -> str:
+    return ", ".join(str(q) for q in seqs)
