@@ -1,0 +1,639 @@
+"""Gin Rummy for three players: the box against the captain, a sitter out, game to 100.
+
+Rule source: `rules/gin-rummy-3.md` (from seed `002_b5302193840c3a24.txt`).
+Options: `first_roles` (`{box, captain, sitter}`, replaces the cut; default
+none), `gin_bonus` (25 or 20, default 25), `undercut_bonus` (0 to 100,
+default 10), `enforcement`.
+
+Readings of the rule text:
+
+- The cut: `cards[i]` is seat i's card; the highest rank (K high, A low) is in
+  the box, the middle one captain, the lowest sitter; two equal ranks make
+  the cut impossible. The cut cards go back: they are not "seen" in hand 1.
+- A `deal` names exactly the box's and the captain's seats in `hands`
+  (anything else is impossible); the box deals, so no dealer field.
+- Upcard offer: the captain, then the box, may take the upcard (`draw` from
+  `discard`) or `pass`; a stock draw, a discard or a knock then is
+  impossible. After two passes the captain's first draw must be from the
+  stock. After a taken upcard the taker discards (or knocks) and the other
+  player continues, as in any turn.
+- A knock comes instead of the discard of a turn (after the draw), the
+  discarded card is named in the event and goes onto the pile; its `melds`
+  are the record. A meld that is not a meld, a card not held, a card twice
+  or the discard inside a meld is impossible; declared deadwood over 10 is
+  `gin.knock_over_ten`, scored as declared under `record`.
+- Lay-off: the defender's melds must be melds of its own cards; each lay-off
+  names a card the defender holds outside its melds and a knocker's meld
+  index; it must fit the meld as extended by the lay-offs before it
+  (impossible otherwise). After a gin any lay-off is `gin.layoff_after_gin`
+  (checked after the fit checks); under `record` it is applied as played.
+- Scoring: K is the knocker's declared deadwood, D the defender's cards in
+  neither its melds nor its lay-offs. Gin (K = 0): gin bonus + D to the
+  knocker; K < D: D - K to the knocker; K >= D (not gin): undercut bonus +
+  (K - D) to the defender. The seat that scores "wins" the hand (also when
+  an undercut is worth 0 with `undercut_bonus` 0), which decides the roles
+  of the next hand; the sitter's points are always 0.
+- Drawn hand: checked after each `discard` (a knock is never drawn); with 31
+  cards dealt to the stock, the hand is drawn by the discard that follows the
+  29th stock draw. It scores 0 for all seats (one zero-point line says why);
+  roles stay and the box deals again. A voided hand: the same.
+- The game ends after the hand in which a seat reaches 100; only one seat
+  scores per hand, so that seat is the winner.
+- The sitter sees only the public table (as a spectator): its advice to the
+  captain is not modelled, so no view shows it the captain's cards.
+
+`phase` values: `cut` (the cut is due), `deal` (the box deals), `offer` (the
+upcard offer of a hand's first turn), `draw`, `discard` (the player has
+drawn: discard or knock), `lay_off` (the defender lays out after a knock),
+`over` (the game has ended).
+
+`table` fields: `box`, `captain`, `sitter` (seats; the next hand's once a
+hand has ended), `cut` (`{seat: card}` until the first deal, else null),
+`pile` (the discard pile, bottom to top; the upcard is its first card),
+`pile_top`, `stock` (cards left), `passes` (in the upcard offer),
+`stock_only` (the captain must draw from the stock), `knock` (`{seat,
+discard, melds, deadwood, count, gin, seq}` or null), `layout` (the
+defender's `{seat, melds, layoffs: [{card, meld}], extended, deadwood,
+count, seq}` or null), `last_hand` (`{hand, points}` of the last finished
+hand, or null). Each seat shows `role`, and `cards` (its own, or everyone's
+once laid out face up) or `card_count`.
+
+Result facts (the envelope's `result`): `cut` and `deal` give the roles;
+`draw` the `stock` left (and `upcard: true` when the upcard is taken);
+`discard` the `stock`, and `hand_ended`, `drawn`, `points` for a drawn hand;
+`knock` gives `deadwood` (declared count), `deadwood_cards`, `gin` and
+`better_melding`; `lay_off` gives `hand_ended`, `points`, `rule`, `outcome`
+(`gin`, `knock` or `undercut`), `scorer`, `knocker_deadwood`,
+`defender_deadwood`, `box_won` and `next_roles`. Search tags
+(`situations`): `knock` (every knock, gins too), `gin`, `better_melding`,
+`undercut`, `layoff`, `drawn_hand`, `upcard`.
+
+`legal_events` offers, besides take/pass/draw-from-pile and every discard,
+a knock for every discard and *every* arrangement of disjoint melds (maximal
+or not) that leaves 10 or less, and for the lay-off every maximal meld
+arrangement of the defender's cards without lay-offs and with the greedy
+lay-offs it allows (none after a gin); see `_table.py`.
+
+The meld arithmetic (`best_melding`, `better_melding`, `all_meldings`,
+`maximal_meldings`) is in `_melds.py` and exported here; so is `bot(rng)`, a
+chooser for `simulate.play` that knocks when it can (uniformly random play
+hardly ever knocks, see `_bot.py`). The `knock` event's result carries
+`better_melding`: null, or `{melds, deadwood, count, declared_count}` when
+another arrangement of the knocker's 10 cards had less deadwood than the
+declared one (for the audit's note "a better melding existed").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from events.cards import RANKS
+from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnError
+from events.gin_rummy_3 import EVENTS
+from projections.gin_rummy_3._bot import bot, table_bot
+from projections.gin_rummy_3._melds import (
+    Melding,
+    all_meldings,
+    best_melding,
+    better_melding,
+    deadwood_value,
+    extend_meld,
+    maximal_meldings,
+    meld_kind,
+    ordered_meld,
+    sort_cards,
+)
+from projections.gin_rummy_3._state import (
+    DRAWN_AT,
+    GAME_TARGET,
+    KNOCK_LIMIT,
+    OPTIONS,
+    STOCK_AFTER_DEAL,
+    GinState,
+    Knock,
+    Layout,
+    replace_at,
+    roles_of,
+)
+from projections.gin_rummy_3._table import (
+    census,
+    chance_events,
+    legal_events,
+    redact_event,
+    situations,
+    view,
+)
+from projections.rules import Event, GameRules, HandScore, ScoreLine, ScoreSheet, hand_score, seat_dict
+
+__all__ = [
+    "OPTIONS",
+    "RULES",
+    "GinState",
+    "Melding",
+    "all_meldings",
+    "best_melding",
+    "better_melding",
+    "bot",
+    "maximal_meldings",
+]
+
+
+# --------------------------------------------------------------------------- interface
+
+
+def initial_state(players: Sequence[str], options: Mapping[str, Any]) -> GinState:
+    roles = roles_of(options)
+    if roles is None:
+        return GinState(seats=3, options=dict(options))
+    return GinState(
+        seats=3,
+        options=dict(options),
+        phase="deal",
+        box=roles["box"],
+        captain=roles["captain"],
+        sitter=roles["sitter"],
+    )
+
+
+def validate(state: GinState, event: Event) -> None:
+    """Raises `ImpossibleEventError` / `OutOfTurnError` / `IllegalEventError`."""
+    kind = event["type"]
+    if kind == "hand_voided":
+        return
+    if kind == "cut":
+        _validate_cut(state, event["cards"])
+        return
+    if kind == "deal":
+        _validate_deal(state, event)
+        return
+    if state.phase == "cut":
+        raise OutOfTurnError("no hand is in progress: the cut for the roles comes first")
+    if state.phase == "deal":
+        raise OutOfTurnError(f"no hand is in progress: a deal by the box (seat {state.box}) is due")
+    seat = event["seat"]
+    assert state.turn is not None
+    if seat != state.turn:
+        what = {"offer": "to take or pass the upcard", "lay_off": "to lay off"}.get(state.phase, f"to {state.phase}")
+        raise OutOfTurnError(f"it is seat {state.turn}'s turn {what}, not seat {seat}'s")
+    if kind == "pass":
+        if state.phase != "offer":
+            raise OutOfTurnError("pass is only for the upcard offer of a hand's first turn")
+    elif kind == "draw":
+        _validate_draw(state, seat, event["source"], event["card"])
+    elif kind == "discard":
+        _expect_discard_phase(state, seat, kind)
+        _expect_held(state, seat, event["card"])
+    elif kind == "knock":
+        _validate_knock(state, seat, event["discard"], event["melds"])
+    elif kind == "lay_off":
+        _validate_lay_off(state, seat, event["melds"], event["layoffs"])
+    else:  # pragma: no cover - the schema admits no other type
+        raise ImpossibleEventError(f"unknown event {kind}")
+
+
+def _validate_cut(state: GinState, cards: Sequence[str]) -> None:
+    if state.options.get("first_roles"):
+        raise ImpossibleEventError("the option first_roles sets the roles of the first hand: no cut is made")
+    if state.phase != "cut":
+        raise OutOfTurnError("the cut has already been made")
+    ranks = [c[0] for c in cards]
+    if len(set(ranks)) != 3:
+        raise ImpossibleEventError(
+            f"the cut {' '.join(cards)} needs three different ranks to rank the seats (K high, A low)"
+        )
+
+
+def _validate_deal(state: GinState, event: Event) -> None:
+    if state.phase == "cut":
+        raise OutOfTurnError("the first deal needs a cut before it (or the option first_roles)")
+    if state.phase != "deal":
+        raise OutOfTurnError("a hand is in progress; a new deal comes after it ends (or after hand_voided)")
+    named = sorted(int(s) for s in event["hands"])
+    assert state.box is not None and state.captain is not None
+    due = sorted((state.box, state.captain))
+    if named != due:
+        raise ImpossibleEventError(
+            f"the deal gives 10 cards each to the box (seat {state.box}) and the captain (seat {state.captain}), "
+            f"not to seats {', '.join(str(s) for s in named) or 'none'}",
+            field="hands",
+        )
+    cards = [c for hand in event["hands"].values() for c in hand] + [event["upcard"]]
+    duplicates = sort_cards({c for c in cards if cards.count(c) > 1})
+    if duplicates:
+        raise ImpossibleEventError(f"the deal names {', '.join(duplicates)} twice")
+
+
+def _validate_draw(state: GinState, seat: int, source: str, card: str) -> None:
+    if state.phase == "offer":
+        if source == "stock":
+            raise ImpossibleEventError(
+                f"during the upcard offer seat {seat} may take the upcard {state.upcard} or pass, not draw from "
+                "the stock"
+            )
+    elif state.phase in ("discard", "lay_off"):
+        raise OutOfTurnError(
+            f"seat {seat} has drawn and must discard or knock"
+            if state.phase == "discard"
+            else f"the play has ended with seat {state.knock.seat if state.knock else '?'}'s knock"
+        )
+    elif source == "discard" and state.stock_only:
+        raise ImpossibleEventError(
+            f"both players passed the upcard {state.upcard}: seat {seat} must draw from the stock"
+        )
+    if source == "discard":
+        top = state.pile[-1] if state.pile else None
+        if card != top:
+            raise ImpossibleEventError(f"the top of the discard pile is {top}, not {card}")
+        return
+    if card in state.seen:
+        raise ImpossibleEventError(f"{card} has already been seen in this hand; it is not in the stock")
+
+
+def _expect_discard_phase(state: GinState, seat: int, kind: str) -> None:
+    if state.phase == "offer":
+        raise OutOfTurnError(f"seat {seat} must take the upcard {state.upcard} or pass before it may {kind}")
+    if state.phase == "draw":
+        raise OutOfTurnError(f"seat {seat} must draw before it may {kind}")
+    if state.phase != "discard":
+        raise OutOfTurnError(f"the play has ended: no {kind} now")
+
+
+def _expect_held(state: GinState, seat: int, card: str) -> None:
+    if card not in state.hands[seat]:
+        raise ImpossibleEventError(f"seat {seat} does not hold {card}")
+
+
+def _check_melds(state: GinState, seat: int, melds: Sequence[Sequence[str]], taken: set[str]) -> None:
+    """Each meld a meld of cards `seat` holds, no card twice (`taken` collects them)."""
+    for meld in melds:
+        if meld_kind(meld) is None:
+            raise ImpossibleEventError(
+                f"{' '.join(meld) or 'an empty list'} is not a meld (a set of 3 or 4 of one rank, or a run of 3 or "
+                "more of one suit, ace low)"
+            )
+        for card in meld:
+            _expect_held(state, seat, card)
+            if card in taken:
+                raise ImpossibleEventError(f"{card} is laid out twice")
+            taken.add(card)
+
+
+def _validate_knock(state: GinState, seat: int, discard: str, melds: Sequence[Sequence[str]]) -> None:
+    _expect_discard_phase(state, seat, "knock")
+    _expect_held(state, seat, discard)
+    taken = {discard}
+    for meld in melds:
+        if discard in meld:
+            raise ImpossibleEventError(f"{discard} is the knock's discard; it cannot also be in a meld")
+    _check_melds(state, seat, melds, taken)
+    deadwood = sort_cards(state.hands[seat] - taken)
+    count = deadwood_value(deadwood)
+    if count > KNOCK_LIMIT:
+        raise IllegalEventError(
+            "gin.knock_over_ten",
+            f"seat {seat} knocks with declared deadwood {' '.join(deadwood)} = {count}, over {KNOCK_LIMIT}",
+        )
+
+
+def _validate_lay_off(
+    state: GinState, seat: int, melds: Sequence[Sequence[str]], layoffs: Sequence[Mapping[str, Any]]
+) -> None:
+    knock = state.knock
+    if state.phase != "lay_off" or knock is None:
+        raise OutOfTurnError("a lay_off comes only after a knock, from the other player")
+    taken: set[str] = set()
+    _check_melds(state, seat, melds, taken)
+    extended = list(knock.melds)
+    for layoff in layoffs:
+        card, index = layoff["card"], layoff["meld"]
+        _expect_held(state, seat, card)
+        if card in taken:
+            raise ImpossibleEventError(f"{card} is in seat {seat}'s own melds or laid off already; it is laid off once")
+        if index >= len(extended):
+            raise ImpossibleEventError(
+                f"the knock at seq {knock.seq} declared {len(extended)} melds (indexes 0 to {len(extended) - 1}); "
+                f"there is no meld {index}"
+            )
+        grown = extend_meld(extended[index], card)
+        if grown is None:
+            raise ImpossibleEventError(f"{card} does not fit the knocker's meld {index} ({' '.join(extended[index])})")
+        extended[index] = grown
+        taken.add(card)
+    if knock.gin and layoffs:
+        laid = " ".join(lo["card"] for lo in layoffs)
+        raise IllegalEventError(
+            "gin.layoff_after_gin", f"seat {knock.seat} went gin at seq {knock.seq}: seat {seat} may not lay off {laid}"
+        )
+
+
+def evolve(state: GinState, event: Event) -> GinState:
+    """The fold step: no rule checks, no randomness."""
+    seq = state.seq + 1
+    kind = event["type"]
+    if kind == "cut":
+        return _evolve_cut(state, event["cards"], seq)
+    if kind == "deal":
+        return _evolve_deal(state, event, seq)
+    if kind == "pass":
+        if state.passes == 0:
+            return replace(state, seq=seq, passes=1, turn=state.box, facts={"offer_to": state.box})
+        return replace(state, seq=seq, passes=2, phase="draw", turn=state.captain, facts={"stock_only": True})
+    if kind == "draw":
+        return _evolve_draw(state, event, seq)
+    if kind == "discard":
+        return _evolve_discard(state, event["seat"], event["card"], seq)
+    if kind == "knock":
+        return _evolve_knock(state, event, seq)
+    if kind == "lay_off":
+        return _evolve_lay_off(state, event, seq)
+    if kind == "hand_voided":
+        void = HandScore(state.hand, (0, 0, 0), ())
+        return replace(
+            state,
+            seq=seq,
+            phase="deal",
+            turn=None,
+            results=(*state.results, void),
+            hand_points=(0, 0, 0),
+            facts={"hand_ended": True, "voided": True, "points": seat_dict((0, 0, 0))},
+        )
+    raise AssertionError(f"gin-rummy-3 cannot fold {kind}")
+
+
+def _evolve_cut(state: GinState, cards: Sequence[str], seq: int) -> GinState:
+    order = sorted(range(3), key=lambda s: RANKS.index(cards[s][0]), reverse=True)
+    box, captain, sitter = order
+    return replace(
+        state,
+        seq=seq,
+        phase="deal",
+        box=box,
+        captain=captain,
+        sitter=sitter,
+        cut=tuple(cards),
+        facts={"box": box, "captain": captain, "sitter": sitter},
+    )
+
+
+def _evolve_deal(state: GinState, event: Event, seq: int) -> GinState:
+    hands = [frozenset[str]() for _ in range(3)]
+    for key, cards in event["hands"].items():
+        hands[int(key)] = frozenset(cards)
+    upcard = event["upcard"]
+    return replace(
+        state,
+        seq=seq,
+        hand=state.hand + 1,
+        phase="offer",
+        cut=(),
+        hands=tuple(hands),
+        pile=(upcard,),
+        upcard=upcard,
+        stock=STOCK_AFTER_DEAL,
+        seen=frozenset().union(*hands, {upcard}),
+        turn=state.captain,
+        passes=0,
+        knock=None,
+        layout=None,
+        revealed=frozenset(),
+        deal_seq=seq,
+        hand_points=(0, 0, 0),
+        facts={"box": state.box, "captain": state.captain, "sitter": state.sitter, "stock": STOCK_AFTER_DEAL},
+    )
+
+
+def _evolve_draw(state: GinState, event: Event, seq: int) -> GinState:
+    seat, card = event["seat"], event["card"]
+    hands = replace_at(state.hands, seat, state.hands[seat] | {card})
+    if event["source"] == "discard":
+        facts: dict[str, Any] = {"stock": state.stock}
+        if state.phase == "offer":
+            facts["upcard"] = True
+        return replace(state, seq=seq, phase="discard", hands=hands, pile=state.pile[:-1], passes=0, facts=facts)
+    return replace(
+        state,
+        seq=seq,
+        phase="discard",
+        hands=hands,
+        stock=state.stock - 1,
+        seen=state.seen | {card},
+        passes=0,
+        facts={"stock": state.stock - 1},
+    )
+
+
+def _evolve_discard(state: GinState, seat: int, card: str, seq: int) -> GinState:
+    state = replace(
+        state,
+        seq=seq,
+        hands=replace_at(state.hands, seat, state.hands[seat] - {card}),
+        pile=(*state.pile, card),
+        facts={"stock": state.stock},
+    )
+    if state.stock > DRAWN_AT:
+        return replace(state, phase="draw", turn=state.opponent(seat))
+    line = ScoreLine(
+        state.hand,
+        seat,
+        0,
+        "gin.drawn_hand",
+        f"seat {seat}'s discard of {card} at seq {seq} left {state.stock} cards in the stock and nobody had "
+        f"knocked: the hand is drawn, nobody scores, and seat {state.box} (the box) deals again",
+        (seq,),
+    )
+    result = hand_score(state.hand, 3, [line])
+    return replace(
+        state,
+        phase="deal",
+        turn=None,
+        results=(*state.results, result),
+        hand_points=(0, 0, 0),
+        facts={"stock": state.stock, "hand_ended": True, "drawn": True, "points": seat_dict(result.points)},
+    )
+
+
+def _evolve_knock(state: GinState, event: Event, seq: int) -> GinState:
+    seat, discard = event["seat"], event["discard"]
+    held = state.hands[seat] - {discard}
+    melds = tuple(ordered_meld(m) for m in event["melds"])
+    in_melds = {c for m in melds for c in m}
+    deadwood = sort_cards(held - in_melds)
+    knock = Knock(seat, discard, melds, deadwood, deadwood_value(deadwood), seq)
+    better = better_melding(held, melds)
+    facts: dict[str, Any] = {
+        "deadwood": knock.count,
+        "deadwood_cards": list(deadwood),
+        "gin": knock.gin,
+        "better_melding": None if better is None else {**better.to_dict(), "declared_count": knock.count},
+    }
+    if better is not None:
+        shown = " ".join("-".join(m) for m in better.melds)
+        facts["audit_notes"] = [
+            f"seat {seat} knocked declaring deadwood {knock.count}, but a better melding existed: "
+            f"{shown}, deadwood {better.count}"
+        ]
+    return replace(
+        state,
+        seq=seq,
+        phase="lay_off",
+        hands=replace_at(state.hands, seat, held),
+        pile=(*state.pile, discard),
+        turn=state.opponent(seat),
+        knock=knock,
+        revealed=frozenset({seat}),
+        facts=facts,
+    )
+
+
+def _evolve_lay_off(state: GinState, event: Event, seq: int) -> GinState:
+    knock = state.knock
+    assert knock is not None
+    seat = event["seat"]
+    melds = tuple(ordered_meld(m) for m in event["melds"])
+    extended = list(knock.melds)
+    layoffs: list[tuple[str, int]] = []
+    for lo in event["layoffs"]:
+        card, index = lo["card"], lo["meld"]
+        layoffs.append((card, index))
+        grown = extend_meld(extended[index], card) if index < len(extended) else None
+        if grown is not None:
+            extended[index] = grown
+    out = {c for m in melds for c in m} | {c for c, _ in layoffs}
+    deadwood = sort_cards(state.hands[seat] - out)
+    layout = Layout(seat, melds, tuple(layoffs), tuple(extended), deadwood, deadwood_value(deadwood), seq)
+    state = replace(state, seq=seq, layout=layout, revealed=frozenset({knock.seat, seat}), turn=None)
+    lines = _hand_lines(state, knock, layout)
+    result = hand_score(state.hand, 3, lines)
+    scorer = lines[0].seat
+    totals = tuple(t + p for t, p in zip(state.totals, result.points, strict=True))
+    box_won = scorer == state.box
+    assert state.box is not None and state.captain is not None and state.sitter is not None
+    if box_won:
+        roles = (state.box, state.sitter, state.captain)
+    else:
+        roles = (state.captain, state.sitter, state.box)
+    over = totals[scorer] >= GAME_TARGET
+    return replace(
+        state,
+        phase="over" if over else "deal",
+        box=roles[0],
+        captain=roles[1],
+        sitter=roles[2],
+        results=(*state.results, result),
+        totals=totals,
+        hand_points=result.points,
+        facts={
+            "hand_ended": True,
+            "points": seat_dict(result.points),
+            "rule": lines[0].rule,
+            "outcome": "gin" if knock.gin else ("knock" if scorer == knock.seat else "undercut"),
+            "scorer": scorer,
+            "knocker_deadwood": knock.count,
+            "defender_deadwood": layout.count,
+            "box_won": box_won,
+            "next_roles": {"box": roles[0], "captain": roles[1], "sitter": roles[2]},
+        },
+    )
+
+
+def _hand_lines(state: GinState, knock: Knock, layout: Layout) -> list[ScoreLine]:
+    """The score lines of a hand ended by a knock and its lay-off (rules "Scoring a hand")."""
+    hand, events = state.hand, (knock.seq, layout.seq)
+    k, d = knock.seat, layout.seat
+    kname, dname = f"seat {k} ({state.role(k)})", f"seat {d} ({state.role(d)})"
+    kcards = " ".join(knock.deadwood) or "none"
+    dcards = " ".join(layout.deadwood) or "none"
+    laid = f", after laying off {' '.join(c for c, _ in layout.layoffs)}" if layout.layoffs else ""
+    defender = f"{dname} kept deadwood {dcards} = {layout.count}{laid} at seq {layout.seq}"
+    if knock.gin:
+        bonus = int(state.options["gin_bonus"])
+        melds = " + ".join(" ".join(m) for m in knock.melds)
+        return [
+            ScoreLine(
+                hand,
+                k,
+                bonus,
+                "gin.gin_bonus",
+                f"{kname} went gin at seq {knock.seq} ({melds}): gin bonus {bonus}",
+                events,
+            ),
+            ScoreLine(
+                hand,
+                k,
+                layout.count,
+                "gin.gin_deadwood",
+                f"after {kname}'s gin, {defender}: the knocker scores it",
+                events,
+            ),
+        ]
+    if knock.count < layout.count:
+        return [
+            ScoreLine(
+                hand,
+                k,
+                layout.count - knock.count,
+                "gin.knock",
+                f"{kname} knocked at seq {knock.seq} with deadwood {kcards} = {knock.count}; {defender}: "
+                f"{layout.count} - {knock.count} = {layout.count - knock.count}",
+                events,
+            )
+        ]
+    bonus = int(state.options["undercut_bonus"])
+    return [
+        ScoreLine(
+            hand,
+            d,
+            bonus,
+            "gin.undercut_bonus",
+            f"{kname} knocked at seq {knock.seq} with deadwood {kcards} = {knock.count}; {defender}, not more than "
+            f"the knocker's: undercut, bonus {bonus}",
+            events,
+        ),
+        ScoreLine(
+            hand,
+            d,
+            knock.count - layout.count,
+            "gin.undercut",
+            f"undercut difference: the knocker's {knock.count} - the defender's {layout.count} = "
+            f"{knock.count - layout.count}",
+            events,
+        ),
+    ]
+
+
+def score(state: GinState) -> ScoreSheet:
+    """Totals are cumulative points; the game ends after the hand in which a seat reaches 100."""
+    winner = max(range(3), key=lambda s: state.totals[s]) if state.phase == "over" else None
+    return ScoreSheet(state.totals, state.results, state.phase == "over", winner)
+
+
+def is_terminal(state: GinState) -> bool:
+    return state.phase == "over"
+
+
+def hand_in_progress(state: GinState) -> bool:
+    return state.phase in ("offer", "draw", "discard", "lay_off")
+
+
+RULES: GameRules[GinState] = GameRules(
+    kind="gin-rummy-3",
+    title="Gin Rummy for three",
+    player_counts=(3,),
+    events=EVENTS,
+    options=OPTIONS,
+    initial_state=initial_state,
+    validate=validate,
+    evolve=evolve,
+    score=score,
+    legal_events=legal_events,
+    chance_events=chance_events,
+    view=view,
+    redact_event=redact_event,
+    is_terminal=is_terminal,
+    hand_in_progress=hand_in_progress,
+    census=census,
+    situations=situations,
+    bot=table_bot,
+)

@@ -1,0 +1,233 @@
+"""What the table shows and what may come next: legal and chance events, views, census, tags.
+
+`legal_events` enumerates (documented in `legal_events` itself):
+
+- upcard offer: take the upcard, pass;
+- draw: take the top of the discard pile (a stock draw is a chance event);
+- discard: every held card; and for every discard after which the other 10
+  cards can be melded to deadwood 10 or less, one knock for *every*
+  arrangement of disjoint melds of those 10 cards with deadwood 10 or less
+  (not only the maximal ones: leaving a meld unlaid is a legal, if poor,
+  declaration, and listing them all makes random bots knock more often);
+- lay-off: for every maximal meld arrangement of the defender's cards, the
+  variant without lay-offs and (unless the knocker went gin) the variant
+  that lays off greedily every deadwood card that fits, each lay-off seeing
+  the knocker's melds as extended by the ones before it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from events.cards import FULL_DECK, RANKS, SUITS
+from projections.gin_rummy_3._melds import (
+    all_meldings,
+    extend_meld,
+    maximal_meldings,
+    min_deadwood_after_discard,
+    sort_cards,
+)
+from projections.gin_rummy_3._state import CARD_SET, HAND_SIZE, KNOCK_LIMIT, GinState, to_act
+from projections.rules import HIDDEN, Census, Event, Viewpoint, seat_dict
+
+
+def legal_events(state: GinState) -> list[dict[str, Any]]:
+    """Every legal decision now (the cut, deals and stock draws are chance events), in a stable order."""
+    seat = state.turn
+    if state.phase == "offer":
+        assert seat is not None and state.upcard is not None
+        return [
+            {"type": "draw", "seat": seat, "source": "discard", "card": state.upcard},
+            {"type": "pass", "seat": seat},
+        ]
+    if state.phase == "draw":
+        assert seat is not None
+        if state.stock_only:
+            return []
+        return [{"type": "draw", "seat": seat, "source": "discard", "card": state.pile[-1]}]
+    if state.phase == "discard":
+        assert seat is not None
+        held = state.hands[seat]
+        out: list[dict[str, Any]] = [{"type": "discard", "seat": seat, "card": c} for c in sort_cards(held)]
+        for discard, best in min_deadwood_after_discard(held).items():
+            if best > KNOCK_LIMIT:
+                continue
+            for melding in all_meldings(held - {discard}, KNOCK_LIMIT):
+                out.append(
+                    {"type": "knock", "seat": seat, "discard": discard, "melds": [list(m) for m in melding.melds]}
+                )
+        return out
+    if state.phase == "lay_off":
+        return _lay_off_events(state)
+    return []
+
+
+def _lay_off_events(state: GinState) -> list[dict[str, Any]]:
+    knock, seat = state.knock, state.turn
+    assert knock is not None and seat is not None
+    seen: set[str] = set()
+    out: list[dict[str, Any]] = []
+    for melding in maximal_meldings(state.hands[seat]):
+        variants = [[]] if knock.gin else [[], greedy_layoffs(knock.melds, melding.deadwood)]
+        for layoffs in variants:
+            event = {
+                "type": "lay_off",
+                "seat": seat,
+                "melds": [list(m) for m in melding.melds],
+                "layoffs": [{"card": c, "meld": i} for c, i in layoffs],
+            }
+            key = repr(event)
+            if key not in seen:
+                seen.add(key)
+                out.append(event)
+    return out
+
+
+def greedy_layoffs(melds: tuple[tuple[str, ...], ...], deadwood: tuple[str, ...]) -> list[tuple[str, int]]:
+    """Lay off deadwood cards onto the melds while any fits (each seeing the melds as extended)."""
+    extended = list(melds)
+    left = list(deadwood)
+    out: list[tuple[str, int]] = []
+    progress = True
+    while progress:
+        progress = False
+        for card in left:
+            for index, meld in enumerate(extended):
+                grown = extend_meld(meld, card)
+                if grown is not None:
+                    extended[index] = grown
+                    out.append((card, index))
+                    left.remove(card)
+                    progress = True
+                    break
+            if progress:
+                break
+    return out
+
+
+def chance_events(state: GinState, rng: random.Random) -> list[dict[str, Any]]:
+    """The cut (three different ranks), a deal from a shuffled deck, or a stock draw of an unseen card."""
+    if state.phase == "cut":
+        ranks = rng.sample(RANKS, 3)
+        return [{"type": "cut", "cards": [r + rng.choice(SUITS) for r in ranks]}]
+    if state.phase == "deal":
+        assert state.box is not None and state.captain is not None
+        cards = list(FULL_DECK)
+        rng.shuffle(cards)
+        hands = {str(state.captain): cards[:HAND_SIZE], str(state.box): cards[HAND_SIZE : 2 * HAND_SIZE]}
+        return [{"type": "deal", "hands": hands, "upcard": cards[2 * HAND_SIZE]}]
+    if state.phase == "draw":
+        unseen = sort_cards(CARD_SET - state.seen)
+        return [{"type": "draw", "seat": state.turn, "source": "stock", "card": rng.choice(unseen)}]
+    return []
+
+
+def _knock_doc(state: GinState) -> dict[str, Any] | None:
+    k = state.knock
+    if k is None:
+        return None
+    return {
+        "seat": k.seat,
+        "discard": k.discard,
+        "melds": [list(m) for m in k.melds],
+        "deadwood": list(k.deadwood),
+        "count": k.count,
+        "gin": k.gin,
+        "seq": k.seq,
+    }
+
+
+def _layout_doc(state: GinState) -> dict[str, Any] | None:
+    lay = state.layout
+    if lay is None:
+        return None
+    return {
+        "seat": lay.seat,
+        "melds": [list(m) for m in lay.melds],
+        "layoffs": [{"card": c, "meld": i} for c, i in lay.layoffs],
+        "extended": [list(m) for m in lay.extended],
+        "deadwood": list(lay.deadwood),
+        "count": lay.count,
+        "seq": lay.seq,
+    }
+
+
+def view(state: GinState, seat: Viewpoint) -> dict[str, Any]:
+    """The table as `seat` saw it: other hands as counts until they are laid out face up."""
+    seats = []
+    for s in range(3):
+        doc: dict[str, Any] = {"seat": s, "role": state.role(s)}
+        if seat is None or seat == s or s in state.revealed:
+            doc["cards"] = list(sort_cards(state.hands[s]))
+        else:
+            doc["card_count"] = len(state.hands[s])
+        seats.append(doc)
+    last = state.results[-1] if state.results else None
+    return {
+        "phase": state.phase,
+        "to_act": list(to_act(state)),
+        "seats": seats,
+        "table": {
+            "box": state.box,
+            "captain": state.captain,
+            "sitter": state.sitter,
+            "cut": {str(s): c for s, c in enumerate(state.cut)} if state.cut else None,
+            "pile": list(state.pile),
+            "pile_top": state.pile[-1] if state.pile else None,
+            "stock": state.stock,
+            "passes": state.passes if state.phase in ("offer", "draw") else 0,
+            "stock_only": state.stock_only,
+            "knock": _knock_doc(state),
+            "layout": _layout_doc(state),
+            "last_hand": None if last is None else {"hand": last.hand, "points": seat_dict(last.points)},
+        },
+        "hand_points": seat_dict(state.hand_points),
+    }
+
+
+def redact_event(event: Event, seat: Viewpoint) -> Event:
+    """Hide what `seat` did not see: the other hand at the deal, the other player's stock draws."""
+    if seat is None:
+        return event
+    kind = event["type"]
+    if kind == "deal":
+        hands = {k: list(v) if int(k) == seat else [HIDDEN] * len(v) for k, v in event["hands"].items()}
+        return {**event, "hands": hands}
+    if kind == "draw" and event["source"] == "stock" and event["seat"] != seat:
+        return {**event, "card": HIDDEN}
+    return event
+
+
+def census(state: GinState) -> Census:
+    """The hands, the discard pile; the stock unseen. Cards laid out face up are no longer private."""
+    if state.hand == 0:
+        return Census({}, len(CARD_SET), CARD_SET, {})
+    places: dict[str, tuple[str, ...]] = {f"hand {s}": tuple(state.hands[s]) for s in range(3)}
+    places["pile"] = state.pile
+    private = {s: state.hands[s] for s in range(3) if s not in state.revealed}
+    return Census(places, state.stock, CARD_SET, private)
+
+
+def situations(event: Event, result: Mapping[str, Any]) -> list[str]:
+    """Search tags: `knock` (every knock, gin too), `gin`, `undercut`, `drawn_hand`, `layoff`,
+    `better_melding` (the knocker declared worse than it could), `upcard` (the upcard taken)."""
+    kind = event["type"]
+    tags: list[str] = []
+    if kind == "knock":
+        tags.append("knock")
+        if result.get("gin"):
+            tags.append("gin")
+        if result.get("better_melding"):
+            tags.append("better_melding")
+    elif kind == "lay_off":
+        if event.get("layoffs"):
+            tags.append("layoff")
+        if result.get("outcome") == "undercut":
+            tags.append("undercut")
+    elif kind == "discard" and result.get("drawn"):
+        tags.append("drawn_hand")
+    elif kind == "draw" and event.get("source") == "discard" and result.get("upcard"):
+        tags.append("upcard")
+    return tags
