@@ -349,3 +349,31 @@ def test_a_retract_in_a_batch_and_score_without_the_retracted_events(client: Tes
     assert score["totals"] == example["expected"]["totals"] and score["winner"] == example["expected"]["winner"]
     assert [h["points"] for h in score["hands"]] == [h["points"] for h in example["expected"]["hands"]]
     assert client.get(f"/v1/games/{game_id}/verify", headers=club.recorder).json()["ok"] is True
+
+
+def test_audit_notes_a_better_gin_melding(client: TestClient, club: Club) -> None:
+    game_id = client.post(
+        "/v1/games",
+        json={
+            "game": "gin-rummy-3",
+            "players": ["Ben", "Jo", "Ida"],
+            "options": {"first_roles": {"box": 0, "captain": 1, "sitter": 2}},
+        },
+        headers=club.recorder,
+    ).json()["id"]
+    captain = ["AH", "2H", "3H", "4H", "5H", "5S", "5C", "7D", "8D", "9D"]
+    box = ["2S", "3S", "4S", "6S", "7S", "8C", "9C", "JC", "QC", "KC"]
+    events = [
+        {"type": "deal", "hands": {"0": box, "1": captain}, "upcard": "KS"},
+        {"type": "pass", "seat": 1},
+        {"type": "pass", "seat": 0},
+        {"type": "draw", "seat": 1, "source": "stock", "card": "TD"},
+        # knocks with 5S 5C as deadwood (10) although 5H 5S 5C and AH-4H made gin
+        {"type": "knock", "seat": 1, "discard": "TD", "melds": [["AH", "2H", "3H", "4H", "5H"], ["7D", "8D", "9D"]]},
+    ]
+    response = client.post(f"/v1/games/{game_id}/events", json={"events": events}, headers=club.recorder)
+    assert response.status_code == 201, response.text
+    audit = client.get(f"/v1/games/{game_id}/audit", headers=club.auditor).json()
+    (note,) = audit["game_notes"]
+    assert note["seq"] == 5 and "Jo (seat 1) knocked declaring deadwood 10" in note["text"]
+    assert "deadwood 0" in note["text"]
