@@ -126,7 +126,7 @@ def _validation_message(exc: RequestValidationError) -> tuple[str, str]:
 
 def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
     """The application, on the store of `settings.database_url` (or the given one)."""
-    from api.routes import audits, events, games, replays, tables
+    from api.routes import audits, events, exports, games, pages, replays, tables
 
     settings = settings or Settings()
     store = store or Store(settings.database_url)
@@ -166,6 +166,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.include_router(tables.router)
     app.include_router(replays.router)
     app.include_router(audits.router)
+    app.include_router(exports.router)
+    app.include_router(pages.router)
 
     @app.get("/", include_in_schema=False)
     async def root() -> dict[str, Any]:

@@ -85,3 +85,45 @@ class AppendRequest(SQLModel, table=True):
     first_seq: int
     last_seq: int
     created_at: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class HandFact(SQLModel, table=True):
+    """Read model for search: a situation that happened in a hand (`sweep`, `gin`, `bust`...).
+
+    Kept up to date from the global event order by a projection with a stored
+    checkpoint; disposable: `tablebook rebuild` makes it again from zero.
+    """
+
+    __tablename__ = "hand_fact"
+
+    id: int | None = Field(default=None, sa_column=Column(BigId, primary_key=True, autoincrement=True))
+    club_id: int = Field(index=True)
+    game_id: str = Field(max_length=32, index=True)
+    hand: int
+    seq: int
+    situation: str = Field(max_length=32, index=True)
+    seat: int | None = Field(default=None)
+
+
+class ProjectionCheckpoint(SQLModel, table=True):
+    """How far (global `position`) a read model has read the event log."""
+
+    __tablename__ = "projection_checkpoint"
+
+    name: str = Field(primary_key=True, max_length=64)
+    position: int = Field(default=0, sa_column=Column(BigId, nullable=False, server_default="0"))
+    updated_at: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class ShareToken(SQLModel, table=True):
+    """A read-only link to one game's finished hands; only its hash is kept; revocable."""
+
+    __tablename__ = "share_token"
+
+    id: str = Field(primary_key=True, max_length=32)
+    club_id: int = Field(foreign_key="club.id", index=True)
+    game_id: str = Field(foreign_key="game.id", max_length=32, index=True)
+    token_hash: str = Field(max_length=64)
+    created_by: str = Field(max_length=64)
+    created_at: str = Field(sa_column=Column(Text, nullable=False))
+    revoked_at: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
