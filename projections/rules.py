@@ -142,6 +142,11 @@ def seat_dict(values: Sequence[Any]) -> dict[str, Any]:
     return {str(i): v for i, v in enumerate(values)}
 
 
+def replace_at(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    """A copy of a per-seat tuple with one item replaced: the everyday step of an immutable fold."""
+    return (*values[:index], value, *values[index + 1 :])
+
+
 def cumulative_totals(seats: int, hands: Sequence[HandScore], start: int = 0, sign: int = 1) -> tuple[int, ...]:
     """`start + sign * sum(points)` per seat over the hands."""
     totals = [start] * seats

@@ -53,6 +53,7 @@ from projections.rules import (
     Viewpoint,
     hand_score,
     opt_seat,
+    replace_at,
     seat_dict,
 )
 
@@ -125,10 +126,6 @@ class SchnapsenState(BaseState):
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _replace_at(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return (*values[:index], value, *values[index + 1 :])
 
 
 def beats(card: str, best: str, trump: str | None) -> bool:
@@ -315,7 +312,7 @@ def evolve(state: SchnapsenState, event: Event) -> SchnapsenState:
         return replace(
             state,
             seq=seq,
-            hands=_replace_at(state.hands, seat, held),
+            hands=replace_at(state.hands, seat, held),
             trump_card=unter,
             facts={"took": state.trump_card, "gave": unter},
         )
@@ -383,7 +380,7 @@ def _evolve_lead(state: SchnapsenState, event: Event, seq: int) -> SchnapsenStat
         state,
         seq=seq,
         phase="follow",
-        hands=_replace_at(state.hands, seat, state.hands[seat] - {card}),
+        hands=replace_at(state.hands, seat, state.hands[seat] - {card}),
         trick=((seat, card),),
         facts=EMPTY,
     )
@@ -415,11 +412,11 @@ def _evolve_follow(state: SchnapsenState, event: Event, seq: int) -> SchnapsenSt
     state = replace(
         state,
         seq=seq,
-        hands=_replace_at(state.hands, seat, state.hands[seat] - {card}),
+        hands=replace_at(state.hands, seat, state.hands[seat] - {card}),
         trick=(),
-        won=_replace_at(state.won, winner, (*state.won[winner], lead_card, card)),
-        trick_points=_replace_at(state.trick_points, winner, state.trick_points[winner] + points),
-        tricks=_replace_at(state.tricks, winner, state.tricks[winner] + 1),
+        won=replace_at(state.won, winner, (*state.won[winner], lead_card, card)),
+        trick_points=replace_at(state.trick_points, winner, state.trick_points[winner] + points),
+        tricks=replace_at(state.tricks, winner, state.tricks[winner] + 1),
         marriages=marriages,
         leader=winner,
         last_trick=(winner, (lead_card, card), points, seq),
@@ -439,7 +436,7 @@ def _evolve_draw(state: SchnapsenState, seat: int, card: str, seq: int) -> Schna
     return replace(
         state,
         seq=seq,
-        hands=_replace_at(state.hands, seat, state.hands[seat] | {card}),
+        hands=replace_at(state.hands, seat, state.hands[seat] | {card}),
         talon=state.talon - 1,
         trump_card=None if card == state.trump_card else state.trump_card,
         seen=state.seen | {card},
@@ -458,7 +455,7 @@ def _end_hand(state: SchnapsenState, *, reacher: int | None, decisive: int) -> S
     events.extend(m.seq for m in state.marriages if m.seat == winner and m.credited)
     line = ScoreLine(state.hand, winner, points, rule, reason, tuple(sorted(set(events))))
     result = hand_score(state.hand, 2, [line])
-    to_go = _replace_at(state.to_go, winner, state.to_go[winner] - points)
+    to_go = replace_at(state.to_go, winner, state.to_go[winner] - points)
     over = to_go[winner] <= 0
     return replace(
         state,

@@ -74,7 +74,7 @@ from projections.casino._legal import legal_events
 from projections.casino._moves import breach as _breach
 from projections.casino._moves import build_check, capture_check
 from projections.casino._score import round_lines, sweeps_of
-from projections.casino._state import CARD_SET, CARDS, FACES, Build, CasinoState, replace_at
+from projections.casino._state import CARD_SET, CARDS, FACES, Build, CasinoState
 from projections.rules import (
     ENFORCEMENT,
     HIDDEN,
@@ -89,6 +89,7 @@ from projections.rules import (
     opt_bool,
     opt_int,
     opt_seat,
+    replace_at,
     seat_dict,
 )
 

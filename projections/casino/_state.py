@@ -107,7 +107,3 @@ class CasinoState(BaseState):
 
     def owned(self, seat: int) -> tuple[Build, ...]:
         return tuple(b for b in self.builds if b.owner == seat)
-
-
-def replace_at(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return (*values[:index], value, *values[index + 1 :])

@@ -93,6 +93,7 @@ from projections.rules import (
     cumulative_totals,
     hand_score,
     opt_seat,
+    replace_at,
     seat_dict,
 )
 
@@ -135,10 +136,6 @@ class SmearState(BaseState):
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _replace_at(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return (*values[:index], value, *values[index + 1 :])
 
 
 def to_act(state: SmearState) -> tuple[int, ...]:
@@ -337,7 +334,7 @@ def _evolve_play(state: SmearState, seat: int, card: str, seq: int) -> SmearStat
     state = replace(
         state,
         seq=seq,
-        hands=_replace_at(state.hands, seat, state.hands[seat] - {card}),
+        hands=replace_at(state.hands, seat, state.hands[seat] - {card}),
         trump=trump,
         trick=trick,
         facts=facts,

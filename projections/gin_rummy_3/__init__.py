@@ -114,7 +114,6 @@ from projections.gin_rummy_3._state import (
     GinState,
     Knock,
     Layout,
-    replace_at,
     roles_of,
 )
 from projections.gin_rummy_3._table import (
@@ -125,7 +124,7 @@ from projections.gin_rummy_3._table import (
     situations,
     view,
 )
-from projections.rules import Event, GameRules, HandScore, ScoreLine, ScoreSheet, hand_score, seat_dict
+from projections.rules import Event, GameRules, HandScore, ScoreLine, ScoreSheet, hand_score, replace_at, seat_dict
 
 __all__ = [
     "OPTIONS",

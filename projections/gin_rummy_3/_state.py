@@ -131,10 +131,6 @@ class GinState(BaseState):
         return self.phase == "draw" and self.passes == 2
 
 
-def replace_at(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return (*values[:index], value, *values[index + 1 :])
-
-
 def to_act(state: GinState) -> tuple[int, ...]:
     """The seats whose event is due."""
     if state.phase == "cut":

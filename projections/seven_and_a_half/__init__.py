@@ -122,6 +122,7 @@ from projections.rules import (
     opt_bool,
     opt_int,
     opt_seat,
+    replace_at,
     seat_dict,
 )
 from projections.seven_and_a_half._cards import (
@@ -181,10 +182,6 @@ OPTIONS: dict[str, OptionSpec] = {
 #: The boolean variants the view shows. The wild card is left to the game's options: a card code in
 #: the view would read as a card on the table.
 VARIANTS = ("two_card_bonus", "pair_of_sevens", "face_down_request", "splitting")
-
-
-def _replace_at(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return (*values[:index], value, *values[index + 1 :])
 
 
 # --------------------------------------------------------------------------- interface
@@ -277,7 +274,7 @@ def _evolve_bet(state: SevenAndAHalfState, seat: int, amount: int, seq: int) -> 
             bank_taken_by=None,
         )
         facts["banker"] = state.banker
-    stakes = _replace_at(state.stakes, seat, (amount, seq))
+    stakes = replace_at(state.stakes, seat, (amount, seq))
     due = [s for s in state.order() if stakes[s] is None]
     facts["stakes_due"] = due
     return replace(state, seq=seq, phase=STAKES if due else DEAL, stakes=stakes, facts=facts)
@@ -325,11 +322,11 @@ def _evolve_split(state: SevenAndAHalfState, event: Event, seq: int) -> SevenAnd
     hands = state.hands[seat]
     kept, moved = hands[index].cards
     new = Hand((moved,), stake=event["amount"], stake_seq=seq)
-    seat_hands = (*_replace_at(hands, index, replace(hands[index], cards=(kept,))), new)
+    seat_hands = (*replace_at(hands, index, replace(hands[index], cards=(kept,))), new)
     return replace(
         state,
         seq=seq,
-        hands=_replace_at(state.hands, seat, seat_hands),
+        hands=replace_at(state.hands, seat, seat_hands),
         facts={"hand": index, "new_hand": len(hands)},
     )
 
@@ -340,7 +337,7 @@ def _put(
     """Store one hand; the facts give its total if no card of it lies face down."""
     if not any(c in state.face_down for c in hand.cards):
         facts["total"] = state.total(hand)
-    hands = _replace_at(state.hands, seat, _replace_at(state.hands[seat], index, hand))
+    hands = replace_at(state.hands, seat, replace_at(state.hands[seat], index, hand))
     return replace(state, seq=seq, hands=hands, facts=facts)
 
 
