@@ -218,6 +218,8 @@ _SQL = {
     "AND idempotency_key = {p}",
     "insert_request": "INSERT INTO append_request (game_id, idempotency_key, body_hash, first_seq, last_seq, "
     "created_at) VALUES ({p}, {p}, {p}, {p}, {p}, {p})",
+    "find_key": "SELECT api_key.id, api_key.club_id, club.name, api_key.role, api_key.key_hash, api_key.label, "
+    "api_key.created_at, api_key.revoked_at FROM api_key JOIN club ON club.id = api_key.club_id WHERE api_key.id = {p}",
     "read_events": "SELECT seq, hand, type, data, recorded_at, actor, result, violation, prev_hash, hash FROM event "
     "WHERE game_id = {p} AND seq > {p} ORDER BY seq LIMIT {p}",
 }
@@ -294,14 +296,17 @@ class Store:
             )
 
     def find_key(self, key_id: str) -> KeyRecord | None:
-        query = (
-            select(KEYS, CLUBS.c.name.label("club"))
-            .join(CLUBS, CLUBS.c.id == KEYS.c.club_id)
-            .where(KEYS.c.id == key_id)
-        )
-        with self.engine.connect() as conn:
-            row = conn.execute(query).first()
-        return None if row is None else _key_record(row)
+        """A key by its public id (every request asks: the raw path keeps it cheap)."""
+        raw = self.engine.raw_connection()
+        try:
+            cursor = raw.cursor()
+            cursor.execute(self._sql["find_key"], (key_id,))
+            row = cursor.fetchone()
+            cursor.close()
+            raw.rollback()
+        finally:
+            raw.close()
+        return None if row is None else KeyRecord(*row)
 
     def list_keys(self, club: str | None = None) -> list[KeyRecord]:
         query = select(KEYS, CLUBS.c.name.label("club")).join(CLUBS, CLUBS.c.id == KEYS.c.club_id)
