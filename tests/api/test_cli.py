@@ -65,3 +65,25 @@ def test_score_prints_lines_and_totals_and_verify_fails_on_a_bad_game(url: str) 
         conn.exec_driver_sql(f"UPDATE event SET actor = 'someone' WHERE game_id = '{game.id}' AND seq = 12")
     failed = runner.invoke(app, ["verify", game.id, "--database", url])
     assert failed.exit_code == 1 and "first bad seq 12" in failed.output
+
+
+def test_replay_prints_frames_from_a_seat_and_audit_prints_claims(url: str) -> None:
+    runner.invoke(app, ["migrate", "--database", url])
+    store = Store(url)
+    recorder = Recorder(store)
+    club = store.ensure_club("c")
+    example = load_example("schnapsen-9001.json")
+    game = recorder.create_game(club_id=club, kind="schnapsen", players=example["players"], options=example["options"])
+    recorder.append(game.id, example["events"][:5], club_id=club, actor="t")
+    shown = runner.invoke(app, ["replay", game.id, "--hand", "1", "--seat", "0", "--database", url])
+    assert shown.exit_code == 0, shown.output
+    assert "Emma play K♣ marriage" in shown.output and "Lukas: 4 cards" in shown.output
+    assert "Emma: [" in shown.output and "??" in shown.output  # Lukas's dealt cards are hidden from Emma
+    recorder.append(game.id, example["events"][5:], club_id=club, actor="t")
+    recorder.append(
+        game.id, [{"type": "score_claimed", "hand": 1, "points": {"0": 3, "1": 0}}], club_id=club, actor="t"
+    )
+    report = runner.invoke(app, ["audit", game.id, "--database", url])
+    assert report.exit_code == 0
+    assert "chain: ok" in report.output and "claimed 3 for Emma, computed 2" in report.output
+    assert runner.invoke(app, ["replay", game.id, "--hand", "99", "--database", url]).exit_code == 1
