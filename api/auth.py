@@ -3,6 +3,10 @@
 Roles: `recorder` (create games, append, read), `viewer` (read; live hands
 redacted), `auditor` (read everything, audit, and append the corrections
 `retract`, `note`, `score_claimed`).
+
+A share token (`ts_<id>_<secret>`, see `api/share.py`) is a fourth kind of
+principal, with the role `share`: it reads one game, and of that game only
+the hands that are over. `authenticate` tells the two apart by the prefix.
 """
 
 from __future__ import annotations
@@ -16,22 +20,34 @@ from events.errors import ForbiddenError, UnauthorizedError
 from events.store import Store
 
 ROLES = ("recorder", "viewer", "auditor")
+#: the role of a share token's principal (never the role of a key)
+SHARE_ROLE = "share"
 #: event types an auditor may append
 CORRECTIONS = frozenset({"retract", "note", "score_claimed"})
 
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """Who is asking: the key's id (not its secret), club and role."""
+    """Who is asking: the key's id (not its secret), club and role.
+
+    A share token's principal has the role `share`, its token id as `key_id`,
+    and `game_id`, the one game it may read.
+    """
 
     key_id: str
     club_id: int
     club: str
     role: str
+    game_id: str | None = None
 
     @property
     def actor(self) -> str:
-        return f"key:{self.key_id}"
+        return f"share:{self.key_id}" if self.is_share else f"key:{self.key_id}"
+
+    @property
+    def is_share(self) -> bool:
+        """A share link: one game, its finished hands only, read-only."""
+        return self.role == SHARE_ROLE
 
     @property
     def sees_everything(self) -> bool:
@@ -59,18 +75,32 @@ def create_key(store: Store, club: str, role: str, label: str = "") -> str:
     return f"tb_{key_id}_{secret}"
 
 
-def authenticate(store: Store, authorization: str | None) -> Principal:
-    """The principal of an `Authorization: Bearer <key>` header.
+def bearer_token(authorization: str | None) -> str:
+    """The token of an `Authorization: Bearer <token>` header.
 
     Raises:
-        UnauthorizedError: no header, a malformed key, an unknown or revoked key.
+        UnauthorizedError: no header, or not the Bearer scheme.
     """
     if not authorization:
         raise UnauthorizedError("send your API key as 'Authorization: Bearer <key>'")
     scheme, _, token = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not token:
+    if scheme.lower() != "bearer" or not token.strip():
         raise UnauthorizedError("the Authorization header must be 'Bearer <key>'")
-    parts = token.strip().split("_", 2)
+    return token.strip()
+
+
+def authenticate(store: Store, authorization: str | None) -> Principal:
+    """The principal of an `Authorization: Bearer <key>` header (a key, or a share token).
+
+    Raises:
+        UnauthorizedError: no header, a malformed key, an unknown or revoked key or share token.
+    """
+    token = bearer_token(authorization)
+    if token.startswith("ts_"):
+        from api.share import authenticate_share  # api.share builds Principals: imported late
+
+        return authenticate_share(store, token)
+    parts = token.split("_", 2)
     if len(parts) != 3 or parts[0] != "tb":
         raise UnauthorizedError("that is not a Tablebook key (they look like tb_<id>_<secret>)")
     record = store.find_key(parts[1])

@@ -1,4 +1,15 @@
-"""Dependencies shared by the routes: the recorder and the calling principal."""
+"""Dependencies shared by the routes: the recorder and the calling principal.
+
+The principal comes from `Authorization: Bearer <key or share token>`. Two
+exceptions to the header, both for reading:
+
+- `GET /v1/games/{id}/stream` also takes `?access_token=<key or share
+  token>`, because a browser's `EventSource` cannot send headers. The replay
+  page itself streams with `fetch()` and the header, so no secret lands in a
+  URL; prefer share tokens in URLs (server logs and proxies may keep them).
+- A share token reads only its own game (another game is not found, 404) and
+  only the routes of a replay (`SHARE_ROUTES`, GET): anything else is 403.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +18,23 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from api.auth import Principal, authenticate
+from events.errors import ForbiddenError, NotFoundError
 from projections.recorder import Recorder
+
+#: the routes (templates) a share token may read
+SHARE_ROUTES = frozenset(
+    {
+        "/v1/games/{game_id}",
+        "/v1/games/{game_id}/state",
+        "/v1/games/{game_id}/replay",
+        "/v1/games/{game_id}/score",
+        "/v1/games/{game_id}/events",
+        "/v1/games/{game_id}/stream",
+        "/v1/games/{game_id}/hands",
+    }
+)
+#: the only route that accepts its credential as the `access_token` query parameter
+QUERY_TOKEN_ROUTES = frozenset({"/v1/games/{game_id}/stream"})
 
 
 def get_recorder(request: Request) -> Recorder:
@@ -15,8 +42,26 @@ def get_recorder(request: Request) -> Recorder:
     return recorder
 
 
+def _route_path(request: Request) -> str:
+    route = request.scope.get("route")
+    return str(getattr(route, "path", request.url.path))
+
+
 def get_principal(request: Request) -> Principal:
-    return authenticate(request.app.state.recorder.store, request.headers.get("authorization"))
+    route = _route_path(request)
+    authorization = request.headers.get("authorization")
+    if not authorization and route in QUERY_TOKEN_ROUTES:
+        token = request.query_params.get("access_token")
+        if token:
+            authorization = f"Bearer {token}"
+    principal = authenticate(request.app.state.recorder.store, authorization)
+    if principal.is_share:
+        game_id = request.path_params.get("game_id")
+        if game_id is not None and game_id != principal.game_id:
+            raise NotFoundError(f"no game {game_id!r}")
+        if request.method not in ("GET", "HEAD") or route not in SHARE_ROUTES:
+            raise ForbiddenError("a share link only reads its game's replay (finished hands)", role=principal.role)
+    return principal
 
 
 RecorderDep = Annotated[Recorder, Depends(get_recorder)]

@@ -1,7 +1,202 @@
-"""The web replay page and share links (issue 9)."""
+"""The web replay page, its static files, share links, and the hand index the page steps through.
+
+- `GET /replay/{id}` serves the page (`api/static/replay.html`); it reads the
+  same API as everyone else, with the key the viewer types in (kept in the
+  tab's sessionStorage) or a share token from the link (`#share=ts_...`), so
+  the API's visibility rules decide every card it may show. `GET /replay`
+  is the same page listing the club's games.
+- `GET /static/{name}`: the page's JavaScript, CSS and icon; nothing is
+  fetched from anywhere else (the Content-Security-Policy says so too).
+- `POST /v1/games/{id}/share` makes a read-only share link (recorder and
+  auditor keys); `GET` lists a game's links; `DELETE .../share/{share_id}`
+  revokes one. See `api/share.py`.
+- `GET /v1/games/{id}/hands`: each hand's seq range and whether it is live,
+  so a page can list the hands, find the hand of a seq, and know which
+  hands a share link may show without asking for a refused one.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from pydantic import BaseModel
+
+from api.deps import PrincipalDep, RecorderDep
+from api.share import create_share, list_shares, revoke_share
+from api.visibility import live_hand
+from events.errors import NotFoundError
 
 router = APIRouter(tags=["pages"])
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+_STATIC_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*\.(js|css|svg|html)$")
+_GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+_MEDIA = {
+    "js": "text/javascript; charset=utf-8",
+    "css": "text/css; charset=utf-8",
+    "svg": "image/svg+xml",
+    "html": "text/html; charset=utf-8",
+}
+#: the page loads nothing from outside this server, and may not be framed
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-cache",
+}
+
+
+@lru_cache(maxsize=32)
+def _static_bytes(name: str, mtime: float) -> bytes:
+    return (STATIC / name).read_bytes()
+
+
+def _static(name: str) -> Response:
+    path = STATIC / name
+    if not _STATIC_NAME.match(name) or not path.is_file():
+        raise NotFoundError(f"no static file {name!r}")
+    body = _static_bytes(name, path.stat().st_mtime)
+    return Response(body, media_type=_MEDIA[name.rsplit(".", 1)[1]], headers=PAGE_HEADERS)
+
+
+# --------------------------------------------------------------------------- the page
+
+
+@router.get("/replay", include_in_schema=False)
+@router.get("/replay/", include_in_schema=False)
+async def games_page() -> Response:
+    """The page without a game: it asks for a key and lists the club's games."""
+    return _static("replay.html")
+
+
+@router.get("/replay/{game_id}", include_in_schema=False)
+async def replay_page(game_id: str) -> Response:
+    """The replay page of one game (the page itself holds no data: it reads the API)."""
+    if not _GAME_ID.match(game_id):
+        raise NotFoundError(f"no game {game_id!r}")
+    return _static("replay.html")
+
+
+@router.get("/static/{name}", include_in_schema=False)
+async def static_file(name: str) -> Response:
+    return _static(name)
+
+
+# --------------------------------------------------------------------------- share links
+
+
+class SharePublic(BaseModel):
+    id: str
+    game: str
+    created_by: str
+    created_at: str
+    revoked_at: str | None
+    revoked: bool
+
+
+class ShareCreated(SharePublic):
+    token: str
+    path: str
+    url: str
+
+
+class ShareList(BaseModel):
+    shares: list[SharePublic]
+
+
+def _share_path(game_id: str, token: str) -> str:
+    return f"/replay/{game_id}#share={token}"
+
+
+@router.post(
+    "/v1/games/{game_id}/share",
+    status_code=201,
+    response_model=ShareCreated,
+    tags=["shares"],
+    summary="Create a read-only share link (finished hands only)",
+)
+async def create_share_link(
+    game_id: str, request: Request, principal: PrincipalDep, recorder: RecorderDep
+) -> dict[str, Any]:
+    """A new share token for this game, shown only in this answer, with the page's link.
+
+    The token opens the game's finished hands on the replay page and on the
+    read routes (`state`, `replay`, `score`, `events`, `stream`, `hands`) as
+    `Authorization: Bearer ts_...`; a live hand stays hidden. Recorder and
+    auditor keys may create links.
+    """
+    principal.require("recorder", "auditor")
+    record, token = create_share(recorder.store, club_id=principal.club_id, game_id=game_id, created_by=principal.actor)
+    path = _share_path(game_id, token)
+    return {**record.to_public(), "token": token, "path": path, "url": str(request.base_url).rstrip("/") + path}
+
+
+@router.get("/v1/games/{game_id}/share", response_model=ShareList, tags=["shares"], summary="A game's share links")
+async def get_share_links(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
+    """Every share link of the game, revoked ones included (never the tokens themselves)."""
+    principal.require("recorder", "auditor")
+    recorder.store.get_game(game_id, principal.club_id)
+    shares = list_shares(recorder.store, club_id=principal.club_id, game_id=game_id)
+    return {"shares": [s.to_public() for s in shares]}
+
+
+@router.delete(
+    "/v1/games/{game_id}/share/{share_id}", response_model=SharePublic, tags=["shares"], summary="Revoke a share link"
+)
+async def revoke_share_link(
+    game_id: str, share_id: str, principal: PrincipalDep, recorder: RecorderDep
+) -> dict[str, Any]:
+    """The link stops working at once; revoking it again changes nothing."""
+    principal.require("recorder", "auditor")
+    recorder.store.get_game(game_id, principal.club_id)
+    return revoke_share(recorder.store, share_id, club_id=principal.club_id, game_id=game_id).to_public()
+
+
+# --------------------------------------------------------------------------- the hand index
+
+
+class HandSpan(BaseModel):
+    hand: int
+    first_seq: int
+    last_seq: int
+    events: int
+    live: bool
+
+
+class HandIndex(BaseModel):
+    game: str
+    head: int
+    live_hand: int | None
+    hands: list[HandSpan]
+
+
+@router.get("/v1/games/{game_id}/hands", response_model=HandIndex, tags=["replays"], summary="The hands and their seqs")
+async def get_hands(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
+    """`{game, head, live_hand, hands: [{hand, first_seq, last_seq, events, live}]}`.
+
+    Hand 0 holds what comes before the first hand (a Gin cut, an early note).
+    `live` marks the hand being played (a share link may not open it; a
+    viewer key sees only its public table).
+    """
+    live = recorder.live(game_id, principal.club_id)
+    envelopes = recorder.store.read_events(game_id)
+    if envelopes and envelopes[-1]["seq"] != live.state.seq:
+        live = recorder.live(game_id, principal.club_id, fresh=True)
+    current = live_hand(live.rules, live.state)
+    spans: dict[int, dict[str, Any]] = {}
+    for env in envelopes:
+        span = spans.get(env["hand"])
+        if span is None:
+            spans[env["hand"]] = {"hand": env["hand"], "first_seq": env["seq"], "last_seq": env["seq"], "events": 1}
+        else:
+            span["last_seq"] = env["seq"]
+            span["events"] += 1
+    hands = [{**span, "live": span["hand"] == current} for _, span in sorted(spans.items())]
+    head = envelopes[-1]["seq"] if envelopes else 0
+    return {"game": game_id, "head": head, "live_hand": current, "hands": hands}

@@ -1,0 +1,761 @@
+// The replay page: a game at the table, step by step.
+//
+// Data: only the API, with the viewer's key (kept in this tab's sessionStorage) or a share token
+// (`#share=ts_...` in the link, finished hands only), so the server's visibility rules decide every
+// card this page may show. Reads: GET /v1/games/{id} (players, status), /hands (each hand's seqs),
+// /replay?hand=N&seat=S (frames {seq, event, result, state}), /score (hands, totals, lines), /state
+// (hand 0 only: /replay starts at hand 1), and /stream (server-sent events, read with fetch() so
+// that the key travels in the Authorization header, never in a URL).
+// Position: the address keeps it (#hand=3&seq=42, and &seat=S when viewing from a seat).
+
+import { cardText, describe, h, who } from "./cards.js";
+import { TITLES, renderTable } from "./tables.js";
+
+const KEY_STORE = "tablebook.key";
+const SHARE_STORE = "tablebook.share.";
+const $ = (id) => document.getElementById(id);
+
+class ApiError extends Error {
+  constructor(status, body) {
+    const message = body && body.error ? body.error.message : `the server answered ${status}`;
+    super(message);
+    this.status = status;
+    this.code = body && body.error ? body.error.code : "error";
+  }
+}
+
+const app = {
+  gameId: null,
+  token: null,
+  isShare: false,
+  meta: null,
+  hands: [],
+  liveHand: null,
+  score: null,
+  seat: "all",
+  hand: null,
+  frames: [],
+  viewpoint: null,
+  index: 0,
+  cache: new Map(),
+  listKey: null,
+  stream: null,
+  newEvents: 0,
+  loading: 0,
+  scoreHand: null,
+};
+
+// --------------------------------------------------------------------------- the API
+
+async function api(path, options = {}) {
+  const headers = { Accept: "application/json" };
+  if (app.token) headers.Authorization = `Bearer ${app.token}`;
+  if (options.body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, {
+    method: options.method || "GET", headers, cache: "no-store",
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  let body = null;
+  try {
+    body = await response.json();
+  } catch {
+    body = null;
+  }
+  if (!response.ok) throw new ApiError(response.status, body);
+  return body;
+}
+
+const gamePath = (suffix = "") => `/v1/games/${encodeURIComponent(app.gameId)}${suffix}`;
+
+// --------------------------------------------------------------------------- messages
+
+function showAlert(message, kind = "error") {
+  const el = $("alert");
+  el.textContent = message;
+  el.className = `alert alert-${kind}`;
+  el.hidden = !message;
+}
+
+function busy(on) {
+  app.loading += on ? 1 : -1;
+  document.body.classList.toggle("loading", app.loading > 0);
+  document.body.dataset.busy = app.loading > 0 ? "1" : "0";
+  $("main").setAttribute("aria-busy", app.loading > 0 ? "true" : "false");
+}
+
+// --------------------------------------------------------------------------- access
+
+function readHash() {
+  const params = new URLSearchParams(window.location.hash.slice(1));
+  const num = (name) => {
+    const v = params.get(name);
+    return v !== null && /^\d+$/.test(v) ? Number(v) : null;
+  };
+  return { hand: num("hand"), seq: num("seq"), seat: params.get("seat"), share: params.get("share") };
+}
+
+function pickCredential() {
+  const fromHash = readHash().share || new URLSearchParams(window.location.search).get("share");
+  if (fromHash && app.gameId) {
+    sessionStorage.setItem(SHARE_STORE + app.gameId, fromHash);
+    return { token: fromHash, share: true };
+  }
+  const shared = app.gameId ? sessionStorage.getItem(SHARE_STORE + app.gameId) : null;
+  if (shared) return { token: shared, share: true };
+  const key = sessionStorage.getItem(KEY_STORE);
+  return key ? { token: key, share: false } : null;
+}
+
+function askForKey(message) {
+  const dialog = $("key-dialog");
+  $("key-error").textContent = message || "";
+  $("key-error").hidden = !message;
+  $("key-input").value = "";
+  if (!dialog.open) dialog.showModal();
+  $("key-input").focus();
+}
+
+function forgetCredential() {
+  sessionStorage.removeItem(KEY_STORE);
+  if (app.gameId) sessionStorage.removeItem(SHARE_STORE + app.gameId);
+  stopStream();
+  app.token = null;
+  app.cache.clear();
+  const hash = readHash();
+  if (hash.share) writeHash(true);
+  window.location.reload();
+}
+
+// --------------------------------------------------------------------------- hands and frames
+
+const visibleHands = () => app.hands.filter((span) => !(app.isShare && span.live));
+
+function handOfSeq(seq) {
+  const span = app.hands.find((s) => seq >= s.first_seq && seq <= s.last_seq);
+  return span ? span.hand : null;
+}
+
+async function framesOf(hand, seat) {
+  const key = `${hand}|${seat}`;
+  if (app.cache.has(key)) return app.cache.get(key);
+  const seatQuery = seat === "all" ? "" : `seat=${seat}`;
+  let entry;
+  if (hand === 0) {
+    // Before the first hand (a Gin cut): /replay starts at hand 1, so fold each seq with /state.
+    const span = app.hands.find((s) => s.hand === 0);
+    const events = (await api(gamePath(`/events?after=0&limit=${span ? span.events : 50}`))).events;
+    const frames = [];
+    for (const env of events.filter((e) => e.hand === 0)) {
+      const state = await api(gamePath(`/state?at=${env.seq}${seatQuery ? `&${seatQuery}` : ""}`));
+      const frame = { seq: env.seq, event: { type: env.type, ...env.data }, result: env.result, state,
+        actor: env.actor, recorded_at: env.recorded_at };
+      if (env.violation) frame.violation = env.violation;
+      frames.push(frame);
+    }
+    entry = { frames, viewpoint: frames.length ? frames[0].state.viewpoint : null };
+  } else {
+    const body = await api(gamePath(`/replay?hand=${hand}${seatQuery ? `&${seatQuery}` : ""}`));
+    entry = { frames: body.frames, viewpoint: body.viewpoint };
+  }
+  app.cache.set(key, entry);
+  return entry;
+}
+
+/** Show hand `hand` at the frame of `seq` (the last frame at or before it), or at `index` (-1: the last). */
+async function go(hand, { seq = null, index = null, focusList = false } = {}) {
+  busy(true);
+  try {
+    const entry = await framesOf(hand, app.seat);
+    app.hand = hand;
+    app.frames = entry.frames;
+    app.viewpoint = entry.viewpoint;
+    let i = 0;
+    if (seq !== null) {
+      i = 0;
+      app.frames.forEach((frame, k) => {
+        if (frame.seq <= seq) i = k;
+      });
+    } else if (index !== null) {
+      i = index < 0 ? app.frames.length - 1 : Math.min(index, app.frames.length - 1);
+    }
+    app.index = Math.max(0, i);
+    render(focusList);
+    showAlert("");
+  } catch (error) {
+    showAlert(error.message);
+  } finally {
+    busy(false);
+  }
+}
+
+function atHead() {
+  const hands = visibleHands();
+  const lastHand = hands.length ? hands[hands.length - 1].hand : null;
+  return app.hand === lastHand && app.index === app.frames.length - 1;
+}
+
+function step(delta) {
+  const target = app.index + delta;
+  if (target >= 0 && target < app.frames.length) {
+    app.index = target;
+    render();
+    return;
+  }
+  const hands = visibleHands().map((s) => s.hand);
+  const k = hands.indexOf(app.hand);
+  if (delta > 0 && k >= 0 && k < hands.length - 1) go(hands[k + 1], { index: 0 });
+  else if (delta < 0 && k > 0) go(hands[k - 1], { index: -1 });
+}
+
+function jump(where) {
+  if (!app.frames.length) return;
+  app.index = where === "first" ? 0 : app.frames.length - 1;
+  render();
+}
+
+async function jumpToSeq(seq, hand = null) {
+  const target = handOfSeq(seq) ?? hand;
+  if (target === null) {
+    showAlert(`seq ${seq} is not in this game`);
+    return;
+  }
+  if (app.isShare && app.hands.some((s) => s.hand === target && s.live)) {
+    showAlert(`seq ${seq} is in hand ${target}, which is still being played: a share link shows finished hands only`);
+    return;
+  }
+  await go(target, { seq, focusList: true });
+}
+
+// --------------------------------------------------------------------------- drawing
+
+function writeHash(dropShare = false) {
+  if (!app.gameId) return;
+  const params = new URLSearchParams();
+  const frame = app.frames[app.index];
+  if (app.hand !== null) params.set("hand", String(app.hand));
+  if (frame) params.set("seq", String(frame.seq));
+  if (app.seat !== "all") params.set("seat", String(app.seat));
+  const share = readHash().share;
+  if (share && !dropShare) params.set("share", share);
+  const hash = `#${params.toString()}`;
+  if (window.location.hash !== hash) window.history.replaceState(null, "", hash);
+}
+
+function viewNote() {
+  const el = $("viewnote");
+  const wanted = app.seat === "all" ? "all" : Number(app.seat);
+  if (app.viewpoint === "public" && wanted !== "public") {
+    el.textContent = "This hand is still being played: this key sees its public table only (other cards are face down).";
+    el.hidden = false;
+  } else {
+    el.hidden = true;
+  }
+}
+
+function eventLine(frame) {
+  const names = app.meta.players;
+  const li = h("li", { dataset: { seq: frame.seq }, class: "event" });
+  const button = h("button", { type: "button", class: "event-button", dataset: { seq: frame.seq } },
+    h("span", { class: "seq" }, String(frame.seq)), " ",
+    h("span", { class: "words" }, describe(frame.event, frame.result, names)));
+  li.append(button);
+  if (frame.violation) {
+    li.classList.add("violation");
+    li.append(h("div", { class: "flag flag-violation" }, h("span", { "aria-hidden": "true" }, "⚠ "),
+      `illegal (${frame.violation.rule}): ${frame.violation.message}`));
+  }
+  if (frame.retracted_by) {
+    li.classList.add("retracted");
+    li.append(h("div", { class: "flag flag-retracted" }, `retracted by seq ${frame.retracted_by}`));
+  }
+  if (frame.event.type === "retract") li.classList.add("retract");
+  if (frame.event.type === "withheld") li.classList.add("withheld");
+  return li;
+}
+
+function renderList() {
+  const key = `${app.hand}|${app.seat}|${app.frames.length}|${app.frames.length ? app.frames[app.frames.length - 1].seq : 0}`;
+  if (app.listKey === key) return;
+  app.listKey = key;
+  const list = $("events");
+  list.replaceChildren(...app.frames.map(eventLine));
+  $("events-h").textContent = `Events of hand ${app.hand}`;
+}
+
+function render(focusList = false) {
+  const frame = app.frames[app.index];
+  if (!frame) return;
+  renderList();
+  // the seat looked from sits at the bottom (also when the API could only show a live hand's public table)
+  const bottom = Number.isInteger(frame.state.viewpoint) ? frame.state.viewpoint : app.seat === "all" ? 0 : Number(app.seat);
+  renderTable($("table"), frame.state, { bottom });
+  // the event list
+  for (const li of $("events").children) {
+    const current = Number(li.dataset.seq) === frame.seq;
+    li.classList.toggle("current", current);
+    const button = li.firstElementChild;
+    if (current) button.setAttribute("aria-current", "step");
+    else button.removeAttribute("aria-current");
+    if (current) {
+      li.scrollIntoView({ block: "nearest" });
+      if (focusList) button.focus({ preventScroll: true });
+    }
+  }
+  // slider, buttons, position
+  const slider = $("slider");
+  slider.max = String(Math.max(0, app.frames.length - 1));
+  slider.value = String(app.index);
+  const words = describe(frame.event, frame.result, app.meta.players).map((n) => (typeof n === "string" ? n : n.textContent)).join("");
+  slider.setAttribute("aria-valuetext", `event ${app.index + 1} of ${app.frames.length}, seq ${frame.seq}: ${words}`);
+  const hands = visibleHands().map((s) => s.hand);
+  const k = hands.indexOf(app.hand);
+  $("first").disabled = app.index === 0;
+  $("prev").disabled = app.index === 0 && k <= 0;
+  $("next").disabled = app.index === app.frames.length - 1 && k === hands.length - 1;
+  $("last").disabled = app.index === app.frames.length - 1;
+  $("position").textContent = `Hand ${app.hand} · seq ${frame.seq} · event ${app.index + 1} of ${app.frames.length}`;
+  $("hand-select").value = String(app.hand);
+  $("seat-select").value = String(app.seat);
+  markScore(frame.seq);
+  viewNote();
+  if (atHead()) {
+    app.newEvents = 0;
+    $("live-jump").hidden = true;
+  }
+  writeHash();
+}
+
+function fillHandSelect() {
+  const select = $("hand-select");
+  select.replaceChildren(...app.hands.map((span) => {
+    const label = span.hand === 0 ? "Before hand 1" : `Hand ${span.hand}`;
+    const live = span.live ? (app.isShare ? " · in play, not shared" : " · in play") : "";
+    return h("option", { value: span.hand, disabled: app.isShare && span.live },
+      `${label} · seq ${span.first_seq}–${span.last_seq}${live}`);
+  }));
+  if (app.hand !== null) select.value = String(app.hand);
+}
+
+function fillSeatSelect() {
+  const select = $("seat-select");
+  const everything = app.isShare ? "Everything (finished hands)" : "Everything (from above)";
+  select.replaceChildren(h("option", { value: "all" }, everything),
+    ...app.meta.players.map((name, seat) => h("option", { value: seat }, `${name} (seat ${seat})`)));
+  select.value = String(app.seat);
+}
+
+function renderHeader() {
+  const m = app.meta;
+  document.title = `${TITLES[m.game] || m.game}: ${m.players.join(", ")} · Tablebook replay`;
+  $("title").textContent = `${TITLES[m.game] || m.game}`;
+  const status = m.status === "finished"
+    ? `finished${m.winner !== null && m.winner !== undefined ? `, won by ${m.players[m.winner]}` : ""}`
+    : "live";
+  $("subtitle").textContent = `${m.players.join(" · ")} — game ${m.id}, ${status}, ${m.seq} events`;
+  $("live-badge").hidden = m.status !== "live";
+  $("share-button").hidden = app.isShare;
+  $("forget-button").textContent = app.isShare ? "Close link" : "Forget key";
+  $("access").textContent = app.isShare ? "Share link: finished hands only" : "";
+}
+
+// --------------------------------------------------------------------------- score
+
+function renderScore() {
+  const s = app.score;
+  const names = app.meta.players;
+  const box = $("score");
+  const seats = names.map((_, i) => String(i));
+  const table = h("table", { class: "score-table" },
+    h("caption", {}, s.finished ? `Final${s.winner !== null ? `: ${who(s.winner, names)} wins` : ""}` : "So far (finished hands)"),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Hand"), seats.map((i) => h("th", { scope: "col" }, names[Number(i)])))),
+    h("tbody", {}, s.hands.map((hs) => h("tr", { dataset: { hand: hs.hand } },
+      h("th", { scope: "row" }, h("button", { type: "button", class: "link hand-link", dataset: { hand: hs.hand },
+        "aria-label": `Go to hand ${hs.hand}` }, String(hs.hand))),
+      seats.map((i) => h("td", {}, String(hs.points[i] ?? 0)))))),
+    h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"), seats.map((i) => h("td", {}, String(s.totals[i] ?? 0))))));
+  const details = s.hands.map((hs) => h("details", { class: "score-hand", dataset: { hand: hs.hand } },
+    h("summary", {}, `Hand ${hs.hand}: `, seats.map((i) => `${names[Number(i)]} ${hs.points[i] ?? 0}`).join(", ")),
+    h("ul", { class: "lines" }, hs.lines.map((line) => h("li", { class: "score-line" },
+      h("span", { class: "line-points" }, `${names[line.seat] ?? `seat ${line.seat}`} ${line.points > 0 ? "+" : ""}${line.points}`),
+      " ", h("span", { class: "reason" }, line.reason), " ", h("code", { class: "rule" }, line.rule), " ",
+      line.events.map((seq) => h("button", { type: "button", class: "link seq-link", dataset: { seq, hand: hs.hand },
+        "aria-label": `Go to seq ${seq}` }, `seq ${seq}`)))))));
+  box.replaceChildren(table, ...details);
+  app.scoreHand = null;
+  if (!s.hands.length) box.append(h("p", { class: "empty" }, "No hand has finished yet."));
+}
+
+function markScore(seq) {
+  for (const button of document.querySelectorAll("#score .seq-link")) {
+    button.classList.toggle("current", Number(button.dataset.seq) === seq);
+  }
+  const opened = app.scoreHand !== app.hand;
+  app.scoreHand = app.hand;
+  for (const details of document.querySelectorAll("#score .score-hand")) {
+    const current = Number(details.dataset.hand) === app.hand;
+    details.classList.toggle("current", current);
+    if (opened) details.open = current;
+  }
+}
+
+// --------------------------------------------------------------------------- live
+
+function stopStream() {
+  if (app.stream) app.stream.abort();
+  app.stream = null;
+}
+
+async function follow() {
+  stopStream();
+  const controller = new AbortController();
+  app.stream = controller;
+  let after = app.meta.seq;
+  let wait = 500;
+  while (!controller.signal.aborted) {
+    try {
+      const response = await fetch(gamePath(`/stream?after=${after}`), {
+        headers: { Authorization: `Bearer ${app.token}`, Accept: "text/event-stream" },
+        signal: controller.signal, cache: "no-store",
+      });
+      if (!response.ok || !response.body) {
+        if ([401, 403, 404].includes(response.status)) {
+          setLive("stopped");
+          return;
+        }
+        throw new Error(`stream: ${response.status}`);
+      }
+      setLive("on");
+      wait = 500;
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let cut = buffer.indexOf("\n\n");
+        while (cut >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const message = { event: "message", data: "", id: null };
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) continue;
+            const [field, ...rest] = line.split(":");
+            const text = rest.join(":").replace(/^ /, "");
+            if (field === "data") message.data += text;
+            else if (field === "event") message.event = text;
+            else if (field === "id") message.id = text;
+          }
+          if (message.event === "envelope" && message.data) {
+            const envelope = JSON.parse(message.data);
+            after = Math.max(after, envelope.seq);
+            onEnvelope(envelope);
+          }
+          cut = buffer.indexOf("\n\n");
+        }
+      }
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      setLive("reconnecting");
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    wait = Math.min(wait * 2, 10000);
+  }
+}
+
+function setLive(mode) {
+  const badge = $("live-badge");
+  badge.dataset.mode = mode;
+  badge.textContent = mode === "on" ? "● live" : mode === "reconnecting" ? "● reconnecting…" : "● live (not following)";
+}
+
+let refreshTimer = null;
+function onEnvelope() {
+  app.newEvents += 1;
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(() => {
+    refreshLive().catch((error) => showAlert(`Could not follow the game: ${error.message}`));
+  }, 150);
+}
+
+async function refreshLive() {
+  const following = atHead();
+  const [meta, hands, score] = await Promise.all([api(gamePath()), api(gamePath("/hands")), api(gamePath("/score"))]);
+  app.meta = meta;
+  app.hands = hands.hands;
+  app.liveHand = hands.live_hand;
+  app.score = score;
+  for (const key of [...app.cache.keys()]) {
+    const hand = Number(key.split("|")[0]);
+    const span = app.hands.find((s) => s.hand === hand);
+    const cached = app.cache.get(key);
+    const lastSeq = cached.frames.length ? cached.frames[cached.frames.length - 1].seq : 0;
+    if (!span || span.last_seq !== lastSeq || span.live) app.cache.delete(key);
+  }
+  renderHeader();
+  fillHandSelect();
+  renderScore();
+  const shown = visibleHands();
+  if (!shown.length) return;
+  const last = shown[shown.length - 1].hand;
+  if (following || app.hand === null) {
+    await go(last, { index: -1 });
+  } else {
+    if (app.hand === last || !app.cache.has(`${app.hand}|${app.seat}`)) {
+      const seq = app.frames[app.index] ? app.frames[app.index].seq : null;
+      await go(app.hand, { seq });
+    }
+    const jumpButton = $("live-jump");
+    jumpButton.textContent = `New events (seq ${meta.seq}): go to the latest`;
+    jumpButton.hidden = false;
+  }
+}
+
+// --------------------------------------------------------------------------- the share dialog
+
+async function openShareDialog() {
+  const dialog = $("share-dialog");
+  $("share-result").replaceChildren();
+  $("share-error").hidden = true;
+  dialog.showModal();
+  await listShares();
+}
+
+async function listShares() {
+  const list = $("share-list");
+  try {
+    const body = await api(gamePath("/share"));
+    list.replaceChildren(...body.shares.map((s) => h("li", {},
+      `link ${s.id}, made ${s.created_at.slice(0, 16).replace("T", " ")} by ${s.created_by}`,
+      s.revoked ? ` — revoked ${s.revoked_at.slice(0, 16).replace("T", " ")}` : [" ", h("button", {
+        type: "button", class: "small-button", onclick: () => revokeShare(s.id), "aria-label": `Revoke link ${s.id}`,
+      }, "Revoke")])));
+    if (!body.shares.length) list.append(h("li", { class: "empty" }, "No share links yet."));
+  } catch (error) {
+    $("share-error").textContent = error.message;
+    $("share-error").hidden = false;
+  }
+}
+
+async function createShare() {
+  try {
+    const body = await api(gamePath("/share"), { method: "POST" });
+    const url = new URL(body.path, window.location.origin).toString();
+    const input = h("input", { type: "text", readonly: true, value: url, id: "share-url", "aria-label": "Share link" });
+    const copy = h("button", { type: "button", onclick: async () => {
+      input.select();
+      try {
+        await navigator.clipboard.writeText(url);
+        copy.textContent = "Copied";
+      } catch {
+        copy.textContent = "Select and copy";
+      }
+    } }, "Copy");
+    $("share-result").replaceChildren(h("p", {}, "Anyone with this link sees the finished hands of this game (never a live hand). It is shown only now."),
+      h("div", { class: "row" }, input, copy));
+    await listShares();
+  } catch (error) {
+    $("share-error").textContent = error.message;
+    $("share-error").hidden = false;
+  }
+}
+
+async function revokeShare(id) {
+  try {
+    await api(gamePath(`/share/${encodeURIComponent(id)}`), { method: "DELETE" });
+  } catch (error) {
+    $("share-error").textContent = error.message;
+    $("share-error").hidden = false;
+  }
+  await listShares();
+}
+
+// --------------------------------------------------------------------------- the game list (no id)
+
+async function showGames() {
+  const section = $("games");
+  section.hidden = false;
+  $("title").textContent = "Tablebook replays";
+  try {
+    const body = await api("/v1/games?limit=100");
+    const rows = body.games.map((g) => h("tr", {},
+      h("td", {}, h("a", { href: `/replay/${encodeURIComponent(g.id)}` }, g.id)),
+      h("td", {}, TITLES[g.game] || g.game), h("td", {}, g.players.join(", ")),
+      h("td", {}, g.status), h("td", {}, String(g.seq)), h("td", {}, g.updated_at.slice(0, 16).replace("T", " "))));
+    $("games-body").replaceChildren(...rows);
+    $("games-empty").hidden = rows.length > 0;
+    $("forget-button").hidden = false;
+  } catch (error) {
+    if (error.status === 401) askForKey(error.message);
+    else showAlert(error.message);
+  }
+}
+
+// --------------------------------------------------------------------------- start
+
+async function start() {
+  const credential = pickCredential();
+  if (!credential) {
+    askForKey("");
+    return;
+  }
+  app.token = credential.token;
+  app.isShare = credential.share;
+  if (!app.gameId) {
+    await showGames();
+    return;
+  }
+  busy(true);
+  try {
+    const [meta, hands, score] = await Promise.all([api(gamePath()), api(gamePath("/hands")), api(gamePath("/score"))]);
+    app.meta = meta;
+    app.hands = hands.hands;
+    app.liveHand = hands.live_hand;
+    app.score = score;
+  } catch (error) {
+    busy(false);
+    if (error.status === 401) {
+      if (app.isShare) {
+        sessionStorage.removeItem(SHARE_STORE + app.gameId);
+        showAlert(`This share link does not work: ${error.message}.`);
+        return;
+      }
+      sessionStorage.removeItem(KEY_STORE);
+      askForKey(error.message);
+      return;
+    }
+    showAlert(error.status === 404 ? `No game ${app.gameId} for this ${app.isShare ? "link" : "key"}.` : error.message);
+    $("forget-button").hidden = false;
+    return;
+  }
+  busy(false);
+  $("main").hidden = false;
+  $("forget-button").hidden = false;
+  const wanted = readHash();
+  if (wanted.seat !== null && /^\d+$/.test(wanted.seat) && Number(wanted.seat) < app.meta.players.length) {
+    app.seat = Number(wanted.seat);
+  }
+  renderHeader();
+  fillHandSelect();
+  fillSeatSelect();
+  renderScore();
+  await openAt(wanted);
+  if (app.meta.status === "live") follow();
+}
+
+async function openAt(wanted) {
+  const hands = visibleHands();
+  if (!hands.length) {
+    showAlert(app.isShare ? "No hand of this game has finished yet: a share link shows finished hands only." : "No event has been recorded yet.", "info");
+    $("table").replaceChildren(h("p", { class: "empty" }, "Nothing to show yet."));
+    return;
+  }
+  let hand = wanted.hand;
+  if (hand === null && wanted.seq !== null) hand = handOfSeq(wanted.seq);
+  if (hand === null || !hands.some((s) => s.hand === hand)) {
+    if (hand !== null) showAlert(`Hand ${hand} cannot be shown here; showing the latest hand.`, "info");
+    await go(hands[hands.length - 1].hand, { index: -1 });
+    return;
+  }
+  await go(hand, wanted.seq !== null ? { seq: wanted.seq } : { index: 0 });
+}
+
+function isTyping(target) {
+  return target && (["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName) || target.isContentEditable);
+}
+
+function wire() {
+  $("first").addEventListener("click", () => jump("first"));
+  $("prev").addEventListener("click", () => step(-1));
+  $("next").addEventListener("click", () => step(1));
+  $("last").addEventListener("click", () => jump("last"));
+  $("slider").addEventListener("input", (event) => {
+    app.index = Number(event.target.value);
+    render();
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey || $("main").hidden) return;
+    if (document.querySelector("dialog[open]")) return;
+    if (isTyping(event.target)) return;
+    const keys = { ArrowLeft: () => step(-1), ArrowRight: () => step(1), Home: () => jump("first"), End: () => jump("last") };
+    if (keys[event.key]) {
+      event.preventDefault();
+      keys[event.key]();
+    }
+  });
+  $("events").addEventListener("click", (event) => {
+    const button = event.target.closest("button.event-button");
+    if (!button) return;
+    const seq = Number(button.dataset.seq);
+    const i = app.frames.findIndex((f) => f.seq === seq);
+    if (i >= 0) {
+      app.index = i;
+      render(true);
+    }
+  });
+  $("score").addEventListener("click", (event) => {
+    const seqButton = event.target.closest("button.seq-link");
+    if (seqButton) {
+      jumpToSeq(Number(seqButton.dataset.seq), Number(seqButton.dataset.hand));
+      return;
+    }
+    const handButton = event.target.closest("button.hand-link");
+    if (handButton) go(Number(handButton.dataset.hand), { index: -1 });
+  });
+  $("hand-select").addEventListener("change", (event) => go(Number(event.target.value), { index: 0 }));
+  $("seat-select").addEventListener("change", (event) => {
+    const frame = app.frames[app.index];
+    app.seat = event.target.value === "all" ? "all" : Number(event.target.value);
+    go(app.hand, { seq: frame ? frame.seq : null });
+  });
+  $("live-jump").addEventListener("click", () => {
+    const hands = visibleHands();
+    if (hands.length) go(hands[hands.length - 1].hand, { index: -1 });
+  });
+  window.addEventListener("hashchange", () => {
+    const wanted = readHash();
+    const frame = app.frames[app.index];
+    if (!app.meta || (frame && wanted.seq === frame.seq && wanted.hand === app.hand)) return;
+    if (wanted.seat !== null) app.seat = wanted.seat === "all" ? "all" : Number(wanted.seat);
+    openAt(wanted);
+  });
+  $("key-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const key = $("key-input").value.trim();
+    if (!key) return;
+    if (key.startsWith("ts_") && app.gameId) sessionStorage.setItem(SHARE_STORE + app.gameId, key);
+    else sessionStorage.setItem(KEY_STORE, key);
+    $("key-dialog").close();
+    start();
+  });
+  $("key-dialog").addEventListener("cancel", (event) => event.preventDefault());
+  $("forget-button").addEventListener("click", forgetCredential);
+  $("share-button").addEventListener("click", openShareDialog);
+  $("share-create").addEventListener("click", createShare);
+  $("share-close").addEventListener("click", () => $("share-dialog").close());
+}
+
+function main() {
+  const match = window.location.pathname.match(/^\/replay\/([^/]+)\/?$/);
+  app.gameId = match ? decodeURIComponent(match[1]) : null;
+  wire();
+  start();
+}
+
+main();
+// for the browser tests and the curious: the page's position, read-only
+window.tablebookReplay = {
+  get seq() {
+    const frame = app.frames[app.index];
+    return frame ? frame.seq : null;
+  },
+  get hand() {
+    return app.hand;
+  },
+  get seat() {
+    return app.seat;
+  },
+  get ready() {
+    return app.loading === 0 && app.frames.length > 0;
+  },
+  cardText,
+};

@@ -1,0 +1,385 @@
+// The table: seats around it and the game's own middle, drawn from a state document of the API
+// (`GET /v1/games/{id}/state`, replay frames). Each game's `table` fields and `phase` values are
+// listed in its module docstring (projections/<game>); anything a game adds that is not drawn here
+// is shown under "more" as text, so nothing the API sends is silently lost.
+
+import { add, backsEl, cardEl, cardRow, h, inlineCard, inlineSuit, isCard, suitName, who } from "./cards.js";
+
+export const TITLES = {
+  schnapsen: "Schnapsen",
+  casino: "Casino",
+  "gin-rummy-3": "Gin Rummy for three",
+  "seven-and-a-half": "Seven and a Half",
+  "cutthroat-smear": "Cutthroat Smear",
+};
+
+// Grid areas of a 3×3 table, clockwise from the viewer's seat at the bottom
+// (seat order is clockwise: the next seat sits to the left).
+const PLACES = {
+  1: ["b"],
+  2: ["b", "t"],
+  3: ["b", "tl", "tr"],
+  4: ["b", "l", "t", "r"],
+  5: ["b", "bl", "tl", "tr", "br"],
+  6: ["b", "bl", "tl", "t", "tr", "br"],
+  7: ["b", "bl", "l", "tl", "tr", "r", "br"],
+  8: ["b", "bl", "l", "tl", "t", "tr", "r", "br"],
+};
+
+const PHASES = {
+  deal: "a deal is due", lead: "to lead", follow: "to follow", draw: "to draw", over: "the game is over",
+  play: "play", cut: "the cut is due", offer: "the upcard is offered", discard: "discard or knock",
+  lay_off: "laying off", between: "between hands", stakes: "stakes are due", banker: "the banker's turn",
+  bid: "bidding",
+};
+
+const seatNames = (state) => state.seats.map((s) => s.name || `seat ${s.seat}`);
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const signed = (n) => (typeof n === "number" && n > 0 ? `+${n}` : String(n));
+
+function kv(label, ...value) {
+  return h("div", { class: "kv" }, h("span", { class: "k" }, label), " ", h("span", { class: "v" }, ...value));
+}
+
+function labelled(label, content, cls = "") {
+  return h("div", { class: `group ${cls}`.trim() }, h("div", { class: "group-label" }, label), content);
+}
+
+/** A trick: each card with its player's name under it, in the order played. */
+function trickEl(trick, names, label = "Trick") {
+  const row = h("div", { class: "trick", role: "group", "aria-label": label });
+  for (const play of trick) {
+    row.append(h("figure", { class: "played" }, cardEl(play.card, { label: `played by ${who(play.seat, names)}` }),
+      h("figcaption", {}, who(play.seat, names))));
+  }
+  if (!trick.length) row.append(h("span", { class: "empty" }, "no card played yet"));
+  return labelled(label, row, "trick-group");
+}
+
+function wonPile(cards, label) {
+  if (!cards || !cards.length) return null;
+  return h("details", { class: "won" }, h("summary", {}, `${label} (${cards.length})`), cardRow(cards, { class: "small" }));
+}
+
+// --------------------------------------------------------------------------- the games
+
+const schnapsen = {
+  phases: { draw: "draws are due" },
+  badges(seat, state) {
+    return [seat.dealer ? "dealer" : null, state.table.leader === seat.seat && state.phase !== "deal" ? "leads" : null];
+  },
+  seatExtra(seat) {
+    const facts = h("div", { class: "facts-line" },
+      `${plural(seat.tricks, "trick")} · ${seat.trick_points} in tricks`,
+      seat.pending ? ` · ${seat.pending} pending (marriage)` : "");
+    return [facts, wonPile(seat.won, "Won cards")];
+  },
+  center(state, names) {
+    const t = state.table;
+    const talon = h("div", { class: "talon" });
+    if (t.trump_card) {
+      const caption = t.trump_face_up ? "trump card" : `closed by ${who(t.closed_by, names)}`;
+      talon.append(h("figure", { class: `trump-card${t.trump_face_up ? "" : " closed"}` },
+        cardEl(t.trump_card, { label: caption }), h("figcaption", {}, caption)));
+    }
+    const stack = Math.max(0, t.talon - (t.trump_card ? 1 : 0));
+    talon.append(h("figure", { class: "stack" }, backsEl(stack, "in the talon"),
+      h("figcaption", {}, `talon ${t.talon}`)));
+    const parts = [
+      h("div", { class: "row" }, labelled("Trump", h("span", { class: "big-suit" }, inlineSuit(t.trump_suit), " ",
+        suitName(t.trump_suit))), labelled("Talon", talon)),
+      t.closed_by !== null && t.closed_by !== undefined && !t.trump_card
+        ? h("p", { class: "note" }, `talon closed by ${who(t.closed_by, names)}`) : null,
+      trickEl(t.trick, names),
+    ];
+    if (t.draws_due && t.draws_due.length) {
+      parts.push(kv("Draws due", t.draws_due.map((s) => who(s, names)).join(", ")));
+    }
+    if (t.marriages && t.marriages.length) {
+      parts.push(labelled("Marriages", h("ul", { class: "plain" }, t.marriages.map((m) => h("li", {},
+        `${who(m.seat, names)}: `, inlineSuit(m.suit), ` ${m.points}`, m.credited ? " (credited)" : " (pending)",
+        ` · seq ${m.seq}`)))));
+    }
+    if (t.last_trick) {
+      parts.push(labelled("Last trick", h("div", { class: "row small-row" }, cardRow(t.last_trick.cards, { class: "small" }),
+        ` won by ${who(t.last_trick.winner, names)}, ${t.last_trick.points} points`)));
+    }
+    if (t.strict) parts.push(h("p", { class: "note" }, "strict rules: follow suit and take the trick if you can"));
+    return parts;
+  },
+  shown: new Set(["dealer", "leader", "trump_suit", "trump_card", "trump_face_up", "talon", "closed_by", "trick",
+    "draws_due", "marriages", "last_trick", "strict"]),
+};
+
+const casino = {
+  badges(seat) {
+    return [seat.dealer ? "dealer" : null];
+  },
+  seatExtra(seat) {
+    return [
+      h("div", { class: "facts-line" }, `captured ${seat.captured_count} · spades ${seat.spades}`,
+        seat.builds && seat.builds.length ? ` · owns ${seat.builds.join(", ")}` : ""),
+      wonPile(seat.captured, "Captured"),
+    ];
+  },
+  center(state, names) {
+    const t = state.table;
+    const parts = [
+      h("div", { class: "row" },
+        labelled("Stock", h("figure", { class: "stack" }, backsEl(t.stock, "in the stock"),
+          h("figcaption", {}, `deal ${t.deal} of ${t.deals}${t.last_deal ? " (last)" : ""}`))),
+        kv("Target", String(t.target)), t.sweeps_score ? kv("Sweeps", "score 1") : null),
+      labelled("Loose cards", cardRow(t.loose, { empty: "none", label: "loose cards" }), "loose"),
+    ];
+    const builds = h("div", { class: "builds" });
+    for (const b of t.builds) {
+      builds.append(h("section", { class: "build", dataset: { build: b.id }, "aria-label": `build ${b.id}` },
+        h("div", { class: "build-head" }, h("strong", {}, b.id), ` · ${b.value}`,
+          ` · ${who(b.owner, names)}'s`, b.multiple ? " · multiple" : ""),
+        cardRow(b.cards, { class: "small" })));
+    }
+    if (!t.builds.length) builds.append(h("span", { class: "empty" }, "none"));
+    parts.push(labelled("Builds", builds));
+    if (t.last_capture) parts.push(kv("Last capture", `${who(t.last_capture.seat, names)} (seq ${t.last_capture.seq})`));
+    if (t.rest) {
+      parts.push(labelled(t.rest.seat === null ? "Left on the table (to nobody)" : `Left on the table, to ${who(t.rest.seat, names)}`,
+        cardRow(t.rest.cards, { class: "small" })));
+    }
+    return parts;
+  },
+  shown: new Set(["dealer", "deal", "deals", "last_deal", "stock", "loose", "builds", "last_capture", "rest", "target",
+    "sweeps_score"]),
+};
+
+function meldsEl(melds) {
+  return h("div", { class: "melds" }, melds.map((meld) => cardRow(meld, { class: "small meld" })));
+}
+
+const gin = {
+  badges(seat) {
+    return [seat.role || null];
+  },
+  seatExtra() {
+    return [];
+  },
+  center(state, names) {
+    const t = state.table;
+    const parts = [];
+    if (t.cut) {
+      const cut = h("div", { class: "row" });
+      for (const [seat, card] of Object.entries(t.cut)) {
+        cut.append(h("figure", { class: "played" }, cardEl(card, { label: `cut by ${who(Number(seat), names)}` }),
+          h("figcaption", {}, who(Number(seat), names))));
+      }
+      parts.push(labelled("The cut", cut));
+    }
+    const pile = h("div", { class: "pile", role: "group", "aria-label": "discard pile, bottom to top" });
+    t.pile.forEach((card, i) => pile.append(cardEl(card, { class: i === t.pile.length - 1 ? "pile-top" : "pile-under" })));
+    if (!t.pile.length) pile.append(h("span", { class: "empty" }, "empty"));
+    parts.push(h("div", { class: "row" },
+      labelled("Stock", h("figure", { class: "stack" }, backsEl(t.stock, "in the stock"),
+        h("figcaption", {}, `stock ${t.stock}`))),
+      labelled(`Discard pile (${t.pile.length})`, pile, "pile-group")));
+    const roles = [`box ${who(t.box, names)}`, `captain ${who(t.captain, names)}`, `sitter ${who(t.sitter, names)}`];
+    parts.push(kv("Roles", roles.join(" · ")));
+    if (state.phase === "offer") parts.push(kv("Upcard offer", `${plural(t.passes, "pass", "passes")} so far`));
+    if (t.stock_only) parts.push(h("p", { class: "note" }, "the captain must draw from the stock"));
+    if (t.knock) {
+      const k = t.knock;
+      parts.push(labelled(`${k.gin ? "Gin" : "Knock"} by ${who(k.seat, names)} (seq ${k.seq})`, h("div", {},
+        meldsEl(k.melds),
+        h("div", { class: "row small-row" }, "deadwood ", cardRow(k.deadwood || [], { class: "small", empty: "none" }),
+          ` count ${k.count} · discard `, inlineCard(k.discard))), "knock"));
+    }
+    if (t.layout) {
+      const l = t.layout;
+      parts.push(labelled(`${who(l.seat, names)} lays out (seq ${l.seq})`, h("div", {},
+        meldsEl(l.melds),
+        l.layoffs && l.layoffs.length ? h("div", { class: "row small-row" }, "lay-offs: ",
+          l.layoffs.map((x) => [inlineCard(x.card), ` on meld ${x.meld + 1}  `])) : null,
+        l.extended ? h("div", {}, h("span", { class: "k" }, "knocker's melds with lay-offs"), meldsEl(l.extended)) : null,
+        h("div", { class: "row small-row" }, "deadwood ", cardRow(l.deadwood || [], { class: "small", empty: "none" }),
+          ` count ${l.count}`)), "layout"));
+    }
+    if (t.last_hand) {
+      const pts = Object.entries(t.last_hand.points).map(([s, p]) => `${who(Number(s), names)} ${p}`).join(", ");
+      parts.push(kv(`Hand ${t.last_hand.hand}`, pts));
+    }
+    return parts;
+  },
+  shown: new Set(["box", "captain", "sitter", "cut", "pile", "pile_top", "stock", "passes", "stock_only", "knock",
+    "layout", "last_hand"]),
+};
+
+const STATUS = {
+  open: "playing", stood: "stands", bust: "bust", seven_and_a_half: "7½", pair_of_sevens: "pair of sevens",
+};
+
+const sevenAndAHalf = {
+  badges(seat, state) {
+    return [seat.banker ? "banker" : null, state.table.next_banker === seat.seat && !seat.banker ? "next bank" : null];
+  },
+  hand(seat) {
+    const el = h("div", { class: "hand", "aria-label": `${seat.name}'s cards` });
+    if (!seat.hands || !seat.hands.length) {
+      el.append(h("span", { class: "empty" }, "no cards"));
+      return el;
+    }
+    for (const sub of seat.hands) {
+      const facts = [sub.stake !== null ? `stake ${sub.stake}` : null, STATUS[sub.status] || sub.status,
+        sub.total_text !== null && sub.total_text !== undefined ? `total ${sub.total_text}` : null].filter(Boolean);
+      el.append(h("div", { class: `subhand status-${sub.status}` }, cardRow(sub.cards),
+        h("div", { class: "subhand-facts" }, seat.hands.length > 1 ? `hand ${sub.hand}: ` : "", facts.join(" · "))));
+    }
+    return el;
+  },
+  seatExtra() {
+    return [];
+  },
+  center(state, names) {
+    const t = state.table;
+    const stakes = Object.entries(t.stakes || {});
+    const pot = stakes.reduce((sum, [, v]) => sum + v, 0);
+    const parts = [
+      h("div", { class: "row" },
+        labelled("Bank", h("div", { class: "bank" }, h("strong", {}, who(t.banker, names)),
+          t.next_banker !== t.banker ? ` · next: ${who(t.next_banker, names)}` : "",
+          t.bank_taken_by !== null && t.bank_taken_by !== undefined ? ` · taken by ${who(t.bank_taken_by, names)} with 7½` : "")),
+        labelled("Turn", h("div", {}, t.turn === null || t.turn === undefined ? "nobody" : who(t.turn, names)))),
+      labelled(`Stakes (${pot} in all)`, stakes.length
+        ? h("ul", { class: "plain stakes" }, stakes.map(([s, v]) => h("li", {}, `${who(Number(s), names)}: `, h("strong", {}, String(v)))))
+        : h("span", { class: "empty" }, "none yet")),
+      kv("Playing order", (t.order || []).map((s) => who(s, names)).join(" → ") + ` → ${who(t.banker, names)} (bank)`),
+      kv("Limits", `${t.min_bet} to ${t.max_bet}`),
+      kv("Banker's card", t.banker_card_shown ? "shown" : "face down"),
+    ];
+    const variants = Object.entries(t.variants || {}).filter(([, on]) => on).map(([k]) => k.replaceAll("_", " "));
+    if (variants.length) parts.push(kv("Variants", variants.join(", ")));
+    return parts;
+  },
+  shown: new Set(["banker", "next_banker", "order", "turn", "stakes", "banker_card_shown", "bank_taken_by", "min_bet",
+    "max_bet", "variants"]),
+};
+
+const smear = {
+  badges(seat, state) {
+    return [seat.dealer ? "dealer" : null, state.table.bidder === seat.seat ? "bidder" : null];
+  },
+  seatExtra(seat) {
+    const bid = seat.bid === null || seat.bid === undefined ? "not bid yet" : seat.bid === "pass" ? "passed" : `bid ${seat.bid}`;
+    return [h("div", { class: "facts-line" }, `${bid} · ${plural(seat.tricks, "trick")} · game ${seat.game}`),
+      wonPile(seat.won, "Won cards")];
+  },
+  center(state, names) {
+    const t = state.table;
+    const bids = h("ol", { class: "plain bids" }, t.bids.map((b) => h("li", {}, `${who(b.seat, names)}: `,
+      b.amount === null ? "pass" : h("strong", {}, String(b.amount)))));
+    if (!t.bids.length) bids.append(h("li", { class: "empty" }, "no bids yet"));
+    const parts = [
+      h("div", { class: "row" },
+        labelled("Bid", h("div", {}, t.bidder === null || t.bidder === undefined
+          ? (t.high_bid ? `high bid ${t.high_bid}` : "none")
+          : [h("strong", {}, who(t.bidder, names)), ` bids ${t.high_bid}`])),
+        labelled("Trump", h("span", { class: "big-suit" }, t.trump ? [inlineSuit(t.trump), " ", suitName(t.trump)] : "not led yet")),
+        labelled("Bids", bids)),
+      trickEl(t.trick, names),
+      kv("Tricks played", String(t.tricks_played)),
+    ];
+    if (t.last_trick) {
+      parts.push(labelled(`Last trick (${t.last_trick.number})`, h("div", { class: "row small-row" },
+        cardRow(t.last_trick.cards.map((c) => c.card), { class: "small" }), ` won by ${who(t.last_trick.winner, names)}`)));
+    }
+    return parts;
+  },
+  shown: new Set(["dealer", "bids", "high_bid", "bidder", "trump", "leader", "trick", "tricks_played", "last_trick"]),
+};
+
+const generic = {
+  badges: () => [],
+  seatExtra: () => [],
+  center: () => [],
+  shown: new Set(),
+};
+
+const GAMES = {
+  schnapsen, casino, "gin-rummy-3": gin, "seven-and-a-half": sevenAndAHalf, "cutthroat-smear": smear,
+};
+
+// --------------------------------------------------------------------------- seats and the whole table
+
+function handEl(seat) {
+  const el = h("div", { class: "hand", "aria-label": `${seat.name || `seat ${seat.seat}`}'s cards` });
+  if (Array.isArray(seat.cards)) {
+    if (seat.cards.length) el.append(cardRow(seat.cards));
+    else el.append(h("span", { class: "empty" }, "no cards"));
+  } else if (typeof seat.card_count === "number") {
+    el.append(backsEl(seat.card_count, "face down"));
+  }
+  return el;
+}
+
+function seatEl(seat, state, place, game) {
+  const names = seatNames(state);
+  const toAct = state.to_act.includes(seat.seat);
+  const badges = game.badges(seat, state).filter(Boolean);
+  if (toAct) badges.push(state.phase === "over" ? null : "to act");
+  if (state.winner === seat.seat) badges.push("winner");
+  const handPts = state.hand_points ? state.hand_points[String(seat.seat)] : undefined;
+  const total = state.totals ? state.totals[String(seat.seat)] : undefined;
+  const el = h("section", {
+    class: `seat pos-${place}${toAct ? " to-act" : ""}`,
+    dataset: { seat: seat.seat },
+    "aria-label": `${names[seat.seat]}, seat ${seat.seat}${toAct ? ", to act" : ""}`,
+  },
+  h("header", { class: "seat-head" },
+    h("span", { class: "name" }, names[seat.seat]),
+    h("span", { class: "seatno" }, `seat ${seat.seat}`),
+    h("span", { class: "badges" }, badges.filter(Boolean).map((b) => h("span", { class: `badge badge-${b.replaceAll(" ", "-")}` }, b))),
+    h("span", { class: "points" }, handPts !== undefined ? `hand ${signed(handPts)}` : "",
+      total !== undefined ? ` · total ${total}` : "")),
+  game.hand ? game.hand(seat, state) : handEl(seat),
+  h("div", { class: "seat-extra" }, game.seatExtra(seat, state)));
+  return el;
+}
+
+function moreEl(table, shown, names) {
+  const rest = Object.entries(table).filter(([k]) => !shown.has(k));
+  if (!rest.length) return null;
+  return h("details", { class: "more" }, h("summary", {}, "more"),
+    h("dl", {}, rest.map(([k, v]) => [h("dt", {}, k.replaceAll("_", " ")), h("dd", {}, describeValue(v, names))])));
+}
+
+function describeValue(value, names) {
+  if (isCard(value)) return inlineCard(value);
+  if (Array.isArray(value)) return value.map((v, i) => [i ? " " : "", describeValue(v, names)]);
+  if (value && typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+/** The whole table for a state document, seen from `bottom` (the seat drawn at the bottom). */
+export function renderTable(container, state, options = {}) {
+  const game = GAMES[state.game] || generic;
+  const names = seatNames(state);
+  const n = state.seats.length;
+  const bottom = Number.isInteger(options.bottom) && options.bottom < n ? options.bottom : 0;
+  const places = PLACES[n] || PLACES[8];
+  container.replaceChildren();
+  container.className = `table game-${state.game} seats-${n}`;
+  Object.assign(container.dataset, {
+    seq: state.seq, hand: state.hand, phase: state.phase, viewpoint: state.viewpoint, toAct: state.to_act.join(","),
+  });
+  for (let i = 0; i < n; i += 1) {
+    const seatNo = (bottom + i) % n;
+    container.append(seatEl(state.seats[seatNo], state, places[i], game));
+  }
+  const toAct = state.to_act.map((s) => who(s, names));
+  const phase = (game.phases && game.phases[state.phase]) || PHASES[state.phase] || state.phase;
+  const status = h("p", { class: "status" },
+    h("span", { class: "phase" }, phase),
+    toAct.length && state.phase !== "over" ? [" · ", h("span", { class: "turn" }, `to act: ${toAct.join(", ")}`)] : "",
+    state.finished && state.winner !== null && state.winner !== undefined ? ` · winner: ${who(state.winner, names)}` : "");
+  const center = h("section", { class: "center", "aria-label": "the table" }, status);
+  add(center, game.center(state, names));
+  add(center, moreEl(state.table, game.shown, names));
+  container.append(center);
+}

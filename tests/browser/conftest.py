@@ -1,0 +1,151 @@
+"""Browser tests: a real uvicorn server process, a temporary SQLite database, Debian's Chromium.
+
+The server runs `api.asgi:app` on a free loopback port with
+`TABLEBOOK_DATABASE_URL` pointing at a fresh, migrated SQLite file; the games
+are recorded into that file before it starts (so its state cache begins
+empty), and later events go through its HTTP API. Chromium is
+`/usr/bin/chromium` (`apt-get install chromium`; `.ci/run` installs it),
+driven headless by Playwright. Screenshots go to `test-output/screenshots/`.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from api.auth import create_key
+from events.migrate import upgrade
+from events.store import Store
+from tests.browser.games import KINDS, Recorded, record_flawed_smear, record_live_schnapsen, record_plain
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "test-output" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--headless"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "browser: drives Chromium against a live server (tests/browser)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/browser/" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.browser)
+
+
+@dataclass
+class Server:
+    """The running server, its club's keys, and the games recorded for the tests."""
+
+    url: str
+    database_url: str
+    keys: dict[str, str]
+    games: dict[str, Recorded]
+    live: Recorded
+    live_rest: list[dict[str, Any]]
+    shared: Recorded
+    shared_live: Recorded
+    shared_live_rest: list[dict[str, Any]]
+
+    def headers(self, role: str = "recorder") -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.keys[role]}"}
+
+    def get(self, path: str, role: str = "recorder", **params: Any) -> Any:
+        response = httpx.get(self.url + path, headers=self.headers(role), params=params, timeout=30)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def post(self, path: str, body: Any = None, role: str = "recorder") -> Any:
+        response = httpx.post(self.url + path, headers=self.headers(role), json=body, timeout=30)
+        assert response.status_code in (200, 201), response.text
+        return response.json()
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does)")
+    path = tmp_path_factory.mktemp("browser") / "tablebook.db"
+    database_url = f"sqlite:///{path}"
+    upgrade(database_url)
+    store = Store(database_url)
+    keys = {role: create_key(store, "browser club", role) for role in ("recorder", "viewer", "auditor")}
+    club_id = store.ensure_club("browser club")
+    games = {kind: record_plain(store, club_id, kind) for kind in KINDS if kind != "cutthroat-smear"}
+    games["cutthroat-smear"] = record_flawed_smear(store, club_id)
+    live, rest = record_live_schnapsen(store, club_id)
+    shared, _ = record_live_schnapsen(store, club_id, seed=4)
+    shared_live, shared_rest = record_live_schnapsen(store, club_id, seed=6)
+    store.dispose()
+
+    port = _free_port()
+    env = {**os.environ, "TABLEBOOK_DATABASE_URL": database_url}
+    log = (path.parent / "server.log").open("w")
+    command = [sys.executable, "-m", "uvicorn", "api.asgi:app", "--host", "127.0.0.1", "--port", str(port)]
+    process = subprocess.Popen(
+        [*command, "--log-level", "warning"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        if process.poll() is not None:
+            log.close()
+            pytest.fail(f"the server exited: {(path.parent / 'server.log').read_text()}")
+        try:
+            if httpx.get(url + "/", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            process.kill()
+            pytest.fail("the server did not start within 30 s")
+        time.sleep(0.1)
+    try:
+        yield Server(url, database_url, keys, games, live, rest, shared, shared_live, shared_rest)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS

@@ -1,0 +1,141 @@
+"""Recorded games for the browser tests: one of each kind, simulated and written through the Recorder.
+
+The Cutthroat Smear game is recorded under `record` enforcement with one
+illegal play (a follow-suit breach, stored with its violation) and one
+retraction, so the page's event list has both to mark. The Schnapsen
+"live" game stops in the middle of its second hand, for the live and the
+share-link tests.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from events.errors import TablebookError
+from events.store import Store
+from projections import engine
+from projections.recorder import Recorder
+from projections.registry import rules_for
+from projections.rules import GameRules
+from projections.simulate import next_options, play
+
+PLAYERS = {
+    "schnapsen": ["Anna", "Ben"],
+    "casino": ["Ann", "Ben", "Cho"],
+    "gin-rummy-3": ["Ben", "Jo", "Ida"],
+    "seven-and-a-half": ["Juan", "Ines", "Carlo", "Sara"],
+    "cutthroat-smear": ["Ruby", "Ava", "Liam"],
+}
+KINDS = tuple(PLAYERS)
+#: simulated events per game at most (Seven and a Half sessions never end by themselves)
+MAX_EVENTS = {"seven-and-a-half": 160, "gin-rummy-3": 400}
+
+
+@dataclass
+class Recorded:
+    """A recorded game: its id, kind, players, and the envelopes stored."""
+
+    id: str
+    kind: str
+    players: list[str]
+    envelopes: list[dict[str, Any]] = field(default_factory=list)
+
+    def hands(self) -> list[int]:
+        return sorted({env["hand"] for env in self.envelopes if env["hand"] > 0})
+
+    def seqs_of(self, hand: int) -> list[int]:
+        return [env["seq"] for env in self.envelopes if env["hand"] == hand]
+
+
+def _append(recorder: Recorder, game_id: str, club_id: int, events: Sequence[Mapping[str, Any]]) -> None:
+    for start in range(0, len(events), 300):
+        recorder.append(game_id, list(events[start : start + 300]), club_id=club_id, actor="test")
+
+
+def _continue(rules: GameRules[Any], state: Any, rng: random.Random, count: int) -> tuple[Any, list[dict[str, Any]]]:
+    """Play `count` more simulated events from `state` (the simulator's choices, bot included)."""
+    events: list[dict[str, Any]] = []
+    while not rules.is_terminal(state) and len(events) < count:
+        offered = next_options(rules, state, rng)
+        chosen = rules.bot(state, offered, rng) if rules.bot is not None else rng.choice(offered)
+        decision = engine.decide(rules, state, dict(chosen))
+        state = engine.apply(rules, state, decision.event, state.seq + 1)
+        events.append(decision.event)
+    return state, events
+
+
+def _illegal_play(rules: GameRules[Any], state: Any) -> dict[str, Any] | None:
+    """A play by the seat to act that the rules flag as illegal (not impossible), if there is one."""
+    seen = rules.view(state, None)
+    for seat in seen.get("to_act", []):
+        for card in seen["seats"][seat].get("cards", []):
+            event = {"type": "play", "seat": seat, "card": card}
+            try:
+                decision = engine.decide(rules, state, event)
+            except TablebookError:
+                continue
+            if decision.violation is not None:
+                return decision.event
+    return None
+
+
+def record_plain(store: Store, club_id: int, kind: str, seed: int = 7, max_events: int | None = None) -> Recorded:
+    """A simulated game of `kind`, recorded as played."""
+    rules = rules_for(kind)
+    limit = max_events or MAX_EVENTS.get(kind, 1500)
+    playout = play(rules, PLAYERS[kind], {}, rng=random.Random(seed), max_events=limit)
+    recorder = Recorder(store)
+    game = recorder.create_game(club_id=club_id, kind=kind, players=PLAYERS[kind], options={})
+    _append(recorder, game.id, club_id, playout.events)
+    return Recorded(game.id, kind, PLAYERS[kind], store.read_events(game.id))
+
+
+def record_flawed_smear(store: Store, club_id: int, seed: int = 5) -> Recorded:
+    """Smear under `record`: an illegal play stored with its violation, later a retraction, then play on."""
+    kind = "cutthroat-smear"
+    rules = rules_for(kind)
+    rng = random.Random(seed)
+    recorder = Recorder(store)
+    game = recorder.create_game(club_id=club_id, kind=kind, players=PLAYERS[kind], options={"enforcement": "record"})
+    state = recorder.live(game.id).state
+    events: list[dict[str, Any]] = []
+    flawed = False
+    while not flawed:
+        illegal = _illegal_play(rules, state) if state.hand >= 2 else None
+        if illegal is not None:
+            events.append(illegal)
+            state = engine.apply(rules, state, illegal, state.seq + 1)
+            flawed = True
+            continue
+        state, more = _continue(rules, state, rng, 1)
+        assert more, "the game ended before an illegal play was possible"
+        events.extend(more)
+    state, more = _continue(rules, state, rng, 4)
+    events.extend(more)
+    _append(recorder, game.id, club_id, events)
+    head = recorder.live(game.id).state.seq
+    recorder.append(
+        game.id,
+        [{"type": "retract", "to_seq": head - 2, "reason": "two cards played out of turn"}],
+        club_id=club_id,
+        actor="test",
+    )
+    _, rest = _continue(rules, recorder.live(game.id).state, rng, 2000)
+    _append(recorder, game.id, club_id, rest)
+    return Recorded(game.id, kind, PLAYERS[kind], store.read_events(game.id))
+
+
+def record_live_schnapsen(store: Store, club_id: int, seed: int = 3) -> tuple[Recorded, list[dict[str, Any]]]:
+    """A Schnapsen match stopped in the middle of hand 2, and the events that would come next."""
+    kind = "schnapsen"
+    rules = rules_for(kind)
+    playout = play(rules, PLAYERS[kind], {}, rng=random.Random(seed), keep_states=True)
+    cut = next(i for i, s in enumerate(playout.states) if s.hand == 2) + 6
+    recorder = Recorder(store)
+    game = recorder.create_game(club_id=club_id, kind=kind, players=PLAYERS[kind], options={})
+    _append(recorder, game.id, club_id, playout.events[:cut])
+    assert rules.hand_in_progress(recorder.live(game.id).state)
+    return Recorded(game.id, kind, PLAYERS[kind], store.read_events(game.id)), list(playout.events[cut:])
