@@ -38,10 +38,8 @@ def hand_frames(
     retracted = engine.retracted_seqs(envelopes)
     frames: list[dict[str, Any]] = []
     for env, state in engine.walk(rules, initial, envelopes):
-        if env["hand"] < hand:
-            continue
-        if env["hand"] > hand:
-            break
+        if env["hand"] != hand:
+            continue  # not break: a retract may bring play back into an earlier hand
         frame: dict[str, Any] = {
             "seq": env["seq"],
             "event": shown_event(rules, env, viewpoint),

@@ -27,7 +27,7 @@ async def replay(
     game_id: str,
     principal: PrincipalDep,
     recorder: RecorderDep,
-    hand: Annotated[int, Query(ge=1, description="the hand to replay")],
+    hand: Annotated[int, Query(ge=0, description="the hand to replay (0: the events before the first deal)")],
     seat: Annotated[int | None, Query(ge=0, le=7, description="the seat to look from (default: everything)")] = None,
 ) -> dict[str, Any]:
     """`{game, hand, viewpoint, frames: [{seq, event, result, state}]}`, one frame per event of the hand."""
@@ -49,6 +49,9 @@ async def stream(
     limit: Annotated[int | None, Query(ge=1, description="close after this many events")] = None,
     follow: Annotated[bool, Query(description="false: send what is there, then close")] = True,
     last_event_id: Annotated[str | None, Header()] = None,
+    access_token: Annotated[  # read by api.deps.get_principal; declared here for the OpenAPI schema
+        str | None, Query(description="a key or share token, for EventSource clients that cannot send headers")
+    ] = None,
 ) -> StreamingResponse:
     """Each new envelope as an SSE `envelope` event whose id is its seq (redacted for viewers)."""
     recorder.live(game_id, principal.club_id)
