@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Annotated, Any
 
+import orjson
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -382,6 +383,266 @@ def demo_keys(
     console.print(f"club {club!r}:")
     console.print(f"  recorder key: {recorder_key}")
     console.print(f"  auditor key:  {auditor_key}")
+
+
+# --------------------------------------------------------------------------- hand histories (issue 8)
+
+players_app = typer.Typer(help="Players' personal data: erase a name from every game.", no_args_is_help=True)
+app.add_typer(players_app, name="players")
+
+FormatOption = Annotated[str, typer.Option("--format", "-f", help="json, jsonl, text or csv")]
+
+
+def _progress(console_: Console) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console_
+    )
+
+
+def _open_output(output: str | None) -> Any:
+    if output is None or output == "-":
+        return sys.stdout.buffer
+    return open(output, "wb")
+
+
+@app.command("export")
+def export_command(
+    game: Annotated[str | None, typer.Argument(help="the game's id (or --all)")] = None,
+    fmt: FormatOption = "text",
+    all_games: Annotated[bool, typer.Option("--all", help="every game, as NDJSON (for `tablebook import`)")] = False,
+    club: Annotated[str | None, typer.Option(help="with --all: only this club's games")] = None,
+    kind: Annotated[str | None, typer.Option("--game", help="with --all: only this game kind")] = None,
+    since: Annotated[str | None, typer.Option(help="with --all: created at or after (ISO 8601)")] = None,
+    until: Annotated[str | None, typer.Option(help="with --all: created before (ISO 8601)")] = None,
+    output: Annotated[str | None, typer.Option("--output", "-o", help="write to this file (default: stdout)")] = None,
+    database: DatabaseOption = None,
+) -> None:
+    """Export a game (text hand history, json, jsonl or csv score sheet), or every game as NDJSON.
+
+    `tablebook export --all > club.ndjson` streams every game in constant memory, with a
+    progress bar on stderr; `tablebook import club.ndjson` reads it back.
+    """
+    from projections.histories import export
+
+    store = _store(database)
+    if all_games == (game is not None):
+        _fail("give a game's id, or --all", 2)
+    if all_games:
+        club_id = _club_id(store, club) if club is not None else None
+        total = store.count_games(club_id=club_id)
+        out = _open_output(output)
+        try:
+            with _progress(err) as progress:
+                task = progress.add_task("exporting games", total=total)
+                for chunk in export.bulk_lines(
+                    store,
+                    club_id=club_id,
+                    kind=kind,
+                    since=since,
+                    until=until,
+                    on_game=lambda _: progress.advance(task),
+                ):
+                    out.write(chunk)
+            out.flush()
+        finally:
+            if out is not sys.stdout.buffer:
+                out.close()
+        return
+    if fmt not in export.FORMATS:
+        _fail(f"--format must be one of {', '.join(export.FORMATS)}", 2)
+    assert game is not None
+    try:
+        record = store.get_game(game)
+    except TablebookError as exc:
+        _fail(exc.message)
+        return
+    envelopes = store.read_events(game)
+    rules, state = export.snapshot(record, envelopes)
+    head_hash = envelopes[-1]["hash"] if envelopes else record.genesis_hash
+    head = export.header(
+        record, store.club_name(record.club_id), seq=len(envelopes), head_hash=head_hash, state=state, rules=rules
+    )
+    if fmt == "json":
+        body = orjson.dumps(export.json_document(head, envelopes), option=orjson.OPT_INDENT_2) + b"\n"
+    elif fmt == "jsonl":
+        body = b"".join(export.jsonl_lines(head, envelopes))
+    elif fmt == "text":
+        body = "".join(export.text_lines(head, rules, envelopes, envelopes)).encode()
+    else:
+        body = export.score_csv(record.players, rules.score(state)).encode()
+    out = _open_output(output)
+    try:
+        out.write(body)
+        out.flush()
+    finally:
+        if out is not sys.stdout.buffer:
+            out.close()
+
+
+def _club_id(store: Store, name: str) -> int:
+    """The id of an existing club (an export never creates one)."""
+    from sqlalchemy import select
+
+    from events.store import CLUBS
+
+    with store.engine.connect() as conn:
+        found = conn.execute(select(CLUBS.c.id).where(CLUBS.c.name == name)).scalar()
+    if found is None:
+        _fail(f"no club {name!r}")
+        raise typer.Exit(1)
+    return int(found)
+
+
+def _file_lines(handle: Any, advance: Callable[[int], None]) -> Any:
+    """`(number, line)` of a binary file, advancing the progress bar by the bytes read."""
+    for number, raw in enumerate(handle, start=1):
+        advance(len(raw))
+        line = raw.strip()
+        if number == 1:
+            line = line.lstrip(b"\xef\xbb\xbf")
+        if line:
+            yield number, line
+
+
+@app.command("import")
+def import_command(
+    file: Annotated[str, typer.Argument(help="a json, jsonl or text export, or an NDJSON file of many games")],
+    club: Annotated[
+        str | None, typer.Option(help="import into this club (created if new); default: the club each game names")
+    ] = None,
+    fmt: Annotated[str | None, typer.Option("--format", "-f", help="json, jsonl or text (default: recognised)")] = None,
+    skip_existing: Annotated[
+        bool, typer.Option(help="skip a game already in the club (same genesis and head hash)")
+    ] = True,
+    database: DatabaseOption = None,
+) -> None:
+    """Import games: each is checked (chain, rules) and written as a new game; a bad game is skipped
+    with its reason, the others are imported; a summary at the end. Exit status 1 if a game was bad."""
+    import os
+
+    from projections.histories import importer
+    from projections.histories.errors import BadImportError
+
+    store = _store(database, migrate=True)
+    if not os.path.exists(file):
+        _fail(f"no file {file!r}", 2)
+    with open(file, "rb") as handle:
+        head = handle.read(65536)
+    kind = fmt or importer.sniff(head)
+    if kind not in ("json", "jsonl", "text"):
+        _fail("--format must be json, jsonl or text", 2)
+
+    def club_of(game: importer.Imported) -> int:
+        name = club or game.source.get("club")
+        if not name:
+            raise BadImportError("the file names no club: give --club")
+        return store.ensure_club(str(name))
+
+    outcomes: list[importer.Outcome] = []
+    size = os.path.getsize(file)
+    with _progress(err) as progress:
+        task = progress.add_task(f"importing {os.path.basename(file)}", total=size)
+        if kind == "jsonl":
+            with open(file, "rb") as handle:
+                lines = _file_lines(handle, lambda n: progress.advance(task, n))
+                for outcome in importer.import_many(store, club_of, lines, skip_existing=skip_existing):
+                    outcomes.append(outcome)
+                    _print_outcome(outcome)
+        else:
+            with open(file, "rb") as handle:
+                body = handle.read()
+            progress.advance(task, size)
+            try:
+                checked = importer.read_file(body, actor="cli:import", fmt=kind)
+                club_id = club_of(checked)
+                same = store.find_same_chain(club_id, checked.genesis, checked.head.head_hash)
+                if same and skip_existing:
+                    outcome = importer.Outcome(
+                        checked.source.get("id"), 0, reason=f"already in the club as {same[0]}", duplicate_of=same[0]
+                    )
+                else:
+                    record = importer.import_game(store, club_id, checked)
+                    outcome = importer.Outcome(checked.source.get("id"), 0, game=record, events=len(checked.envelopes))
+            except TablebookError as exc:
+                outcome = importer.Outcome(None, 0, reason=exc.message)
+            outcomes.append(outcome)
+            _print_outcome(outcome)
+    summary = importer.import_summary(outcomes)
+    bad = sum(1 for o in outcomes if o.game is None and o.duplicate_of is None)
+    duplicates = sum(1 for o in outcomes if o.duplicate_of is not None)
+    console.print(
+        f"[bold]imported {summary['imported']} of {len(outcomes)} games[/bold] ({summary['events']} events); "
+        f"skipped {bad} bad, {duplicates} already there"
+    )
+    if bad:
+        raise typer.Exit(1)
+
+
+def _print_outcome(outcome: Any) -> None:
+    source = f" ({outcome.source_id})" if outcome.source_id else ""
+    at = f" at line {outcome.line}" if outcome.line else ""
+    if outcome.game is not None:
+        console.print(f"[green]imported[/green] {outcome.game.id}{source}: {outcome.events} events", highlight=False)
+    elif outcome.duplicate_of is not None:
+        console.print(f"[yellow]skipped[/yellow]  game{at}{source}: {outcome.reason}", highlight=False)
+    else:
+        console.print(f"[red]bad[/red]      game{at}{source}: {outcome.reason}", highlight=False)
+
+
+@app.command()
+def rebuild(database: DatabaseOption = None) -> None:
+    """Rebuild every read model from zero (the hand facts behind `GET /v1/games?has=`), with a progress bar."""
+    from projections.readmodel import HandFacts
+
+    store = _store(database, migrate=True)
+    facts = HandFacts(store)
+    total = store.head_position()
+    with _progress(err) as progress:
+        task = progress.add_task("hand facts (event positions)", total=total)
+        read = facts.rebuild(lambda n: progress.advance(task, n))
+    rows = len(store.hand_fact_rows())
+    console.print(f"rebuilt the hand facts: {read} events read, {rows} facts, checkpoint at {facts.position()}")
+
+
+@players_app.command("erase")
+def players_erase(
+    name: Annotated[str, typer.Argument(help="the player's name, exactly as recorded")],
+    replacement: Annotated[str, typer.Option(help="the name written instead")] = "(erased)",
+    club: Annotated[str | None, typer.Option(help="only this club's games (default: every club)")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="list what would change, change nothing")] = False,
+    database: DatabaseOption = None,
+) -> None:
+    """Replace a player's name in every game's registry row. Events name seats, never names, and no name
+    is hashed, so every chain stays valid (`tablebook verify`). Free text (notes, reasons) is hashed as
+    written and is not edited: the notes that mention the name are listed, for you to judge.
+    A running server caches game names: restart it after an erasure."""
+    from projections.histories.erasure import erase_player
+
+    store = _store(database)
+    if not name.strip() or not replacement.strip():
+        _fail("the name and its replacement must not be empty", 2)
+    club_id = _club_id(store, club) if club is not None else None
+    report = erase_player(store, name, replacement, club_id=club_id, dry_run=dry_run)
+    verb = "would replace" if dry_run else "replaced"
+    if not report.games:
+        console.print(f"no game names a player {name!r} (names are matched exactly)", highlight=False)
+    else:
+        games = f"{len(report.games)} game" + ("s" if len(report.games) > 1 else "")
+        console.print(f"{verb} {name!r} with {replacement!r} in {games}", highlight=False)
+    for game_id in report.games:
+        console.print(f"  {game_id}", highlight=False)
+    if report.mentions:
+        console.print(
+            f"[yellow]{len(report.mentions)} free-text entries mention {name!r}[/yellow] (hashed: not edited; "
+            "a correction can be appended as a note):",
+            highlight=False,
+        )
+        for mention in report.mentions:
+            console.print(
+                f"  {mention['game']} seq {mention['seq']} {mention['type']}: {mention['text']!r}", highlight=False
+            )
+    else:
+        console.print("no note or reason mentions the name")
 
 
 def main() -> None:

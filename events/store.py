@@ -14,12 +14,25 @@ tables of `events/tables.py`, not ORM sessions. Guarantees:
 - gapless global order: on PostgreSQL every append takes one transaction-level
   advisory lock, so `position`s commit in increasing order; SQLite has one
   writer (`BEGIN IMMEDIATE`).
+
+Two switches exist for the reliability tests only (tests/reliability), read
+from the environment when a Store is made; neither is ever set in production:
+
+- `TABLEBOOK_APPEND_LOCK=off` takes the PostgreSQL append lock out, to
+  reproduce the gap a catch-up reader skips without it;
+- `TABLEBOOK_TEST_COMMIT_DELAY_MS=A` or `A-B` sleeps A (or uniformly A to B)
+  milliseconds inside every append transaction, after its rows are written
+  and before the commit: it widens the window in which transactions commit
+  out of position order (the gap above), and in which a kill -9 lands in the
+  middle of a transaction (tests/reliability/test_crashes.py).
 """
 
 from __future__ import annotations
 
 import os
+import random
 import secrets
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +50,11 @@ from events.tables import ApiKey, AppendRequest, Club, Event, Game
 DEFAULT_URL = "sqlite:///./data/tablebook.db"
 #: the key of the PostgreSQL advisory lock that orders all appends
 APPEND_LOCK = 0x7AB1EB00C
+#: the largest seq (an INTEGER column) and position (BIGINT): reads past them find nothing, and never
+#: send the database an integer it cannot bind (SQLite refuses Python ints over 64 bits: a 500, found by
+#: tests/reliability)
+MAX_SEQ = 2**31 - 1
+MAX_POSITION = 2**63 - 1
 
 EVENTS = Event.__table__  # type: ignore[attr-defined]
 GAMES = Game.__table__  # type: ignore[attr-defined]
@@ -106,6 +124,21 @@ class DuplicateRequest(Exception):
     def __init__(self, prior: PriorRequest) -> None:
         super().__init__(prior)
         self.prior = prior
+
+
+def commit_delay_from(value: str) -> tuple[float, float] | None:
+    """`"A"` or `"A-B"` milliseconds as (low, high) seconds; None for "" (test-only, see the module docstring).
+
+    Raises:
+        ValueError: not one or two numbers of milliseconds.
+    """
+    if not value.strip():
+        return None
+    low, _, high = value.partition("-")
+    bounds = (float(low) / 1000, float(high or low) / 1000)
+    if not 0 <= bounds[0] <= bounds[1]:
+        raise ValueError(f"TABLEBOOK_TEST_COMMIT_DELAY_MS: {value!r} is not 'A' or 'A-B' milliseconds, A <= B")
+    return bounds
 
 
 def new_id(prefix: str = "", nbytes: int = 6) -> str:
@@ -259,6 +292,8 @@ class Store:
         #: Test-only: TABLEBOOK_APPEND_LOCK=off takes the PostgreSQL append lock out, to reproduce
         #: the gap a catch-up reader can skip without it (tests/reliability). Never in production.
         self.append_lock = os.environ.get("TABLEBOOK_APPEND_LOCK", "on") != "off"
+        #: Test-only: a sleep inside every append transaction (see the module docstring).
+        self.commit_delay = commit_delay_from(os.environ.get("TABLEBOOK_TEST_COMMIT_DELAY_MS", ""))
         self._integrity_error: type[Exception] = self.engine.dialect.loaded_dbapi.IntegrityError
 
     def dispose(self) -> None:
@@ -402,7 +437,7 @@ class Store:
         if ids is not None:
             query = query.where(GAMES.c.id.in_(list(ids)))
         if player is not None:
-            query = query.where(GAMES.c.players.contains(dumps(player)))
+            query = query.where(GAMES.c.players.contains(dumps(player), autoescape=True))
         if before is not None:
             created, gid = before
             query = query.where((GAMES.c.created_at < created) | ((GAMES.c.created_at == created) & (GAMES.c.id < gid)))
@@ -426,10 +461,13 @@ class Store:
 
     def read_events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Envelope]:
         """A game's envelopes with seq > after, in seq order."""
+        if after >= MAX_SEQ or (limit is not None and limit <= 0):
+            return []  # nothing is above the largest seq; and SQLite refuses integers over 64 bits
+        limit = min(limit, MAX_SEQ) if limit is not None else MAX_SEQ
         raw = self.engine.raw_connection()
         try:
             cursor = raw.cursor()
-            cursor.execute(self._sql["read_events"], (game_id, after, limit if limit is not None else 2**62))
+            cursor.execute(self._sql["read_events"], (game_id, max(after, -1), limit))
             rows = cursor.fetchall()
             cursor.close()
             raw.rollback()
@@ -449,11 +487,13 @@ class Store:
 
     def read_positions(self, after: int = 0, limit: int = 1000) -> list[tuple[int, str, Envelope]]:
         """Events of every game in global `position` order: (position, game_id, envelope)."""
+        if after >= MAX_POSITION:
+            return []
         query = (
             select(EVENTS.c.position, EVENTS.c.game_id, *_EVENT_COLUMNS)
             .where(EVENTS.c.position > after)
             .order_by(EVENTS.c.position)
-            .limit(limit)
+            .limit(min(limit, MAX_POSITION))
         )
         with self.engine.connect() as conn:
             return [(row.position, row.game_id, envelope_from_row(row)) for row in conn.execute(query)]
@@ -539,6 +579,8 @@ class Store:
                 first = rows[0]["seq"] if rows else base_seq
                 last = rows[-1]["seq"] if rows else base_seq
                 cursor.execute(sql["insert_request"], (game_id, idempotency[0], idempotency[1], first, last, now))
+            if self.commit_delay is not None:
+                time.sleep(random.uniform(*self.commit_delay))
             raw.commit()
         except self._integrity_error as exc:
             raw.rollback()
@@ -549,6 +591,338 @@ class Store:
         finally:
             cursor.close()
             raw.close()
+
+    # ------------------------------------------------------------------ imports, bulk export, read models, erasure
+    # (issue 8: hand histories). Everything below is generic: rows in, rows out; the rules are elsewhere.
+
+    @staticmethod
+    def _fact_tables() -> tuple[Any, Any]:
+        from events.tables import HandFact, ProjectionCheckpoint
+
+        return HandFact.__table__, ProjectionCheckpoint.__table__  # type: ignore[attr-defined]
+
+    def import_game(
+        self,
+        *,
+        club_id: int,
+        kind: str,
+        players: Sequence[str],
+        options: Mapping[str, Any],
+        created_at: str,
+        genesis_hash: str,
+        envelopes: Sequence[Envelope],
+        head: Head,
+        game_id: str | None = None,
+    ) -> GameRecord:
+        """Register a game and write its already verified envelopes, exactly as given, in one transaction.
+
+        All or nothing: the registry row and every event land together or not at all. On
+        PostgreSQL the append lock is taken as for any append, so the global order stays gapless.
+        """
+        gid = game_id or new_id("g")
+        updated = envelopes[-1]["recorded_at"] if envelopes else created_at
+        game_row = {
+            "id": gid,
+            "club_id": club_id,
+            "kind": kind,
+            "players": dumps(list(players)),
+            "options": dumps(dict(options)),
+            "created_at": created_at,
+            "updated_at": updated,
+            "genesis_hash": genesis_hash,
+            "seq": head.seq,
+            "hand": head.hand,
+            "status": head.status,
+            "totals": dumps(dict(head.totals)),
+            "winner": head.winner,
+            "head_hash": head.head_hash,
+        }
+        event_rows = [
+            {
+                "game_id": gid,
+                "seq": env["seq"],
+                "hand": env["hand"],
+                "type": env["type"],
+                "data": dumps(env["data"]),
+                "result": dumps(env["result"]),
+                "violation": dumps(env["violation"]) if "violation" in env else None,
+                "recorded_at": env["recorded_at"],
+                "actor": env["actor"],
+                "prev_hash": env["prev_hash"],
+                "hash": env["hash"],
+            }
+            for env in envelopes
+        ]
+        with self._write() as conn, conn.begin():
+            if self.dialect == "postgresql" and self.append_lock:
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({APPEND_LOCK})")
+            conn.execute(insert(GAMES).values(**game_row))
+            for start in range(0, len(event_rows), 1000):
+                conn.execute(insert(EVENTS), event_rows[start : start + 1000])
+        return self.get_game(gid)
+
+    def iter_games(
+        self,
+        *,
+        club_id: int | None = None,
+        kind: str | None = None,
+        ids: Sequence[str] | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        after: tuple[str, str] | None = None,
+        batch: int = 200,
+    ) -> Iterator[GameRecord]:
+        """Games oldest first by `(created_at, id)`, read in keyset pages (constant memory).
+
+        `after` is the `(created_at, id)` of the last game already seen: a resumable cursor that
+        new games (created later) never shift.
+        """
+        last = after
+        while True:
+            query = select(GAMES)
+            if club_id is not None:
+                query = query.where(GAMES.c.club_id == club_id)
+            if kind is not None:
+                query = query.where(GAMES.c.kind == kind)
+            if ids is not None:
+                query = query.where(GAMES.c.id.in_(list(ids)))
+            if since is not None:
+                query = query.where(GAMES.c.created_at >= since)
+            if until is not None:
+                query = query.where(GAMES.c.created_at < until)
+            if last is not None:
+                created, gid = last
+                query = query.where(
+                    (GAMES.c.created_at > created) | ((GAMES.c.created_at == created) & (GAMES.c.id > gid))
+                )
+            query = query.order_by(GAMES.c.created_at, GAMES.c.id).limit(batch)
+            with self.engine.connect() as conn:
+                page = [_game_record(row) for row in conn.execute(query)]
+            yield from page
+            if len(page) < batch:
+                return
+            last = (page[-1].created_at, page[-1].id)
+
+    def count_games(self, *, club_id: int | None = None) -> int:
+        query = select(func.count()).select_from(GAMES)
+        if club_id is not None:
+            query = query.where(GAMES.c.club_id == club_id)
+        with self.engine.connect() as conn:
+            return int(conn.execute(query).scalar_one())
+
+    def find_same_chain(self, club_id: int, genesis_hash: str, head_hash: str) -> list[str]:
+        """Ids of the club's games with this genesis and head hash: the same record imported before."""
+        query = select(GAMES.c.id).where(
+            GAMES.c.club_id == club_id, GAMES.c.genesis_hash == genesis_hash, GAMES.c.head_hash == head_hash
+        )
+        with self.engine.connect() as conn:
+            return [row[0] for row in conn.execute(query.order_by(GAMES.c.created_at, GAMES.c.id))]
+
+    def games_with_player(self, name: str, club_id: int | None = None) -> list[GameRecord]:
+        """Every game (of a club, or of all clubs) whose registry names `name` exactly."""
+        query = select(GAMES).where(GAMES.c.players.contains(dumps(name), autoescape=True))
+        if club_id is not None:
+            query = query.where(GAMES.c.club_id == club_id)
+        with self.engine.connect() as conn:
+            records = [_game_record(row) for row in conn.execute(query.order_by(GAMES.c.created_at, GAMES.c.id))]
+        return [r for r in records if name in r.players]
+
+    def iter_typed_events(
+        self, types: Sequence[str], game_ids: Sequence[str] | None = None, batch: int = 1000
+    ) -> Iterator[tuple[str, Envelope]]:
+        """`(game_id, envelope)` of every event of these types, in global order, read in pages."""
+        after = 0
+        while True:
+            query = select(EVENTS.c.position, EVENTS.c.game_id, *_EVENT_COLUMNS).where(
+                EVENTS.c.type.in_(list(types)), EVENTS.c.position > after
+            )
+            if game_ids is not None:
+                query = query.where(EVENTS.c.game_id.in_(list(game_ids)))
+            with self.engine.connect() as conn:
+                page = list(conn.execute(query.order_by(EVENTS.c.position).limit(batch)))
+            for row in page:
+                yield row.game_id, envelope_from_row(row)
+            if len(page) < batch:
+                return
+            after = page[-1].position
+
+    def game_kinds(self, game_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
+        """`{game_id: (kind, club_id)}` for these games."""
+        if not game_ids:
+            return {}
+        query = select(GAMES.c.id, GAMES.c.kind, GAMES.c.club_id).where(GAMES.c.id.in_(list(game_ids)))
+        with self.engine.connect() as conn:
+            return {row.id: (row.kind, row.club_id) for row in conn.execute(query)}
+
+    def projection_position(self, name: str) -> int:
+        """How far (global `position`) the read model `name` has read; 0 when it never ran."""
+        _, checkpoints = self._fact_tables()
+        with self.engine.connect() as conn:
+            found = conn.execute(select(checkpoints.c.position).where(checkpoints.c.name == name)).scalar()
+        return int(found or 0)
+
+    def commit_hand_facts(
+        self,
+        name: str,
+        *,
+        old: int,
+        new: int,
+        deletes: Sequence[tuple[str, int, int]] = (),
+        inserts: Sequence[Mapping[str, Any]] = (),
+        once: Sequence[Mapping[str, Any]] = (),
+    ) -> bool:
+        """Move the checkpoint `name` from `old` to `new` with its hand-fact changes, in one transaction.
+
+        `deletes` are `(game_id, above_seq, below_seq)` ranges (facts of retracted events), applied
+        first; `inserts` are rows of `hand_fact`; `once` rows are inserted only if the same fact
+        (game, hand, seq, situation, seat) is not there yet. False, and nothing written, when
+        another process moved the checkpoint first (it did this work).
+        """
+
+        class Lost(Exception):
+            """Another process moved the checkpoint inside our transaction: roll it all back."""
+
+        try:
+            with self._write() as conn, conn.begin():
+                self._write_hand_facts(conn, name, old, new, deletes, inserts, once, Lost)
+        except Lost:
+            return False
+        return True
+
+    def _write_hand_facts(
+        self,
+        conn: Any,
+        name: str,
+        old: int,
+        new: int,
+        deletes: Sequence[tuple[str, int, int]],
+        inserts: Sequence[Mapping[str, Any]],
+        once: Sequence[Mapping[str, Any]],
+        lost: type[Exception],
+    ) -> None:
+        facts, checkpoints = self._fact_tables()
+        current = conn.execute(select(checkpoints.c.position).where(checkpoints.c.name == name)).scalar()
+        if current is None:
+            if old != 0:
+                raise lost()
+            from sqlalchemy.exc import IntegrityError
+
+            try:
+                with conn.begin_nested():
+                    conn.execute(insert(checkpoints).values(name=name, position=0, updated_at=utc_now()))
+            except IntegrityError:  # another process made the row first: it is catching up
+                raise lost() from None
+        elif int(current) != old:
+            raise lost()
+        for game_id, above, below in deletes:
+            conn.execute(facts.delete().where(facts.c.game_id == game_id, facts.c.seq > above, facts.c.seq < below))
+        rows = [dict(r) for r in inserts]
+        for row in once:
+            seat_match = facts.c.seat.is_(None) if row["seat"] is None else facts.c.seat == row["seat"]
+            exists = conn.execute(
+                select(facts.c.id)
+                .where(
+                    facts.c.game_id == row["game_id"],
+                    facts.c.hand == row["hand"],
+                    facts.c.seq == row["seq"],
+                    facts.c.situation == row["situation"],
+                    seat_match,
+                )
+                .limit(1)
+            ).first()
+            if exists is None and dict(row) not in rows:
+                rows.append(dict(row))
+        if rows:
+            conn.execute(insert(facts), rows)
+        moved = conn.execute(
+            update(checkpoints)
+            .where(checkpoints.c.name == name, checkpoints.c.position == old)
+            .values(position=new, updated_at=utc_now())
+        )
+        if moved.rowcount != 1:
+            raise lost()
+
+    def reset_hand_facts(self, name: str) -> None:
+        """Empty the hand-fact read model and put its checkpoint back to 0 (before a rebuild)."""
+        facts, checkpoints = self._fact_tables()
+        with self._write() as conn, conn.begin():
+            conn.execute(facts.delete())
+            done = conn.execute(
+                update(checkpoints).where(checkpoints.c.name == name).values(position=0, updated_at=utc_now())
+            )
+            if done.rowcount == 0:
+                conn.execute(insert(checkpoints).values(name=name, position=0, updated_at=utc_now()))
+
+    def hand_fact_rows(self, game_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Every hand fact (of these games), without its row id, in a stable order."""
+        facts, _ = self._fact_tables()
+        query = select(facts.c.club_id, facts.c.game_id, facts.c.hand, facts.c.seq, facts.c.situation, facts.c.seat)
+        if game_ids is not None:
+            query = query.where(facts.c.game_id.in_(list(game_ids)))
+        query = query.order_by(facts.c.game_id, facts.c.seq, facts.c.situation, facts.c.seat)
+        with self.engine.connect() as conn:
+            return [dict(row._mapping) for row in conn.execute(query)]
+
+    def hits(self, game_ids: Sequence[str], situations: Sequence[str], per_game: int = 200) -> dict[str, list[Any]]:
+        """`{game_id: [{hand, seq, situation, seat}]}` for these games and situations, in seq order."""
+        facts, _ = self._fact_tables()
+        out: dict[str, list[Any]] = {gid: [] for gid in game_ids}
+        if not game_ids or not situations:
+            return out
+        query = (
+            select(facts.c.game_id, facts.c.hand, facts.c.seq, facts.c.situation, facts.c.seat)
+            .where(facts.c.game_id.in_(list(game_ids)), facts.c.situation.in_(list(situations)))
+            .order_by(facts.c.game_id, facts.c.seq, facts.c.situation, facts.c.seat)
+        )
+        with self.engine.connect() as conn:
+            for row in conn.execute(query):
+                found = out[row.game_id]
+                if len(found) < per_game:
+                    found.append({"hand": row.hand, "seq": row.seq, "situation": row.situation, "seat": row.seat})
+        return out
+
+    def search_games(
+        self,
+        club_id: int,
+        *,
+        situations: Sequence[str],
+        kind: str | None = None,
+        status: str | None = None,
+        player: str | None = None,
+        winner: int | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        limit: int = 50,
+        before: tuple[str, str] | None = None,
+    ) -> list[GameRecord]:
+        """`list_games` with one more filter: games with a hand fact of *every* situation given."""
+        facts, _ = self._fact_tables()
+        query = select(GAMES).where(GAMES.c.club_id == club_id)
+        for situation in situations:
+            query = query.where(
+                select(facts.c.id).where(facts.c.game_id == GAMES.c.id, facts.c.situation == situation).exists()
+            )
+        if kind is not None:
+            query = query.where(GAMES.c.kind == kind)
+        if status is not None:
+            query = query.where(GAMES.c.status == status)
+        if winner is not None:
+            query = query.where(GAMES.c.winner == winner)
+        if since is not None:
+            query = query.where(GAMES.c.created_at >= since)
+        if until is not None:
+            query = query.where(GAMES.c.created_at < until)
+        if player is not None:
+            query = query.where(GAMES.c.players.contains(dumps(player), autoescape=True))
+        if before is not None:
+            created, gid = before
+            query = query.where((GAMES.c.created_at < created) | ((GAMES.c.created_at == created) & (GAMES.c.id < gid)))
+        query = query.order_by(GAMES.c.created_at.desc(), GAMES.c.id.desc()).limit(limit)
+        with self.engine.connect() as conn:
+            records = [_game_record(row) for row in conn.execute(query)]
+        if player is not None:
+            records = [r for r in records if player in r.players]
+        return records
 
 
 def _key_record(row: Any) -> KeyRecord:

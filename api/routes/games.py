@@ -1,4 +1,10 @@
-"""Games: create one, list a club's games, read one's metadata."""
+"""Games: create one, list and search a club's games, read one's metadata.
+
+Search by situation (`has=sweep`) is served by the hand-facts read model
+(`projections/readmodel.py`): the route first lets it catch up with the
+event log (one indexed read when nothing is new), so a search sees every
+committed event, then answers from the `hand_fact` table.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.deps import PrincipalDep, RecorderDep
 from events.errors import InvalidEventError
 from events.store import GameRecord
+from projections.readmodel import KNOWN, HandFacts, check_situations
 from projections.registry import KINDS
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
@@ -42,8 +49,21 @@ class GamePublic(BaseModel):
     winner: int | None
 
 
+class Hit(BaseModel):
+    """A situation found in a game: the hand and the event (seq) where it happened, and the seat."""
+
+    hand: int
+    seq: int
+    situation: str
+    seat: int | None
+
+
+class GameFound(GamePublic):
+    hits: list[Hit] | None = Field(default=None, description="with `has=`: where the situations happened")
+
+
 class GamePage(BaseModel):
-    games: list[GamePublic]
+    games: list[GameFound]
     next_cursor: str | None
 
 
@@ -85,8 +105,8 @@ async def create_game(body: GameCreate, principal: PrincipalDep, recorder: Recor
     return game_public(game)
 
 
-@router.get("", response_model=GamePage, summary="List games")
-async def list_games(
+@router.get("", response_model=GamePage, response_model_exclude_unset=True, summary="List and search games")
+def list_games(
     principal: PrincipalDep,
     recorder: RecorderDep,
     game: Annotated[str | None, Query(description="game kind")] = None,
@@ -97,8 +117,33 @@ async def list_games(
     until: Annotated[str | None, Query(description="created before (ISO 8601)")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, Query(description="next_cursor of the previous page")] = None,
+    has: Annotated[
+        list[str] | None,
+        Query(
+            description="situations that happened in a hand (repeat or comma-separate: games with all of them); "
+            "each game then lists its `hits` {hand, seq, situation, seat}. Known: " + ", ".join(sorted(KNOWN))
+        ),
+    ] = None,
 ) -> dict[str, Any]:
-    """A page of the club's games, newest first."""
+    """A page of the club's games, newest first; with `has=`, only games where those situations happened."""
+    situations = check_situations(has or [])
+    if situations:
+        HandFacts(recorder.store).catch_up()
+        found = recorder.store.search_games(
+            principal.club_id,
+            situations=situations,
+            kind=game,
+            status=status,
+            player=player,
+            winner=winner,
+            since=since,
+            until=until,
+            limit=limit,
+            before=_decode_cursor(cursor) if cursor else None,
+        )
+        hits = recorder.store.hits([g.id for g in found], situations)
+        next_cursor = _encode_cursor(found[-1]) if len(found) == limit else None
+        return {"games": [{**game_public(g), "hits": hits[g.id]} for g in found], "next_cursor": next_cursor}
     games = recorder.store.list_games(
         principal.club_id,
         kind=game,

@@ -38,9 +38,12 @@ Readings of the rule text:
   round's last play gives the definitive `sweeps` (`[{seat, seq}]`) in its
   result, with `rest` (`{seat, cards}`: the cards and builds left on the
   table, to the last capturer, `seat` null when nobody captured and those
-  cards count for nobody). The `sweep` search tag is put on a capture that
-  cleared the table before the round's last card (so a clearing capture
-  followed only by trails is tagged, though it does not score).
+  cards count for nobody). The `sweep` search tag comes from those end
+  facts, not from the capture: a capture that cleared the table may prove
+  the round's last capture (only trails after it), which is no sweep. The
+  round's last play is tagged `sweep` when `sweeps` is not empty, and the
+  read model (`projections/readmodel.py`) writes one fact per listed sweep,
+  at the capture's seq and seat.
 - A tie for most cards or most spades gives the item to nobody and writes
   no line. A voided round scores 0 for every seat and has no lines; the
   same dealer deals the next round.
@@ -438,12 +441,16 @@ def redact_event(event: Event, seat: Viewpoint) -> Event:
 
 
 def situations(event: Event, result: Mapping[str, Any]) -> list[str]:
-    """Search tags: sweep, three_faces, build, multiple_build, increase, face_build, rest."""
+    """Search tags: sweep, three_faces, build_captured, build, multiple_build, increase, face_build.
+
+    `sweep` is given by the round's last play when its `sweeps` (the round's end facts) name
+    any: only then is it known which table-clearing captures were sweeps.
+    """
     tags = []
     kind = event["type"]
+    if result.get("sweeps"):
+        tags.append("sweep")
     if kind == "capture":
-        if result.get("table_cleared") and not result.get("hand_ended"):
-            tags.append("sweep")
         if result.get("three_faces"):
             tags.append("three_faces")
         if result.get("builds"):

@@ -1,0 +1,247 @@
+"""Exports of a game: json and jsonl (re-importable, every envelope with its hash), text, csv; bulk NDJSON.
+
+- json: `{"format": "tablebook/1", "id", "game", "club", "players", "seats",
+  "options", "created_at", "updated_at", "status", "seq", "hand", "totals",
+  "winner", "head_hash", "exported_at", "events": [envelopes]}`;
+- jsonl: the same header (without `events`) on the first line, then one
+  envelope a line;
+- text: the hand history of `projections/histories/text.py`;
+- csv: the score sheet, one row per score line.
+
+A header's `seq` and `head_hash` are those of its last envelope, so an
+importer can tell a truncated file from a whole one. An export in which a
+viewer's live-hand cards were hidden carries `"redacted": true` (and its
+envelopes too) and cannot be imported: its hashes no longer match.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+import orjson
+
+from events.codec import FORMAT, utc_now
+from events.envelope import Envelope
+from events.errors import InvalidEventError, TablebookError
+from events.store import GameRecord, Store
+from projections import engine
+from projections.audit import name_seats
+from projections.histories.text import write_text
+from projections.recorder import head_of
+from projections.registry import rules_for
+from projections.rules import GameRules, ScoreSheet, seat_dict
+
+FORMATS = ("json", "jsonl", "text", "csv")
+MEDIA_TYPES = {
+    "json": "application/json",
+    "jsonl": "application/x-ndjson",
+    "text": "text/plain; charset=utf-8",
+    "csv": "text/csv; charset=utf-8",
+}
+SUFFIXES = {"json": "json", "jsonl": "jsonl", "text": "txt", "csv": "csv"}
+#: events read at once while a game is streamed (memory is bounded by this page)
+PAGE = 1000
+CSV_COLUMNS = ("hand", "seat", "player", "points", "running_total", "rule", "reason", "seqs")
+
+#: A viewer's redaction: (rules, the state at the head, envelopes up to the head) -> envelopes as shown.
+Redactor = Callable[[GameRules[Any], Any, list[Envelope]], list[Envelope]]
+
+
+def header(
+    game: GameRecord,
+    club: str | None,
+    *,
+    seq: int | None = None,
+    head_hash: str | None = None,
+    state: Any = None,
+    rules: GameRules[Any] | None = None,
+    redacted: bool = False,
+) -> dict[str, Any]:
+    """A game's export header; `seq`/`head_hash`/`state` give the head of the events exported."""
+    doc: dict[str, Any] = {
+        "format": FORMAT,
+        "id": game.id,
+        "game": game.kind,
+        "club": club,
+        "players": list(game.players),
+        "seats": len(game.players),
+        "options": dict(game.options),
+        "created_at": game.created_at,
+        "updated_at": game.updated_at,
+        "status": game.status,
+        "seq": game.seq if seq is None else seq,
+        "hand": game.hand,
+        "totals": game.totals,
+        "winner": game.winner,
+        "head_hash": game.head_hash if head_hash is None else head_hash,
+        "exported_at": utc_now(),
+    }
+    if state is not None and rules is not None:
+        head = head_of(rules, state, doc["head_hash"])
+        doc.update(status=head.status, hand=head.hand, totals=dict(head.totals), winner=head.winner)
+    if redacted:
+        doc["redacted"] = True
+    return doc
+
+
+def snapshot(game: GameRecord, envelopes: Sequence[Envelope]) -> tuple[GameRules[Any], Any]:
+    """The rules and the folded state after `envelopes` (a consistent head for the header)."""
+    rules = rules_for(game.kind)
+    initial = rules.initial_state(list(game.players), game.options)
+    return rules, engine.fold(rules, initial, envelopes) if envelopes else initial
+
+
+def json_document(head: Mapping[str, Any], envelopes: Sequence[Envelope]) -> dict[str, Any]:
+    return {**head, "events": list(envelopes)}
+
+
+def jsonl_lines(head: Mapping[str, Any], envelopes: Sequence[Envelope]) -> Iterator[bytes]:
+    yield orjson.dumps(head) + b"\n"
+    for env in envelopes:
+        yield orjson.dumps(env) + b"\n"
+
+
+def text_lines(
+    head: Mapping[str, Any], rules: GameRules[Any], envelopes: Sequence[Envelope], shown: Sequence[Envelope]
+) -> Iterator[str]:
+    for line in write_text(head, rules, envelopes, shown):
+        yield line + "\n"
+
+
+def _cell(text: str) -> str:
+    """Text a spreadsheet would run as a formula (`=`, `+`, `-`, `@`) gets a leading `'`."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def score_csv(players: Sequence[str], sheet: ScoreSheet) -> str:
+    """The score sheet as CSV: `hand, seat, player, points, running_total, rule, reason, seqs`.
+
+    One row per score line; `running_total` is the seat's sum of points so far. A hand
+    without lines (voided, drawn) has one row without a seat. The last rows (hand
+    `totals`) give each seat's total as the game counts it (Schnapsen counts down from 7).
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    running = [0] * len(players)
+    for hand in sheet.hands:
+        if not hand.lines:
+            writer.writerow((hand.hand, "", "", 0, "", "", "no points in this hand", ""))
+        for line in hand.lines:
+            running[line.seat] += line.points
+            writer.writerow(
+                (
+                    hand.hand,
+                    line.seat,
+                    _cell(players[line.seat]),
+                    line.points,
+                    running[line.seat],
+                    line.rule,
+                    _cell(name_seats(" ".join(line.reason.split()), players)),
+                    " ".join(str(q) for q in line.events),
+                )
+            )
+    totals = seat_dict(sheet.totals)
+    state = "finished" if sheet.finished else "live"
+    for seat, name in enumerate(players):
+        won = " (winner)" if sheet.winner == seat else ""
+        writer.writerow(("totals", seat, _cell(name), totals[str(seat)], running[seat], "totals", f"{state}{won}", ""))
+    return out.getvalue()
+
+
+# --------------------------------------------------------------------------- bulk
+
+
+def encode_cursor(game: GameRecord) -> str:
+    """The bulk export's resume point: after this game (oldest first by `(created_at, id)`)."""
+    return base64.urlsafe_b64encode(f"export|{game.created_at}|{game.id}".encode()).decode()
+
+
+def decode_cursor(cursor: str) -> tuple[str, str]:
+    """Raises: InvalidEventError: not a cursor of `GET /v1/export`."""
+    try:
+        kind, created, gid = base64.urlsafe_b64decode(cursor.encode()).decode().split("|", 2)
+    except (ValueError, UnicodeDecodeError):
+        raise InvalidEventError("cursor: not a cursor of GET /v1/export", field="cursor") from None
+    if kind != "export" or not created or not gid:
+        raise InvalidEventError("cursor: not a cursor of GET /v1/export", field="cursor")
+    return created, gid
+
+
+def game_events(store: Store, game: GameRecord) -> Iterator[Envelope]:
+    """A game's envelopes up to its registry head (`game.seq`), in pages: a consistent snapshot."""
+    after = 0
+    while after < game.seq:
+        page = store.read_events(game.id, after, min(PAGE, game.seq - after))
+        if not page:
+            return
+        yield from page
+        after = page[-1]["seq"]
+
+
+def bulk_lines(
+    store: Store,
+    *,
+    club_id: int | None,
+    kind: str | None = None,
+    ids: Sequence[str] | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    cursor: str | None = None,
+    limit: int | None = None,
+    redact: Redactor | None = None,
+    on_game: Callable[[GameRecord], None] | None = None,
+) -> Iterator[bytes]:
+    """NDJSON of many games, oldest first, in constant memory.
+
+    For each game: its jsonl export (the header line, then one envelope a line), then
+    `{"cursor": c, "after": id}`: pass `c` as `cursor` to resume after that game. The
+    last line is `{"next_cursor": c | null, "games": n}` (null: nothing more matched).
+    With `redact`, each live game is read whole (to know its live hand) and its hidden
+    cards are replaced; other games are streamed a page of events at a time. An error in the middle
+    (the response has begun) ends the stream with an `{"error": {...}}` line.
+    """
+    after = decode_cursor(cursor) if cursor else None
+    clubs: dict[int, str] = {}
+    count = 0
+    last: GameRecord | None = None
+    more = False
+    games = store.iter_games(club_id=club_id, kind=kind, ids=ids, since=since, until=until, after=after)
+    try:
+        for game in games:
+            if limit is not None and count >= limit:
+                more = True
+                break
+            if game.club_id not in clubs:
+                clubs[game.club_id] = store.club_name(game.club_id)
+            club = clubs[game.club_id]
+            if redact is not None and game.status == "live":
+                envelopes = list(game_events(store, game))
+                rules, state = snapshot(game, envelopes)
+                shown = redact(rules, state, envelopes)
+                hidden = any(env.get("redacted") for env in shown)
+                yield from jsonl_lines(header(game, club, state=state, rules=rules, redacted=hidden), shown)
+            else:
+                yield orjson.dumps(header(game, club)) + b"\n"
+                chunk: list[bytes] = []
+                for env in game_events(store, game):
+                    chunk.append(orjson.dumps(env))
+                    if len(chunk) >= 200:
+                        yield b"\n".join(chunk) + b"\n"
+                        chunk = []
+                if chunk:
+                    yield b"\n".join(chunk) + b"\n"
+            count += 1
+            last = game
+            yield orjson.dumps({"cursor": encode_cursor(game), "after": game.id}) + b"\n"
+            if on_game is not None:
+                on_game(game)
+    except TablebookError as exc:
+        yield orjson.dumps({"error": exc.to_dict()}) + b"\n"
+        return
+    next_cursor = encode_cursor(last) if more and last is not None else None
+    yield orjson.dumps({"next_cursor": next_cursor, "games": count}) + b"\n"

@@ -1,0 +1,602 @@
+"""Imports: a json, jsonl or text export back into a game, after checking everything.
+
+json and jsonl carry every envelope with its hash. The importer checks the
+header (format, game, players, options), then re-walks the chain from the
+genesis record (game, seats, options, created_at: `events/codec.py`) and
+re-runs the rules on every event, with the same code as `verify`
+(`projections/verify.py`): an edited, missing or reordered line, or an event
+the rules refuse, is named by its line (jsonl) or its index (json), and
+nothing is written. The envelopes are then written exactly as they were
+(same `recorded_at`, `actor`, `result`, hashes), so the imported game has
+the same head hash as the exported one.
+
+A text history has no hashes: its events are decided again, one by one, as
+an append would (`engine.decide`), and sealed into a new chain from the same
+genesis record, with the import's time and actor.
+
+A file of many games (the NDJSON of `GET /v1/export`, or jsonl exports one
+after another) is read a game at a time (`read_games`): each bad game is
+reported with its reason, the others are imported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from events.codec import FORMAT, canonical, genesis_hash, utc_now
+from events.envelope import Envelope, seal
+from events.errors import TablebookError
+from events.store import GameRecord, Head, Store
+from projections import engine
+from projections.histories.errors import BadImportError, located
+from projections.histories.text import TextGame, parse_text
+from projections.recorder import head_of
+from projections.registry import rules_for
+from projections.rules import GameRules
+from projections.verify import verify_stream
+
+ENVELOPE_KEYS = frozenset({"seq", "hand", "type", "data", "recorded_at", "actor", "result", "prev_hash", "hash"})
+_HASH = re.compile(r"[0-9a-f]{64}")
+_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9]{2}:?[0-9]{2})?")
+MAX_PLAYERS = 8
+MAX_NAME = 100
+
+
+@dataclass
+class Imported:
+    """A game read from a file and checked: ready to be written as it is."""
+
+    kind: str
+    players: list[str]
+    options: dict[str, Any]
+    created_at: str
+    genesis: str
+    envelopes: list[Envelope]
+    head: Head
+    format: str
+    source: dict[str, Any] = field(default_factory=dict)
+    #: the line of the game's header, in a file of many games
+    line: int = 0
+
+    @property
+    def same_chain(self) -> bool:
+        """Is the head hash the exported one (always for json/jsonl; text gets new times)?"""
+        return bool(self.source.get("head_hash")) and self.source.get("head_hash") == self.head.head_hash
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One game of a file of many: imported (`game`) or skipped (`reason`)."""
+
+    source_id: str | None
+    line: int
+    game: GameRecord | None = None
+    reason: str | None = None
+    duplicate_of: str | None = None
+    events: int = 0
+
+
+# --------------------------------------------------------------------------- formats
+
+
+def sniff(body: bytes) -> str:
+    """`json`, `jsonl` or `text`, from the first characters of a file."""
+    start = body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if start == b"{":
+        first, _, _rest = body.lstrip(b"\xef\xbb\xbf \t\r\n").partition(b"\n")
+        try:
+            doc = orjson.loads(first)
+        except orjson.JSONDecodeError:
+            return "json"  # a pretty-printed json export
+        if isinstance(doc, dict) and "events" in doc and isinstance(doc["events"], list):
+            return "json"
+        return "jsonl"
+    return "text"
+
+
+def decode_text(body: bytes) -> str:
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = body[: exc.start].count(b"\n") + 1
+        raise BadImportError("the file is not UTF-8 text", line=line) from None
+
+
+def _load(line: bytes, number: int) -> Any:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise BadImportError(f"not valid JSON: {exc}", line=number) from None
+
+
+# --------------------------------------------------------------------------- header and envelopes
+
+
+@dataclass(frozen=True, slots=True)
+class GameHead:
+    kind: str
+    rules: GameRules[Any]
+    players: list[str]
+    options: dict[str, Any]
+    created_at: str
+    source: dict[str, Any]
+
+
+def check_players(players: Any, **where: Any) -> list[str]:
+    if not isinstance(players, list) or not players or len(players) > MAX_PLAYERS:
+        raise BadImportError(f"players: expected a list of 1 to {MAX_PLAYERS} names", field="players", **where)
+    for seat, name in enumerate(players):
+        if not isinstance(name, str) or not 1 <= len(name) <= MAX_NAME:
+            raise BadImportError(
+                f"players[{seat}]: a name is a string of 1 to {MAX_NAME} characters", field="players", **where
+            )
+    return list(players)
+
+
+def check_created(created: Any, **where: Any) -> str:
+    if not isinstance(created, str) or not _TIME.fullmatch(created):
+        raise BadImportError(
+            f"created_at: expected an ISO 8601 time such as 2026-11-29T14:02:11.123456Z, got {created!r}",
+            field="created_at",
+            **where,
+        )
+    return created
+
+
+def game_head(doc: Any, **where: Any) -> GameHead:
+    """The game a json/jsonl header describes, checked.
+
+    Raises:
+        BadImportError: not a tablebook/1 header, a redacted export, an unknown game, bad players or options.
+    """
+    if not isinstance(doc, dict):
+        raise BadImportError("expected the export's header, a JSON object", **where)
+    if doc.get("format") != FORMAT:
+        raise BadImportError(
+            f"format: expected {FORMAT!r}, got {doc.get('format')!r}: not a Tablebook export", field="format", **where
+        )
+    if doc.get("redacted"):
+        raise BadImportError(
+            "this export was redacted for a viewer key (a live hand's cards are hidden): it cannot be "
+            "imported; export it with a recorder or auditor key",
+            field="redacted",
+            **where,
+        )
+    kind = doc.get("game")
+    if not isinstance(kind, str):
+        raise BadImportError("game: expected the game's kind, e.g. 'schnapsen'", field="game", **where)
+    try:
+        rules = rules_for(kind)
+    except TablebookError as exc:
+        raise BadImportError(exc.message, field="game", **where) from None
+    players = check_players(doc.get("players"), **where)
+    options = doc.get("options", {})
+    if not isinstance(options, dict):
+        raise BadImportError("options: expected an object", field="options", **where)
+    try:
+        filled = rules.options_for(players, options)
+    except TablebookError as exc:
+        raise BadImportError(exc.message, field=exc.details.get("field", "options"), **where) from None
+    if filled != options:
+        missing = sorted(set(filled) - set(options))
+        raise BadImportError(
+            "options: an export lists every option with its value (they are in the genesis hash); "
+            f"missing: {', '.join(missing) or 'none'}",
+            field="options",
+            **where,
+        )
+    seats = doc.get("seats")
+    if seats is not None and seats != len(players):
+        raise BadImportError(f"seats: {seats!r} but {len(players)} players", field="seats", **where)
+    created = check_created(doc.get("created_at"), **where)
+    source = {k: doc.get(k) for k in ("id", "club", "seq", "head_hash") if doc.get(k) is not None}
+    return GameHead(kind, rules, players, options, created, source)
+
+
+def check_envelope(env: Any, **where: Any) -> Envelope:
+    """The shape of a stored envelope, so that it is written back byte for byte.
+
+    Raises:
+        BadImportError: not an envelope, a redacted one, a missing, extra or mistyped field.
+    """
+    if not isinstance(env, dict):
+        raise BadImportError("expected an envelope (a JSON object)", **where)
+    if env.get("redacted"):
+        raise BadImportError("a redacted envelope (cards hidden for a viewer key) cannot be imported", **where)
+    missing = sorted(ENVELOPE_KEYS - set(env))
+    if missing:
+        raise BadImportError(f"the envelope has no {missing[0]!r}", **where)
+    extra = sorted(set(env) - ENVELOPE_KEYS - {"violation"})
+    if extra:
+        raise BadImportError(f"the envelope has an unknown field {extra[0]!r}", **where)
+    checks: list[tuple[str, bool, str]] = [
+        (
+            "seq",
+            isinstance(env["seq"], int) and not isinstance(env["seq"], bool) and env["seq"] >= 1,
+            "a seq (1, 2...)",
+        ),
+        ("hand", isinstance(env["hand"], int) and not isinstance(env["hand"], bool) and env["hand"] >= 0, "a hand"),
+        ("type", isinstance(env["type"], str) and 0 < len(env["type"]) <= 32, "an event type"),
+        ("data", isinstance(env["data"], dict), "an object"),
+        ("result", isinstance(env["result"], dict), "an object"),
+        ("recorded_at", isinstance(env["recorded_at"], str) and len(env["recorded_at"]) <= 64, "a time"),
+        ("actor", isinstance(env["actor"], str) and len(env["actor"]) <= 64, "a key id of up to 64 characters"),
+        ("prev_hash", isinstance(env["prev_hash"], str) and bool(_HASH.fullmatch(env["prev_hash"])), "a sha256"),
+        ("hash", isinstance(env["hash"], str) and bool(_HASH.fullmatch(env["hash"])), "a sha256 hex digest"),
+    ]
+    if "violation" in env:
+        checks.append(("violation", isinstance(env["violation"], dict), "an object"))
+    for name, ok, what in checks:
+        if not ok:
+            raise BadImportError(f"{name}: expected {what}, got {env[name]!r}"[:300], field=name, **where)
+    if env["type"] == "retract" or "to_seq" in env["data"]:
+        to_seq = env["data"].get("to_seq")
+        if not isinstance(to_seq, int) or isinstance(to_seq, bool):
+            raise BadImportError("data.to_seq: expected the seq a retract goes back to (an integer)", **where)
+    try:
+        canonical(env)
+    except orjson.JSONEncodeError as exc:
+        raise BadImportError(f"a value that cannot be hashed: {exc}", **where) from None
+    return env
+
+
+def verified(head: GameHead, envelopes: list[Envelope], places: Sequence[dict[str, Any]], fmt: str) -> Imported:
+    """Re-walk the chain and re-run the rules (as `verify` does); the first problem names its place.
+
+    `places[i]` says where envelope `i` is in the file (`{"line": n}` or `{"index": i}`).
+
+    Raises:
+        BadImportError: the first problem, at its line or index, with its seq.
+    """
+    report = verify_stream(head.kind, head.players, head.options, head.created_at, envelopes)
+    genesis = genesis_hash(head.kind, len(head.players), head.options, head.created_at)
+    if report.problems:
+        problem = report.problems[0]
+        seq = problem["seq"]
+        index = min(max(seq - 1, 0), len(places) - 1) if places else None
+        where = places[index] if index is not None else {}
+        message = str(problem["message"])
+        if problem["problem"] == "chain" and seq == 1:
+            message += " (game, seats, options and created_at of the header are hashed there)"
+        raise BadImportError(message, seq=seq, problem=problem["problem"], **where)
+    head_hash = envelopes[-1]["hash"] if envelopes else genesis
+    exported_seq, exported_hash = head.source.get("seq"), head.source.get("head_hash")
+    if exported_seq is not None and exported_seq != len(envelopes):
+        raise BadImportError(
+            f"the header says the game has {exported_seq} events but the file holds {len(envelopes)}: "
+            "it is truncated or has extra events",
+            field="seq",
+            **(places[-1] if places else {}),
+        )
+    if exported_hash is not None and exported_hash != head_hash:
+        raise BadImportError(
+            "the header's head_hash is not the hash of the last event",
+            field="head_hash",
+            **(places[-1] if places else {}),
+        )
+    return Imported(
+        kind=head.kind,
+        players=head.players,
+        options=head.options,
+        created_at=head.created_at,
+        genesis=genesis,
+        envelopes=envelopes,
+        head=head_of(head.rules, report.state, head_hash),
+        format=fmt,
+        source=head.source,
+    )
+
+
+# --------------------------------------------------------------------------- the three formats
+
+
+def from_json(body: bytes) -> Imported:
+    """A json export (`{..., "events": [...]}`); errors name the event's index in `events`."""
+    doc = _load(body, 1)
+    if not isinstance(doc, dict) or not isinstance(doc.get("events"), list):
+        raise BadImportError('expected a json export: {"format": "tablebook/1", ..., "events": [...]}')
+    head = game_head(doc)
+    envelopes = [check_envelope(env, index=i) for i, env in enumerate(doc["events"])]
+    return verified(head, envelopes, [{"index": i} for i in range(len(envelopes))], "json")
+
+
+def split_lines(body: bytes) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of a file with their numbers (1-based), without keeping a copy."""
+    number, start = 0, 0
+    while start < len(body):
+        end = body.find(b"\n", start)
+        if end < 0:
+            end = len(body)
+        number += 1
+        line = body[start:end].strip()
+        if number == 1:
+            line = line.lstrip(b"\xef\xbb\xbf")
+        if line:
+            yield number, line
+        start = end + 1
+
+
+def from_jsonl(lines: Iterable[tuple[int, bytes]]) -> Imported:
+    """One game's jsonl export; errors name the line. More than one game is refused."""
+    games = list(read_games(lines, single=True))
+    if not games:
+        raise BadImportError("the file is empty", line=1)
+    result = games[0]
+    if isinstance(result, BadImportError):
+        raise result
+    return result
+
+
+def from_text(text: str, *, actor: str, recorded_at: str | None = None) -> Imported:
+    """A text hand history: every event decided again and sealed into a new chain.
+
+    Raises:
+        BadImportError: a line the grammar does not allow, a missing tag, an event the rules refuse.
+    """
+    parsed = parse_text(text)
+    head = _text_head(parsed)
+    rules, state = head.rules, head.rules.initial_state(head.players, head.options)
+    genesis = genesis_hash(head.kind, len(head.players), head.options, head.created_at)
+    when = recorded_at or utc_now()
+    targets = {
+        event["to_seq"]
+        for _, event in parsed.events
+        if event.get("type") == "retract" and isinstance(event.get("to_seq"), int)
+    }
+    kept: dict[int, Any] = {0: state} if 0 in targets else {}
+    envelopes: list[Envelope] = []
+    prev = genesis
+    for line, raw in parsed.events:
+        seq = state.seq + 1
+        try:
+            decision = engine.decide(rules, state, raw)
+            if decision.event["type"] == "retract":
+                state = engine.restore(kept[decision.event["to_seq"]], seq)
+            else:
+                state = engine.apply(rules, state, decision.event, seq)
+        except TablebookError as exc:
+            raise located(exc, line=line, seq=seq) from None
+        if seq in targets:
+            kept[seq] = state
+        envelope = seal(
+            seq=seq,
+            hand=state.hand,
+            event=decision.event,
+            result=state.facts,
+            violation=decision.violation,
+            recorded_at=when,
+            actor=actor,
+            prev_hash=prev,
+        )
+        envelopes.append(envelope)
+        prev = envelope["hash"]
+    count = parsed.tags.get("Events")
+    if count is not None and count.strip() != str(len(envelopes)):
+        raise BadImportError(
+            f"the Events tag says {count} events but the file holds {len(envelopes)}: it is truncated or has "
+            "extra events",
+            line=parsed.tag_lines["Events"],
+        )
+    return Imported(
+        kind=head.kind,
+        players=head.players,
+        options=head.options,
+        created_at=head.created_at,
+        genesis=genesis,
+        envelopes=envelopes,
+        head=head_of(rules, state, prev),
+        format="text",
+        source=head.source,
+    )
+
+
+def _text_head(parsed: TextGame) -> GameHead:
+    tags, lines = parsed.tags, parsed.tag_lines
+    if tags.get("Redacted") is not None:
+        raise BadImportError(
+            "this history was redacted for a viewer key (a live hand's cards are hidden): it cannot be imported",
+            line=lines["Redacted"],
+        )
+    fmt = tags.get("Format")
+    if fmt is not None and fmt != FORMAT:
+        raise BadImportError(f"Format: expected {FORMAT!r}, got {fmt!r}", line=lines["Format"])
+    if "Game" not in tags:
+        raise BadImportError('the header has no [Game "..."] tag (e.g. [Game "schnapsen"])', line=1)
+    try:
+        rules = rules_for(tags["Game"])
+    except TablebookError as exc:
+        raise BadImportError(exc.message, line=lines["Game"]) from None
+    players = parsed.seats()
+    options = parsed.options()
+    try:
+        filled = rules.options_for(players, options)
+    except TablebookError as exc:
+        raise BadImportError(exc.message, line=lines.get("Options", lines["Game"])) from None
+    created = tags.get("Created")
+    if created is None:
+        created = utc_now()  # a history typed by hand: the game is created now
+    else:
+        check_created(created, line=lines["Created"])
+    source = {"id": tags.get("Id"), "club": tags.get("Club"), "head_hash": tags.get("HeadHash")}
+    return GameHead(tags["Game"], rules, players, filled, created, {k: v for k, v in source.items() if v})
+
+
+def read_file(body: bytes, *, actor: str, fmt: str | None = None) -> Imported:
+    """One game from a json, jsonl or text export (the format sniffed unless given).
+
+    Raises:
+        BadImportError: the first thing wrong, at its line or index; nothing is written.
+    """
+    fmt = fmt or sniff(body)
+    if fmt == "json":
+        return from_json(body)
+    if fmt == "jsonl":
+        return from_jsonl(split_lines(body))
+    if fmt == "text":
+        return from_text(decode_text(body), actor=actor)
+    raise BadImportError(f"format: expected json, jsonl or text, got {fmt!r}", field="format")
+
+
+# --------------------------------------------------------------------------- many games
+
+
+@dataclass
+class _Reading:
+    """The game being read from an NDJSON file."""
+
+    line: int
+    head: GameHead | None = None
+    error: BadImportError | None = None
+    envelopes: list[Envelope] = field(default_factory=list)
+    places: list[dict[str, Any]] = field(default_factory=list)
+
+    def fail(self, error: BadImportError) -> None:
+        if self.error is None:
+            self.error = error
+
+    def finish(self) -> Imported | BadImportError:
+        result: Imported | BadImportError
+        if self.error is not None:
+            result = self.error
+        else:
+            assert self.head is not None
+            try:
+                result = verified(self.head, self.envelopes, self.places, "jsonl")
+            except BadImportError as exc:
+                result = exc
+        if isinstance(result, BadImportError):
+            result.details.setdefault("game_line", self.line)
+            if self.head is not None and self.head.source.get("id"):
+                result.details.setdefault("source_id", self.head.source["id"])
+        else:
+            result.line = self.line
+        return result
+
+
+def read_games(lines: Iterable[tuple[int, bytes]], *, single: bool = False) -> Iterator[Imported | BadImportError]:
+    """The games of an NDJSON file, one at a time: each checked game, or the error that sank it.
+
+    A header line (with `"format"`) starts a game; envelope lines (with `"seq"`) follow; a
+    `{"cursor"}` line closes it; a `{"next_cursor"}` line ends a bulk export's page. Memory
+    holds one game. With `single`, a second game is an error (one-game imports).
+    """
+    current: _Reading | None = None
+    headers = 0
+    for number, line in lines:
+        try:
+            doc = _load(line, number)
+        except BadImportError as exc:
+            current = current or _Reading(number)
+            current.fail(exc)
+            continue
+        if isinstance(doc, dict) and "format" in doc:
+            headers += 1
+            if single and headers > 1:
+                raise BadImportError(
+                    "a second game starts here: this route imports one game; use POST /v1/import/bulk "
+                    "or `tablebook import` for a file of many",
+                    line=number,
+                )
+            if current is not None:
+                yield current.finish()
+            current = _Reading(number)
+            try:
+                current.head = game_head(doc, line=number)
+            except BadImportError as exc:
+                current.fail(exc)
+            continue
+        if isinstance(doc, dict) and ("cursor" in doc or "next_cursor" in doc) and "seq" not in doc:
+            if current is not None:
+                yield current.finish()
+            current = None
+            continue
+        if current is None:
+            current = _Reading(number)
+            current.fail(
+                BadImportError(
+                    'an event before any game header: a file starts with {"format": "tablebook/1", ...}',
+                    line=number,
+                )
+            )
+            continue
+        if current.error is not None:
+            continue
+        if isinstance(doc, dict) and "error" in doc and "seq" not in doc:
+            current.fail(BadImportError(f"the export stopped with an error: {doc['error']}", line=number))
+            continue
+        try:
+            current.envelopes.append(check_envelope(doc, line=number))
+            current.places.append({"line": number})
+        except BadImportError as exc:
+            current.fail(exc)
+    if current is not None:
+        yield current.finish()
+
+
+def import_game(store: Store, club_id: int, game: Imported) -> GameRecord:
+    """Write a checked game as a new game of the club, in one transaction."""
+    return store.import_game(
+        club_id=club_id,
+        kind=game.kind,
+        players=game.players,
+        options=game.options,
+        created_at=game.created_at,
+        genesis_hash=game.genesis,
+        envelopes=game.envelopes,
+        head=game.head,
+    )
+
+
+def import_many(
+    store: Store,
+    club: int | Callable[[Imported], int],
+    lines: Iterable[tuple[int, bytes]],
+    *,
+    skip_existing: bool = True,
+) -> Iterator[Outcome]:
+    """Import every good game of an NDJSON file; each bad one is an Outcome with its reason.
+
+    `club` is the club id to import into, or a function giving it for each game (the CLI
+    imports each game into the club its header names).
+    """
+    for item in read_games(lines):
+        if isinstance(item, BadImportError):
+            yield Outcome(item.details.get("source_id"), int(item.details.get("game_line") or 0), reason=item.message)
+            continue
+        source_id = item.source.get("id")
+        try:
+            club_id = club if isinstance(club, int) else club(item)
+        except TablebookError as exc:
+            yield Outcome(source_id, item.line, reason=exc.message)
+            continue
+        if skip_existing:
+            same = store.find_same_chain(club_id, item.genesis, item.head.head_hash)
+            if same:
+                yield Outcome(
+                    source_id, item.line, reason=f"already in the club as {same[0]} (same chain)", duplicate_of=same[0]
+                )
+                continue
+        try:
+            record = import_game(store, club_id, item)
+        except TablebookError as exc:
+            yield Outcome(source_id, item.line, reason=exc.message)
+            continue
+        yield Outcome(source_id, item.line, game=record, events=len(item.envelopes))
+
+
+def import_summary(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    imported = [o for o in outcomes if o.game is not None]
+    return {
+        "imported": len(imported),
+        "skipped": len(outcomes) - len(imported),
+        "events": sum(o.events for o in imported),
+    }
+
+
+def describe_source(game: Imported) -> Mapping[str, Any]:
+    return {k: v for k, v in game.source.items() if k in ("id", "club", "head_hash")}

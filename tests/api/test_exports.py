@@ -1,0 +1,460 @@
+"""Exports and imports over HTTP and the CLI, on SQLite and PostgreSQL.
+
+Round trips of random games of all five kinds in every format, corrupted
+files refused with their line and nothing written, viewer exports redacted
+and not importable, the bulk NDJSON export resumed with its cursor and read
+back, `tablebook export/import/rebuild/players erase`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from api.cli import app as cli
+from events.migrate import upgrade
+from events.store import Store
+from projections.recorder import Recorder
+from projections.registry import available, rules_for
+from projections.simulate import play
+from tests.conftest import Club, make_club, new_game
+
+PLAYERS = {
+    "schnapsen": ["Anna", "Ben"],
+    "casino": ["Ann", "Ben", "Cho"],
+    "gin-rummy-3": ["Ben", "Jo", "Ida"],
+    "seven-and-a-half": ["Juan", "Inès", "Carlo", "Sara"],
+    "cutthroat-smear": ["Ruby", "Ava Marie", "Liam"],
+}
+DEAL = {
+    "type": "deal",
+    "dealer": 1,
+    "hands": [["KH", "QH", "TD", "AC", "JS"], ["TS", "AD", "KC", "QS", "JD"]],
+    "trump_card": "JH",
+}
+runner = CliRunner()
+
+
+def error_of(response: Any, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"} and body["error"]["code"] == code and body["error"]["message"]
+    error: dict[str, Any] = body["error"]
+    return error
+
+
+def append(client: TestClient, club: Club, game_id: str, events: list[dict[str, Any]]) -> None:
+    for start in range(0, len(events), 250):
+        response = client.post(
+            f"/v1/games/{game_id}/events", json={"events": events[start : start + 250]}, headers=club.recorder
+        )
+        assert response.status_code == 201, response.text
+
+
+def record(client: TestClient, club: Club, kind: str, seed: int, max_events: int = 400, **options: Any) -> str:
+    """A random game of `kind`, with a note and a claim, recorded over HTTP."""
+    rules = rules_for(kind)
+    players = PLAYERS[kind]
+    playout = play(rules, players, options, rng=random.Random(seed), max_events=max_events)
+    game_id: str = new_game(client, club, kind, players, options)["id"]
+    events = [*playout.events, {"type": "note", "text": 'Ruby: "that was a \\ misdeal"\nno'}]
+    events.append({"type": "score_claimed", "hand": 1, "points": {str(s): 2 for s in range(len(players))}})
+    append(client, club, game_id, events)
+    return game_id
+
+
+def export_of(client: TestClient, club: Club, game_id: str, fmt: str, role: str = "recorder") -> Any:
+    response = client.get(f"/v1/games/{game_id}/export?format={fmt}", headers=getattr(club, role))
+    assert response.status_code == 200, response.text
+    return response
+
+
+def events_of(client: TestClient, club: Club, game_id: str) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = client.get(f"/v1/games/{game_id}/events", headers=club.recorder).json()["events"]
+    return events
+
+
+def games_of(client: TestClient, club: Club) -> list[str]:
+    return [g["id"] for g in client.get("/v1/games?limit=200", headers=club.recorder).json()["games"]]
+
+
+# --------------------------------------------------------------------------- round trips
+
+
+@pytest.mark.parametrize("kind", available())
+def test_round_trips_of_random_games_in_every_format(
+    client: TestClient, club: Club, other_club: Club, kind: str
+) -> None:
+    game_id = record(client, club, kind, seed=len(kind))
+    original = events_of(client, club, game_id)
+    source = client.get(f"/v1/games/{game_id}", headers=club.recorder).json()
+    for fmt in ("json", "jsonl", "text"):
+        body = export_of(client, club, game_id, fmt).content
+        response = client.post("/v1/import", content=body, headers=other_club.recorder)
+        assert response.status_code == 201, response.text
+        imported = response.json()
+        new_id = imported["game"]["id"]
+        assert new_id != game_id and imported["format"] == fmt and imported["events"] == len(original)
+        copy = events_of(client, other_club, new_id)
+        assert [(e["type"], e["data"], e["result"], e["hand"]) for e in copy] == [
+            (e["type"], e["data"], e["result"], e["hand"]) for e in original
+        ]
+        if fmt in ("json", "jsonl"):
+            assert copy == original and imported["same_head_hash"]
+            assert imported["head_hash"] == original[-1]["hash"]
+        else:
+            assert {e["actor"] for e in copy} == {f"key:{other_club.keys['recorder'].split('_')[1]}"}
+        game = client.get(f"/v1/games/{new_id}", headers=other_club.recorder).json()
+        assert {k: game[k] for k in ("game", "players", "options", "created_at", "status", "totals", "winner")} == {
+            k: source[k] for k in ("game", "players", "options", "created_at", "status", "totals", "winner")
+        }
+        verify = client.get(f"/v1/games/{new_id}/verify", headers=other_club.recorder).json()
+        assert verify["ok"] and verify["events"] == len(original)
+
+
+def test_json_and_jsonl_exports_carry_the_header_and_every_hash(client: TestClient, club: Club) -> None:
+    game_id = record(client, club, "schnapsen", 1)
+    doc = export_of(client, club, game_id, "json").json()
+    original = events_of(client, club, game_id)
+    assert doc["format"] == "tablebook/1" and doc["id"] == game_id and doc["game"] == "schnapsen"
+    assert doc["club"] == club.name and doc["players"] == PLAYERS["schnapsen"] and doc["seats"] == 2
+    assert doc["options"] == {"first_dealer": 0, "enforcement": "strict"} and doc["created_at"]
+    assert doc["events"] == original and doc["seq"] == len(original) and doc["head_hash"] == original[-1]["hash"]
+    response = export_of(client, club, game_id, "jsonl")
+    assert response.headers["content-type"].startswith("application/x-ndjson")
+    assert f'filename="{game_id}.jsonl"' in response.headers["content-disposition"]
+    lines = response.content.decode().splitlines()
+    assert orjson.loads(lines[0]) == {k: v for k, v in doc.items() if k not in ("events", "exported_at")} | {
+        "exported_at": orjson.loads(lines[0])["exported_at"]
+    }
+    assert [orjson.loads(line) for line in lines[1:]] == original
+
+
+def test_record_enforcement_violations_survive_every_format(client: TestClient, club: Club, other_club: Club) -> None:
+    game_id = new_game(client, club, options={"first_dealer": 1, "enforcement": "record"})["id"]
+    revoke = [DEAL, {"type": "close", "seat": 0}, {"type": "play", "seat": 0, "card": "TD"}]
+    append(client, club, game_id, [*revoke, {"type": "play", "seat": 1, "card": "TS"}])
+    original = events_of(client, club, game_id)
+    assert original[-1]["violation"]["rule"] == "schnapsen.follow_suit"
+    text = export_of(client, club, game_id, "text").text
+    assert "; illegal schnapsen.follow_suit" in text
+    for fmt in ("jsonl", "text"):
+        body = export_of(client, club, game_id, fmt).content
+        new_id = client.post("/v1/import", content=body, headers=other_club.recorder).json()["game"]["id"]
+        assert events_of(client, other_club, new_id)[-1]["violation"] == original[-1]["violation"]
+
+
+def test_the_csv_score_sheet(client: TestClient, club: Club) -> None:
+    game_id = record(client, club, "cutthroat-smear", 2)
+    response = export_of(client, club, game_id, "csv")
+    assert response.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    score = client.get(f"/v1/games/{game_id}/score", headers=club.recorder).json()
+    lines = [(h["hand"], line) for h in score["hands"] for line in h["lines"]]
+    body = [r for r in rows if r["hand"] != "totals" and r["seat"]]
+    assert len(body) == len(lines) and list(rows[0]) == [
+        "hand",
+        "seat",
+        "player",
+        "points",
+        "running_total",
+        "rule",
+        "reason",
+        "seqs",
+    ]
+    running = [0, 0, 0]
+    for row, (hand, line) in zip(body, lines, strict=True):
+        running[line["seat"]] += line["points"]
+        assert (int(row["hand"]), int(row["seat"]), int(row["points"]), row["rule"]) == (
+            hand,
+            line["seat"],
+            line["points"],
+            line["rule"],
+        )
+        assert (
+            row["player"] == PLAYERS["cutthroat-smear"][line["seat"]]
+            and int(row["running_total"]) == running[line["seat"]]
+        )
+        assert row["seqs"] == " ".join(str(q) for q in line["events"])
+    totals = [r for r in rows if r["hand"] == "totals"]
+    assert [int(r["points"]) for r in totals] == [score["totals"][str(s)] for s in range(3)]
+
+
+def test_a_spreadsheet_formula_in_a_name_is_defused(client: TestClient, club: Club) -> None:
+    game_id = new_game(client, club, players=["=HYPERLINK(1)", "Ben"], options={"first_dealer": 1})["id"]
+    append(client, club, game_id, [DEAL])
+    rows = list(csv.DictReader(io.StringIO(export_of(client, club, game_id, "csv").text)))
+    assert rows[0]["player"] == "'=HYPERLINK(1)"
+
+
+# --------------------------------------------------------------------------- bad files
+
+
+def test_a_corrupted_line_is_refused_with_its_number_and_nothing_is_written(
+    client: TestClient, club: Club, other_club: Club
+) -> None:
+    game_id = record(client, club, "casino", 3)
+    lines = export_of(client, club, game_id, "jsonl").content.decode().splitlines()
+    envelope = orjson.loads(lines[11])
+    envelope["actor"] = "key:someone-else"
+    lines[11] = orjson.dumps(envelope).decode()
+    before = games_of(client, other_club)
+    error = error_of(client.post("/v1/import", content="\n".join(lines), headers=other_club.recorder), 422, "invalid")
+    assert error["line"] == 12 and error["seq"] == 11 and error["problem"] == "hash"
+    assert error["message"].startswith("line 12: seq 11:")
+    text = export_of(client, club, game_id, "text").text.splitlines()
+    number = next(i for i, line in enumerate(text, 1) if line.startswith("  10. "))
+    text[number - 1] = text[number - 1].replace("  10. ", "  10: ")
+    error = error_of(client.post("/v1/import", content="\n".join(text), headers=other_club.recorder), 422, "invalid")
+    assert error["line"] == number and error["message"].startswith(f"line {number}: cannot read")
+    doc = export_of(client, club, game_id, "json").json()
+    del doc["events"][7]
+    error = error_of(client.post("/v1/import", json=doc, headers=other_club.recorder), 422, "invalid")
+    assert error["index"] == 7 and "expected seq 8, found seq 9" in error["message"]
+    assert games_of(client, other_club) == before
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        (b"", "empty"),
+        (b'{"format": "pgn", "events": []}', "not a Tablebook export"),
+        (b'{"format": "tablebook/1", "game": "poker", "players": ["A"], "events": []}', "unknown game"),
+        (b'[Game "schnapsen"]\n[Seat0 "A"]\n[Seat1 "B"]\n1. Anna: play KH\n', "'Anna' is not a player"),
+        (b"\xff\xfe[Game]", "not UTF-8"),
+        (b"hello", "cannot read"),
+        (b'[Game "schnapsen"]\n[Seat0 "A"]\n[Seat1 "B"]\n1. note text=' + b"[" * 200_000, "nest more than"),
+        (b"[" * 200_000, "a bad tag pair"),
+        (b'{"format": "tablebook/1", "events": [' + b"[" * 200_000, "not valid JSON"),
+        (
+            b'{"format": "tablebook/1", "game": "schnapsen", "players": ["A", "B"], "options": {"first_dealer": 0, '
+            b'"enforcement": "strict"}, "created_at": "2026-01-01T00:00:00Z", "events": [{"seq": 1, "hand": 0, '
+            b'"type": "note", "data": {"text": "x", "to_seq": [1]}, "result": {}, "recorded_at": "t", "actor": "a", '
+            b'"prev_hash": "' + b"0" * 64 + b'", "hash": "' + b"0" * 64 + b'"}]}',
+            "data.to_seq",
+        ),
+    ],
+)
+def test_bad_files_get_a_clear_422(client: TestClient, club: Club, body: bytes, words: str) -> None:
+    before = games_of(client, club)
+    error = error_of(client.post("/v1/import", content=body, headers=club.recorder), 422, "invalid")
+    assert words in error["message"]
+    assert games_of(client, club) == before
+
+
+def test_an_event_the_rules_refuse_keeps_its_own_code(client: TestClient, club: Club) -> None:
+    text = '[Game "schnapsen"]\n[Seat0 "A"]\n[Seat1 "B"]\n[Options "first_dealer=1"]\n1. A: play KH\n'
+    error = error_of(client.post("/v1/import", content=text, headers=club.recorder), 422, "impossible")
+    assert error["line"] == 5 and error["seq"] == 1
+
+
+def test_imports_need_a_recorder_key_and_one_game(client: TestClient, club: Club) -> None:
+    game_id = record(client, club, "schnapsen", 4)
+    body = export_of(client, club, game_id, "jsonl").content
+    error_of(client.post("/v1/import", content=body, headers=club.viewer), 403, "forbidden")
+    error_of(client.post("/v1/import", content=body, headers=club.auditor), 403, "forbidden")
+    error = error_of(client.post("/v1/import", content=body + body, headers=club.recorder), 422, "invalid")
+    assert "second game" in error["message"] and "bulk" in error["message"]
+    error_of(client.get(f"/v1/games/{game_id}/export?format=pdf", headers=club.recorder), 422, "invalid")
+
+
+def test_another_clubs_game_cannot_be_exported(client: TestClient, club: Club, other_club: Club) -> None:
+    game_id = record(client, club, "schnapsen", 5)
+    for fmt in ("json", "text", "csv"):
+        error_of(client.get(f"/v1/games/{game_id}/export?format={fmt}", headers=other_club.viewer), 404, "not_found")
+
+
+# --------------------------------------------------------------------------- viewers
+
+
+def test_a_viewers_export_of_a_live_hand_hides_its_cards_and_cannot_be_imported(
+    client: TestClient, club: Club, other_club: Club
+) -> None:
+    game_id = new_game(client, club, options={"first_dealer": 1})["id"]
+    append(client, club, game_id, [DEAL, {"type": "play", "seat": 0, "card": "KH", "marriage": True}])
+    hidden = ["QH", "TD", "AC", "JS", "TS", "AD", "KC", "QS", "JD"]
+    for fmt in ("json", "jsonl", "text"):
+        body = export_of(client, club, game_id, fmt, role="viewer").text
+        leaked = [card for card in hidden if card in body]
+        assert not leaked, f"{fmt} shows {leaked}"
+        assert "redacted" in body.lower()
+        error = error_of(client.post("/v1/import", content=body, headers=other_club.recorder), 422, "invalid")
+        assert "redacted" in error["message"]
+    seen = export_of(client, club, game_id, "json", role="recorder").json()
+    assert "redacted" not in seen and seen["events"][0]["data"]["hands"][1][0] == "TS"
+
+
+@pytest.mark.parametrize("kind", available())
+def test_a_viewers_export_shows_what_the_events_route_shows_them(client: TestClient, club: Club, kind: str) -> None:
+    rules = rules_for(kind)
+    playout = play(rules, PLAYERS[kind], {}, rng=random.Random(5), max_events=300, keep_states=True)
+    live = [i for i, state in enumerate(playout.states) if rules.hand_in_progress(state)]
+    cut = live[len(live) // 2]
+    game_id: str = new_game(client, club, kind, PLAYERS[kind])["id"]
+    append(client, club, game_id, list(playout.events[: cut + 1]))
+    seen = client.get(f"/v1/games/{game_id}/events", headers=club.viewer).json()["events"]
+    doc = export_of(client, club, game_id, "json", role="viewer").json()
+    assert doc["events"] == seen and doc["redacted"] is True
+    assert any(env.get("redacted") for env in seen)
+    lines = export_of(client, club, game_id, "jsonl", role="viewer").content.splitlines()
+    assert [orjson.loads(line) for line in lines[1:]] == seen
+
+
+def test_a_game_without_events_round_trips(client: TestClient, club: Club, other_club: Club) -> None:
+    game_id = new_game(client, club, "casino", PLAYERS["casino"], {"target": 11})["id"]
+    for fmt in ("json", "jsonl", "text"):
+        body = export_of(client, club, game_id, fmt).content
+        response = client.post("/v1/import", content=body, headers=other_club.recorder)
+        assert response.status_code == 201, response.text
+        game = response.json()["game"]
+        assert game["seq"] == 0 and game["options"]["target"] == 11 and game["players"] == PLAYERS["casino"]
+
+
+# --------------------------------------------------------------------------- bulk
+
+
+def test_bulk_export_streams_resumes_and_reads_back(client: TestClient, store: Store) -> None:
+    club, target = make_club(store), make_club(store)
+    ids = [record(client, club, kind, seed=7) for kind in ("schnapsen", "cutthroat-smear", "casino")]
+    first = client.get("/v1/export?limit=2", headers=club.recorder)
+    assert first.status_code == 200 and first.headers["content-type"].startswith("application/x-ndjson")
+    lines = [orjson.loads(line) for line in first.content.splitlines()]
+    assert lines[-1]["games"] == 2 and lines[-1]["next_cursor"]
+    headers = [line for line in lines if "format" in line]
+    assert [h["id"] for h in headers] == ids[:2]  # oldest first
+    rest = client.get(f"/v1/export?cursor={lines[-1]['next_cursor']}", headers=club.recorder)
+    tail = [orjson.loads(line) for line in rest.content.splitlines()]
+    assert [h["id"] for h in tail if "format" in h] == ids[2:] and tail[-1] == {"next_cursor": None, "games": 1}
+    only = client.get("/v1/export?game=casino", headers=club.recorder).content
+    assert [orjson.loads(x)["id"] for x in only.splitlines() if b'"format"' in x] == [ids[2]]
+    bundle = first.content + rest.content
+    done = client.post("/v1/import/bulk", content=bundle, headers=target.recorder).json()
+    assert done["summary"] == {"imported": 3, "skipped": 0, "events": sum(len(events_of(client, club, g)) for g in ids)}
+    assert [g["source_id"] for g in done["imported"]] == ids
+    for item in done["imported"]:
+        assert events_of(client, target, item["id"]) == events_of(client, club, item["source_id"])
+    again = client.post("/v1/import/bulk", content=bundle, headers=target.recorder).json()
+    assert again["summary"]["imported"] == 0 and all(s["duplicate_of"] for s in again["skipped"])
+    error_of(client.get("/v1/export?cursor=nonsense", headers=club.recorder), 422, "invalid")
+    error_of(client.get("/v1/export?game=poker", headers=club.recorder), 422, "invalid")
+
+
+def test_a_bad_game_in_a_bulk_file_is_skipped_with_its_reason(client: TestClient, store: Store) -> None:
+    club, target = make_club(store), make_club(store)
+    ids = [record(client, club, "schnapsen", seed=s) for s in (8, 9, 10)]
+    lines = client.get("/v1/export", headers=club.recorder).content.decode().splitlines()
+    second = [i for i, line in enumerate(lines) if '"format"' in line][1]
+    envelope = orjson.loads(lines[second + 3])
+    envelope["data"]["card"] = "AS" if envelope["data"].get("card") != "AS" else "AH"
+    lines[second + 3] = orjson.dumps(envelope).decode()
+    done = client.post("/v1/import/bulk", content="\n".join(lines), headers=target.recorder).json()
+    assert [g["source_id"] for g in done["imported"]] == [ids[0], ids[2]]
+    (skipped,) = done["skipped"]
+    assert skipped["source_id"] == ids[1] and skipped["line"] == second + 1
+    assert skipped["reason"].startswith(f"line {second + 4}: seq 3: the stored hash")
+
+
+def test_a_viewers_bulk_export_redacts_live_games_only(client: TestClient, store: Store) -> None:
+    club = make_club(store)
+    done = record(client, club, "schnapsen", 12)
+    live = new_game(client, club, options={"first_dealer": 1})["id"]
+    append(client, club, live, [DEAL])
+    body = client.get("/v1/export", headers=club.viewer).content
+    headers = {h["id"]: h for h in (orjson.loads(x) for x in body.splitlines()) if "format" in h}
+    assert headers[live]["redacted"] is True and "redacted" not in headers[done]
+    assert b'"QS"' not in body.split(live.encode())[-1]
+
+
+# --------------------------------------------------------------------------- the CLI
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    url = f"sqlite:///{tmp_path}/cli.db"
+    upgrade(url)
+    return url
+
+
+def cli_record(url: str, club: str, kind: str, seed: int, players: list[str] | None = None) -> str:
+    store = Store(url)
+    recorder = Recorder(store)
+    club_id = store.ensure_club(club)
+    players = players or PLAYERS[kind]
+    playout = play(rules_for(kind), players, {}, rng=random.Random(seed), max_events=300)
+    game = recorder.create_game(club_id=club_id, kind=kind, players=players, options={})
+    recorder.append(game.id, [*playout.events][:300], club_id=club_id, actor="t")
+    return game.id
+
+
+def test_cli_export_all_and_import_move_a_club_to_another_database(db: str, tmp_path: Path) -> None:
+    ids = [cli_record(db, "Chess & Cards", kind, seed=3) for kind in available()]
+    one = runner.invoke(cli, ["export", ids[0], "--format", "text", "--database", db])
+    assert one.exit_code == 0 and '[Game "casino"]' in one.output
+    bundle = tmp_path / "club.ndjson"
+    result = runner.invoke(cli, ["export", "--all", "--output", str(bundle), "--database", db])
+    assert result.exit_code == 0, result.output
+    other = f"sqlite:///{tmp_path}/other.db"
+    imported = runner.invoke(cli, ["import", str(bundle), "--database", other])
+    assert imported.exit_code == 0, imported.output
+    assert f"imported {len(ids)} of {len(ids)} games" in imported.output
+    store = Store(other)
+    assert len(store.game_ids()) == len(ids)
+    assert {store.club_name(store.get_game(g).club_id) for g in store.game_ids()} == {"Chess & Cards"}
+    verified = runner.invoke(cli, ["verify", "--database", other])
+    assert verified.exit_code == 0 and f"{len(ids)} of {len(ids)} games verified" in verified.output
+    again = runner.invoke(cli, ["import", str(bundle), "--database", other])
+    assert again.exit_code == 0 and f"imported 0 of {len(ids)} games" in again.output
+    text = tmp_path / "one.txt"
+    runner.invoke(cli, ["export", ids[1], "--format", "text", "-o", str(text), "--database", db])
+    single = runner.invoke(cli, ["import", str(text), "--club", "Elsewhere", "--database", other])
+    assert single.exit_code == 0 and "imported 1 of 1 games" in single.output
+
+
+def test_cli_import_skips_a_bad_game_and_says_why(db: str, tmp_path: Path) -> None:
+    for seed in (1, 2):
+        cli_record(db, "c", "schnapsen", seed)
+    bundle = tmp_path / "club.ndjson"
+    runner.invoke(cli, ["export", "--all", "-o", str(bundle), "--database", db])
+    lines = bundle.read_text().splitlines()
+    lines[2] = lines[2][:-10]
+    bundle.write_text("\n".join(lines) + "\n")
+    result = runner.invoke(cli, ["import", str(bundle), "--database", f"sqlite:///{tmp_path}/o.db"])
+    assert result.exit_code == 1
+    assert "line 3: not valid JSON" in result.output and "imported 1 of 2 games" in result.output
+
+
+def test_players_erase_replaces_the_name_keeps_every_chain_and_lists_the_notes(db: str) -> None:
+    kept = cli_record(db, "c", "schnapsen", 4, players=["Anna", "Ben"])
+    other = cli_record(db, "c", "casino", 4, players=["Ann", "Ben", "Cho"])
+    store = Store(db)
+    Recorder(store).append(kept, [{"type": "note", "text": "Ben disputes trick 4"}], club_id=None, actor="t")
+    result = runner.invoke(cli, ["players", "erase", "Ben", "--replacement", "Player B", "--database", db])
+    assert result.exit_code == 0, result.output
+    assert "in 2 games" in result.output and "Ben disputes trick 4" in result.output
+    assert store.get_game(kept).players == ("Anna", "Player B")
+    assert store.get_game(other).players == ("Ann", "Player B", "Cho")
+    verified = runner.invoke(cli, ["verify", "--database", db])
+    assert verified.exit_code == 0 and "2 of 2 games verified" in verified.output
+    text = runner.invoke(cli, ["export", kept, "--database", db]).output
+    assert '[Seat1 "Player B"]' in text and "Ben:" not in text
+
+
+def test_cli_rebuild_gives_the_incremental_rows(db: str) -> None:
+    from projections.readmodel import HandFacts
+
+    for seed, kind in enumerate(available()):
+        cli_record(db, "c", kind, seed)
+    store = Store(db)
+    HandFacts(store).catch_up()
+    rows = store.hand_fact_rows()
+    result = runner.invoke(cli, ["rebuild", "--database", db])
+    assert result.exit_code == 0 and f"{len(rows)} facts" in result.output
+    assert store.hand_fact_rows() == rows and rows

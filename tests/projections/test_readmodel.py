@@ -1,0 +1,137 @@
+"""The hand-facts read model, on SQLite and PostgreSQL: incremental catch-up equals a rebuild,
+retracted events lose their facts, a racing writer never doubles a fact, Casino sweeps come
+from the round's end facts."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from events.store import Store
+from projections.readmodel import KNOWN, NAME, SITUATIONS, HandFacts, facts_of
+from projections.recorder import Recorder
+from projections.registry import available, rules_for
+from projections.simulate import play
+
+PLAYERS = {
+    "schnapsen": ["Anna", "Ben"],
+    "casino": ["Ann", "Ben", "Cho"],
+    "gin-rummy-3": ["Ben", "Jo", "Ida"],
+    "seven-and-a-half": ["Juan", "Ines", "Carlo", "Sara"],
+    "cutthroat-smear": ["Ruby", "Ava", "Liam"],
+}
+#: three-handed Casino, seed 178: the capture at seq 48 clears the table (a sweep); the one at
+#: seq 50 clears it again but is the round's last capture (only trails follow): no sweep
+SWEEP_SEED = 178
+
+
+def record(
+    recorder: Recorder, club_id: int, kind: str, seed: int, players: list[str] | None = None, step: int = 50
+) -> tuple[str, list[dict[str, Any]]]:
+    rules = rules_for(kind)
+    players = players or PLAYERS[kind]
+    playout = play(rules, players, {}, rng=random.Random(seed), max_events=600)
+    game = recorder.create_game(club_id=club_id, kind=kind, players=players, options={})
+    events = list(playout.events)
+    for start in range(0, len(events), step):
+        recorder.append(game.id, events[start : start + step], club_id=club_id, actor="t")
+    return game.id, events
+
+
+def facts(store: Store, game_id: str, situation: str | None = None) -> list[tuple[int, int, str, int | None]]:
+    rows = store.hand_fact_rows([game_id])
+    return [(r["hand"], r["seq"], r["situation"], r["seat"]) for r in rows if situation in (None, r["situation"])]
+
+
+def test_incremental_catch_up_gives_the_same_rows_as_a_rebuild(store: Store) -> None:
+    recorder = Recorder(store)
+    club_id = store.ensure_club("read model club")
+    model = HandFacts(store, batch=37)  # small pages: many checkpoints
+    ids = []
+    for seed, kind in enumerate(available()):
+        game_id, _ = record(recorder, club_id, kind, seed)
+        ids.append(game_id)
+        model.catch_up()  # the incremental path, between the games' appends
+    recorder.append(ids[0], [{"type": "retract", "to_seq": 20, "reason": "misdeal"}], club_id=club_id, actor="t")
+    model.catch_up()
+    assert model.behind() == 0 and model.position() == store.head_position()
+    incremental = store.hand_fact_rows()
+    mine = [r for r in incremental if r["game_id"] in ids]
+    assert {r["situation"] for r in mine} >= {"marriage", "knock", "bust", "made_bid", "build"}
+    assert all(r["club_id"] == club_id for r in mine)
+    read = HandFacts(store, batch=1000).rebuild()
+    assert read == store.head_position() >= sum(len(store.read_events(g)) for g in ids)
+    assert store.hand_fact_rows() == incremental
+
+
+def test_facts_name_the_hand_the_seq_and_the_seat(store: Store) -> None:
+    recorder = Recorder(store)
+    club_id = store.ensure_club("read model club")
+    game_id, _ = record(recorder, club_id, "schnapsen", 11)
+    HandFacts(store).catch_up()
+    envelopes = {env["seq"]: env for env in store.read_events(game_id)}
+    rules = rules_for("schnapsen")
+    expected = sorted((f.hand, f.seq, f.situation, f.seat) for env in envelopes.values() for f in facts_of(rules, env))
+    found = facts(store, game_id)
+    assert sorted(found) == expected and found
+    for hand, seq, situation, seat in found:
+        env = envelopes[seq]
+        assert env["hand"] == hand and env["data"].get("seat") == seat
+        if situation == "marriage":
+            assert env["type"] == "play" and env["data"]["marriage"] is True
+
+
+def test_a_retract_takes_back_the_facts_of_the_retracted_events(store: Store) -> None:
+    recorder = Recorder(store)
+    club_id = store.ensure_club("read model club")
+    game_id, _ = record(recorder, club_id, "cutthroat-smear", 3)
+    model = HandFacts(store)
+    model.catch_up()
+    before = facts(store, game_id)
+    cut = before[len(before) // 2][1] - 1
+    recorder.append(game_id, [{"type": "retract", "to_seq": cut, "reason": "x"}], club_id=club_id, actor="t")
+    model.catch_up()
+    after = facts(store, game_id)
+    assert after == [f for f in before if f[1] <= cut] and len(after) < len(before)
+
+
+def test_casino_sweeps_come_from_the_rounds_end_not_from_a_last_clearing_capture(store: Store) -> None:
+    recorder = Recorder(store)
+    club_id = store.ensure_club("read model club")
+    game_id, _ = record(recorder, club_id, "casino", SWEEP_SEED, players=["A", "B", "C"])
+    HandFacts(store).catch_up()
+    envelopes = {env["seq"]: env for env in store.read_events(game_id)}
+    assert envelopes[48]["result"].get("table_cleared") and envelopes[50]["result"].get("table_cleared")
+    named = [(s["seq"], s["seat"]) for env in envelopes.values() for s in env["result"].get("sweeps", [])]
+    assert named == [(48, envelopes[48]["data"]["seat"])]
+    sweeps = facts(store, game_id, "sweep")
+    assert sweeps == [(envelopes[48]["hand"], 48, "sweep", envelopes[48]["data"]["seat"])]
+
+
+def test_a_process_that_lost_the_race_writes_nothing(store: Store) -> None:
+    recorder = Recorder(store)
+    club_id = store.ensure_club("read model club")
+    HandFacts(store).catch_up()
+    old = store.projection_position(NAME)
+    game_id, _ = record(recorder, club_id, "schnapsen", 5)
+    winner, loser = HandFacts(store), HandFacts(store)
+    page = store.read_positions(old, 10_000)
+    deletes, inserts, once = loser._changes(page)
+    assert winner.catch_up() == len(page)
+    rows = store.hand_fact_rows()
+    lost = store.commit_hand_facts(NAME, old=old, new=page[-1][0], deletes=deletes, inserts=inserts, once=once)
+    assert lost is False and store.hand_fact_rows() == rows
+    assert loser.catch_up() == 0 and facts(store, game_id)
+
+
+def test_every_situation_the_games_give_is_a_known_search_tag() -> None:
+    seen: set[str] = set()
+    for kind in available():
+        rules = rules_for(kind)
+        for seed in range(6):
+            playout = play(rules, PLAYERS[kind], {}, rng=random.Random(seed), max_events=600, keep_states=True)
+            for event, state in zip(playout.events, playout.states, strict=True):
+                tags = set(rules.situations(event, state.facts))
+                assert tags <= set(SITUATIONS[kind]), f"{kind}: {tags - set(SITUATIONS[kind])} not listed"
+                seen |= tags
+    assert seen <= KNOWN and len(seen) >= 15
