@@ -47,6 +47,7 @@ format: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m bench
+	$(BIN)/python -m bench.bulk_export
 
 reliability: $(BIN)/.installed
 	$(BIN)/python -m pytest tests/reliability -m "reliability or not reliability" --full-reliability
