@@ -7,6 +7,7 @@ and routing errors are reshaped; anything else is a bug and a 500.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -41,6 +42,7 @@ HTTP_CODES = {
     403: "forbidden",
     404: "not_found",
     405: "method_not_allowed",
+    408: "timeout",
     413: "too_large",
     415: "invalid",
     422: "invalid",
@@ -53,17 +55,30 @@ Send = Callable[[Message], Awaitable[None]]
 
 
 class BodyLimit:
-    """Refuse request bodies over a limit with 413, without reading them whole.
+    """Refuse request bodies over a limit with 413, without reading them whole; and slow ones with 408.
 
     The import route has its own, larger limit; every other route gets 1 MiB.
+    A body must arrive whole within a deadline (`settings.body_timeout`, ten times
+    that for imports): a client that sends a little and then waits (slowloris)
+    would otherwise hold up to 1 MiB of the server's memory for as long as it
+    likes, and many such clients could hold any amount (tests/reliability).
     """
 
-    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], settings: Settings) -> None:
+    def __init__(
+        self,
+        app: Callable[[Scope, Receive, Send], Awaitable[None]],
+        settings: Settings,
+        seconds: float | None = None,
+    ) -> None:
         self.app = app
         self.settings = settings
+        self.seconds = settings.body_timeout if seconds is None else seconds
 
     def limit_for(self, path: str) -> int:
         return self.settings.max_import_body if path.startswith("/v1/import") else self.settings.max_body
+
+    def seconds_for(self, path: str) -> float:
+        return self.seconds * 10 if path.startswith("/v1/import") else self.seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -80,14 +95,23 @@ class BodyLimit:
                     await self._refuse(send, limit)
                     return
         seen = 0
+        complete = False
+        seconds = self.seconds_for(scope["path"])
+        deadline = asyncio.get_running_loop().time() + seconds
 
         async def limited_receive() -> Message:
-            nonlocal seen
-            message = await receive()
+            nonlocal seen, complete
+            if complete:  # after the body: a disconnect, which a streaming response may wait for at length
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - asyncio.get_running_loop().time()))
+            except TimeoutError:
+                raise _TooSlow(seconds) from None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
                     raise _TooLarge(limit)
+                complete = not message.get("more_body", False)
             return message
 
         try:
@@ -109,6 +133,13 @@ class _TooLarge(StarletteHTTPException):
 
     def __init__(self, limit: int) -> None:
         super().__init__(413, f"the request body is over the limit of {limit} bytes")
+
+
+class _TooSlow(StarletteHTTPException):
+    """Raised when the body has not arrived whole by its deadline."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(408, f"the request body did not arrive within {seconds:g} seconds")
 
 
 async def _no_receive() -> Message:  # pragma: no cover - never called for a plain response

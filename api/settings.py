@@ -23,6 +23,8 @@ class Settings:
     #: games whose folded state each process keeps
     cache_size: int = field(default_factory=lambda: _int("TABLEBOOK_CACHE_SIZE", 1024))
     #: request bodies over this are refused with 413 (imports have their own limit)
+    #: seconds a request body has to arrive whole (imports: ten times as long); then 408
+    body_timeout: float = field(default_factory=lambda: float(os.environ.get("TABLEBOOK_BODY_TIMEOUT") or 60))
     max_body: int = 1024 * 1024
     max_import_body: int = 64 * 1024 * 1024
 

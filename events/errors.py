@@ -9,6 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
+#: the longest message (or string detail) an error carries; longer ones are cut with "…"
+MAX_MESSAGE = 500
+
+
+def clip(text: str, limit: int = MAX_MESSAGE) -> str:
+    """`text`, cut to `limit` characters: an error quoting a huge input must stay small and readable."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 class TablebookError(Exception):
     """Root of every error Tablebook raises on purpose."""
@@ -16,9 +24,10 @@ class TablebookError(Exception):
     code = "error"
 
     def __init__(self, message: str, **details: Any) -> None:
+        message = clip(message)
         super().__init__(message)
         self.message = message
-        self.details: dict[str, Any] = details
+        self.details: dict[str, Any] = {k: clip(v) if isinstance(v, str) else v for k, v in details.items()}
 
     def to_dict(self) -> dict[str, Any]:
         """The `{"code", "message", ...}` body of the error shape in DESIGN.md."""

@@ -8,6 +8,7 @@ the raw JSON value and return it normalised (card codes made canonical).
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,22 @@ from events.errors import InvalidEventError
 Validator = Callable[[Any, str, int], Any]
 
 MAX_TEXT = 2000
+#: the longest seat key looked at as a number ("7"; a game has at most a handful of seats)
+_MAX_SEAT_DIGITS = 3
+
+# Values quoted in error messages are shown short and shallow: a client may send a string of
+# hundreds of kilobytes or a list nested hundreds deep, and the message must stay readable
+# (and the built-in repr of such a value may exceed the recursion limit).
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel = 3
+_SHORT.maxstring = 40
+_SHORT.maxother = 40
+_SHORT.maxlist = _SHORT.maxdict = _SHORT.maxtuple = 6
+
+
+def show(value: Any) -> str:
+    """A value as quoted in an error message: its repr, cut short and shallow."""
+    return _SHORT.repr(value)
 
 
 def _fail(path: str, message: str) -> InvalidEventError:
@@ -49,6 +66,8 @@ def seat(value: Any, path: str, seats: int) -> int:
 
 def card(value: Any, path: str, seats: int) -> str:
     """A card code, returned canonical."""
+    if not isinstance(value, str) or len(value) > 8:  # a card is 2 or 3 characters, with a little white space
+        raise _fail(path, f"{show(value)} is not a card code (rank A23456789TJQK, then suit CDHS, e.g. 'TD')")
     return parse_card(value, path)
 
 
@@ -102,7 +121,7 @@ def one_of(*choices: Any) -> Validator:
             if type(value) is type(choice) and value == choice:
                 return value
         shown = ", ".join(repr(c) for c in choices)
-        raise _fail(path, f"expected one of {shown}, got {value!r}")
+        raise _fail(path, f"expected one of {shown}, got {show(value)}")
 
     return check
 
@@ -143,8 +162,15 @@ def seat_map(item: Validator, *, every_seat: bool = False) -> Validator:
             raise _fail(path, f"expected an object keyed by seat, got {_type_name(value)}")
         out: dict[str, Any] = {}
         for key, v in value.items():
-            if not isinstance(key, str) or not key.isdigit() or str(int(key)) != key:
-                raise _fail(path, f"key {key!r} is not a seat number")
+            # isascii: "²".isdigit() is true but int("²") fails; a short key: int() of a huge one fails too
+            if (
+                not isinstance(key, str)
+                or not key.isascii()
+                or not key.isdigit()
+                or len(key) > _MAX_SEAT_DIGITS
+                or str(int(key)) != key
+            ):
+                raise _fail(path, f"key {show(key)} is not a seat number")
             seat(int(key), f"{path}.{key}", seats)
             out[key] = item(v, f"{path}.{key}", seats)
         if every_seat and len(out) != seats:
@@ -177,7 +203,7 @@ class Shape:
             raise _fail(path, f"expected an object, got {_type_name(value)}")
         unknown = [k for k in value if k not in self.required and k not in self.optional and k not in skip]
         if unknown:
-            raise _fail(path, f"unknown field {unknown[0]!r}")
+            raise _fail(path, f"unknown field {show(unknown[0])}")
         out: dict[str, Any] = {}
         for name, validator in self.required.items():
             if name not in value:
@@ -206,6 +232,6 @@ def parse_event(raw: Any, schemas: EventSchemas, seats: int) -> dict[str, Any]:
     shape = schemas.get(kind)
     if shape is None:
         known = ", ".join(sorted(schemas))
-        raise InvalidEventError(f"unknown event type {kind!r}; this game knows: {known}", field="type")
+        raise InvalidEventError(f"unknown event type {show(kind)}; this game knows: {known}", field="type")
     data = shape.check(raw, "", seats, skip=frozenset({"type"}))
     return {"type": kind, **data}

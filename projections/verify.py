@@ -132,11 +132,17 @@ def verify_stream(
     report.state = state
     if expected_head is not None and not report.problems:
         head_seq, head_hash = expected_head
-        if head_seq != report.events:
+        if head_seq > report.events:
             problem(
                 report.events + 1,
                 "missing",
                 f"the game's head is seq {head_seq} but only {report.events} events are stored",
+            )
+        elif head_seq < report.events:
+            problem(
+                head_seq + 1,
+                "extra",
+                f"seq {head_seq + 1} is stored beyond the game's recorded head (seq {head_seq}): a row was added",
             )
         elif head_hash != prev:
             problem(head_seq, "chain", "the game's recorded head hash does not match its last event")

@@ -64,6 +64,14 @@ def _parse_append(body: bytes) -> tuple[list[Any], int | None, Any]:
     return events, expected, document
 
 
+def _body_hash(document: Any) -> str:
+    """The hash an Idempotency-Key is bound to: of the canonical body, so key order and spacing do not matter."""
+    try:
+        return sha256_hex(canonical(document))
+    except orjson.JSONEncodeError:  # orjson encodes at most 254 levels; no event is nested a tenth as deep
+        raise InvalidEventError("the body is nested too deeply to be an append", field="events") from None
+
+
 @router.post("", status_code=201, summary="Append events", openapi_extra=APPEND_BODY)
 async def append_events(
     game_id: str,
@@ -87,7 +95,7 @@ async def append_events(
                     f"an auditor key appends only corrections ({', '.join(sorted(CORRECTIONS))}), not {kind!r}",
                     index=index,
                 )
-    idempotency = (idempotency_key, sha256_hex(canonical(document))) if idempotency_key else None
+    idempotency = (idempotency_key, _body_hash(document)) if idempotency_key else None
     stored = recorder.append(
         game_id,
         events,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -10,8 +11,9 @@ import orjson
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
-from api.deps import PrincipalDep, RecorderDep
+from api.deps import PrincipalDep, RecorderDep, get_principal
 from api.visibility import redact_envelopes, viewpoint_for
+from events.errors import TablebookError
 from projections.recorder import initial_state_of
 from projections.replay import hand_frames
 
@@ -20,6 +22,9 @@ router = APIRouter(prefix="/v1/games/{game_id}", tags=["replays"])
 #: how often the stream looks for new events, and sends a keep-alive comment
 POLL_SECONDS = 0.25
 KEEPALIVE_SECONDS = 15.0
+#: how often an idle stream checks its key again (it also checks before sending new events): a revoked key
+#: or share link stops streaming at once
+RECHECK_SECONDS = 1.0
 
 
 @router.get("/replay", summary="A hand, frame by frame")
@@ -61,9 +66,19 @@ async def stream(
 
     async def events() -> AsyncIterator[bytes]:
         sent, cursor, idle = 0, start, 0.0
+        checked = time.monotonic()
         yield b"retry: 1000\n\n"
         while True:
             fresh = recorder.store.read_events(game_id, cursor, 500)
+            if fresh or time.monotonic() - checked >= RECHECK_SECONDS:
+                # a key (or share link) revoked meanwhile ends its streams: checked before anything new is
+                # sent, and every RECHECK_SECONDS while idle
+                checked = time.monotonic()
+                try:
+                    get_principal(request)
+                except TablebookError as refused:
+                    yield b"event: error\ndata: %s\n\n" % orjson.dumps({"error": refused.to_dict()})
+                    return
             if fresh:
                 live = recorder.live(game_id, principal.club_id, fresh=True)
                 for env in redact_envelopes(principal, live.rules, live.state, fresh):

@@ -1,0 +1,353 @@
+"""Bad input against a real server: a corpus of broken events for every game, then schemathesis on every route.
+
+Every broken event is refused with a clear 422 (the code the rules give:
+`invalid`, `impossible` or `illegal`, and the event's `index`), and nothing
+is written. Schemathesis generates requests from the OpenAPI schema of every
+route, valid and invalid: no answer is a 5xx, and every error has the shape
+`{"error": {"code", "message", ...}}`.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections import Counter
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
+from schemathesis import GenerationMode
+
+from events.errors import TablebookError
+from events.store import Store
+from projections import engine
+from projections.registry import rules_for
+from tests.conftest import Club, make_club
+from tests.reliability.corpus import Case, mutations, out_of_order
+from tests.reliability.figures import FIGURES
+from tests.reliability.load import PLAYERS, Api, is_error_shape, kinds, note, simulated
+from tests.reliability.server import ServerGroup
+
+pytestmark = pytest.mark.reliability
+
+
+def states_of(kind: str, events: list[dict[str, Any]]) -> list[Any]:
+    rules = rules_for(kind)
+    state = rules.initial_state(PLAYERS[kind], rules.options_for(PLAYERS[kind], {}))
+    states = [state]
+    for event in events:
+        decision = engine.decide(rules, state, dict(event))
+        state = engine.apply(rules, state, decision.event, state.seq + 1)
+        states.append(state)
+    return states
+
+
+def local_verdict(kind: str, state: Any, event: Any) -> str | None:
+    """The code the rules give to `event` at `state` (None: accepted). A crash is a bug and propagates."""
+    try:
+        engine.decide(rules_for(kind), state, event)
+    except TablebookError as refused:
+        return refused.code
+    return None
+
+
+def pick(cases: list[Case], per_category: int | None, rng: random.Random) -> list[Case]:
+    """Up to `per_category` cases of each category (all when None)."""
+    if per_category is None:
+        return cases
+    by_category: dict[str, list[Case]] = {}
+    for case in cases:
+        by_category.setdefault(case.category, []).append(case)
+    chosen: list[Case] = []
+    for group in by_category.values():
+        chosen += rng.sample(group, min(per_category, len(group)))
+    return chosen
+
+
+def test_broken_events_of_every_game_are_refused_with_422_and_write_nothing(
+    store: Store, shared_server: ServerGroup, full: bool
+) -> None:
+    key = make_club(store).keys["recorder"]
+    per_category = None if full else 3
+    tried: Counter[str] = Counter()
+    codes: Counter[str] = Counter()
+    accepted_locally = 0
+    wrong: list[str] = []
+    with Api(shared_server.url, key) as api:
+        for kind in kinds():
+            rng = random.Random(kind)
+            events = simulated(kind, seed=3, max_events=400)
+            states = states_of(kind, events)
+            game_id = api.create_game(kind)
+            cuts = sorted({0, 1, len(events) // 3, len(events) // 2} if full else {0, 1, len(events) // 2})
+            head = 0
+            for at in cuts:
+                status, body = (201, None) if at == head else api.append(game_id, events[head:at], expected_seq=head)
+                assert status == 201, (status, body)
+                head = at
+                cases = pick([*mutations(events[at], len(PLAYERS[kind])), *out_of_order(events, at)], per_category, rng)
+                for number, case in enumerate(cases):
+                    expected = local_verdict(kind, states[at], case.event)
+                    if expected is None:  # an optional field left out, or an event that may come in any order
+                        accepted_locally += 1
+                        continue
+                    wrapped = number % 5 == 4  # some go second in a batch, after a good event
+                    batch = [note("fine"), case.event] if wrapped else [case.event]
+                    status, body = api.append(game_id, batch, expected_seq=head)
+                    tried[case.category] += 1
+                    error = body.get("error", {}) if isinstance(body, dict) else {}
+                    codes[str(error.get("code"))] += 1
+                    good = (
+                        status == 422
+                        and is_error_shape(body)
+                        and (error["code"] == expected or wrapped)
+                        and error.get("index") == (1 if wrapped else 0)
+                        and len(error["message"]) <= 500
+                    )
+                    if not good:
+                        wrong.append(f"{kind} at seq {at}, {case.category}: {case.detail}: {status} {str(body)[:300]}")
+                stored = store.get_game(game_id)
+                assert stored.seq == at and len(store.read_events(game_id)) == at, "a refused event was written"
+    total = sum(tried.values())
+    server_errors = sum(1 for line in wrong if ": 5" in line)
+    FIGURES.add(fuzz_cases=total, fuzz_accepted=len(wrong), server_errors=server_errors)
+    FIGURES.note(
+        "bad input",
+        f"{store.dialect}: {total:,} broken events over {len(kinds())} games "
+        f"({', '.join(f'{n} {c}' for c, n in sorted(tried.items()))}): "
+        f"answers {dict(codes)}; {len(wrong)} not refused with a clear 422; nothing written",
+    )
+    assert not wrong, wrong[:10]
+
+
+ENVELOPES: list[tuple[str, bytes, dict[str, str], int, str]] = [
+    ("not JSON", b"{", {}, 422, "invalid"),
+    ("invalid UTF-8", b'{"events": [{"type": "note", "text": "\xff"}]}', {}, 422, "invalid"),
+    ("NaN", b'{"events": [{"type": "note", "text": "x", "ref": NaN}]}', {}, 422, "invalid"),
+    ("a list", b"[]", {}, 422, "invalid"),
+    ("null", b"null", {}, 422, "invalid"),
+    ("empty body", b"", {}, 422, "invalid"),
+    ("events an object", b'{"events": {}}', {}, 422, "invalid"),
+    ("no events", b'{"events": []}', {}, 422, "invalid"),
+    ("no events field", b'{"expected_seq": 0}', {}, 422, "invalid"),
+    ("an unknown field", b'{"events": [{"type": "note", "text": "x"}], "expected": 0}', {}, 422, "invalid"),
+    ("expected_seq -1", b'{"events": [{"type": "note", "text": "x"}], "expected_seq": -1}', {}, 422, "invalid"),
+    ("expected_seq a string", b'{"events": [{"type": "note", "text": "x"}], "expected_seq": "0"}', {}, 422, "invalid"),
+    ("expected_seq true", b'{"events": [{"type": "note", "text": "x"}], "expected_seq": true}', {}, 422, "invalid"),
+    ("expected_seq 1.5", b'{"events": [{"type": "note", "text": "x"}], "expected_seq": 1.5}', {}, 422, "invalid"),
+    (
+        "expected_seq 2**70",
+        b'{"events": [{"type": "note", "text": "x"}], "expected_seq": 1180591620717411303424}',
+        {},
+        422,
+        "invalid",
+    ),
+    ("1,001 events", orjson.dumps({"events": [note("x")] * 1001}), {}, 422, "invalid"),
+    ("a note of 2,001 characters", orjson.dumps({"events": [note("x" * 2001)]}), {}, 422, "invalid"),
+    ("an empty note", orjson.dumps({"events": [note("")]}), {}, 422, "invalid"),
+    ("nesting 100,000 deep", b'{"events": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", {}, 422, "invalid"),
+    (
+        "nesting 1,000 deep",
+        b'{"events": [{"type": "note", "text": ' + b"[" * 1000 + b"]" * 1000 + b"}]}",
+        {},
+        422,
+        "invalid",
+    ),
+    (
+        "nesting 300 deep, with an Idempotency-Key",
+        b'{"events": [{"type": "note", "text": ' + b"[" * 300 + b"]" * 300 + b"}]}",
+        {"Idempotency-Key": "deep"},
+        422,
+        "invalid",
+    ),
+    (
+        "an Idempotency-Key of 201 characters",
+        orjson.dumps({"events": [note("x")]}),
+        {"Idempotency-Key": "k" * 201},
+        422,
+        "invalid",
+    ),
+    ("1.2 MiB of notes", orjson.dumps({"events": [note("x" * 1500)] * 800}), {}, 413, "too_large"),
+]
+
+
+@pytest.mark.parametrize(("name", "body", "headers", "status", "code"), ENVELOPES, ids=[e[0] for e in ENVELOPES])
+def test_broken_append_requests_are_refused_clearly(
+    store: Store, shared_server: ServerGroup, name: str, body: bytes, headers: dict[str, str], status: int, code: str
+) -> None:
+    key = make_club(store).keys["recorder"]
+    with Api(shared_server.url, key) as api:
+        game_id = api.create_game("schnapsen")
+        got, answer = api.request(
+            "POST", f"/v1/games/{game_id}/events", content=body, headers={"Content-Type": "application/json", **headers}
+        )
+    FIGURES.add(fuzz_cases=1, fuzz_accepted=int(got != status), server_errors=int(got is not None and got >= 500))
+    assert (got, answer["error"]["code"] if is_error_shape(answer) else answer) == (status, code)
+    assert len(answer["error"]["message"]) <= 500
+    assert store.get_game(game_id).seq == 0 and store.read_events(game_id) == []
+
+
+# --------------------------------------------------------------------------- schemathesis
+
+
+def game_pool(api: Api, store: Store, other: Club) -> list[str]:
+    """Games in every state the routes care about: new, mid-hand, finished, of every kind; one of another club."""
+    pool = []
+    for number, kind in enumerate(kinds()):
+        events = simulated(kind, seed=40 + number, max_events=300)
+        fresh = api.create_game(kind)
+        mid = api.create_game(kind)
+        assert api.append(mid, events[: len(events) // 2])[0] == 201
+        done = api.create_game(kind)
+        for start in range(0, len(events), 500):
+            assert api.append(done, events[start : start + 500])[0] == 201
+        pool += [fresh, mid, done]
+    with Api(api.url, other.keys["recorder"]) as theirs:
+        pool.append(theirs.create_game("schnapsen"))
+    return pool
+
+
+def test_every_route_answers_generated_requests_without_a_5xx(
+    store: Store, shared_server: ServerGroup, full: bool
+) -> None:
+    """Schemathesis, positive and negative cases for every operation of the OpenAPI schema."""
+    club, other = make_club(store), make_club(store)
+    examples = 60 if full else 4
+    # the short run is the same every time; the full one draws new cases (TABLEBOOK_FUZZ_SEED=N repeats a run)
+    chosen = os.environ.get("TABLEBOOK_FUZZ_SEED", "")
+    fuzz_seed = int(chosen) if chosen else (random.randrange(2**32) if full else None)
+    url = shared_server.urls[1]
+    schema = schemathesis.openapi.from_url(f"{url}/openapi.json")
+    keys = [club.keys["recorder"]] * 3 + [club.keys["viewer"], club.keys["auditor"], None]
+    failures: list[str] = []
+    statuses: Counter[int] = Counter()
+    unsatisfiable: list[str] = []
+    http = httpx.Client(base_url=url, timeout=30.0)
+    with Api(url, club.keys["recorder"]) as api:
+        pool = game_pool(api, store, other)
+    operations = [result.ok() for result in schema.get_all_operations()]
+
+    def check(operation: Any, case: Any, game: int, who: int) -> None:
+        if "game_id" in (case.path_parameters or {}) and game < len(pool):
+            case.path_parameters["game_id"] = pool[game]
+        if operation.path.endswith("/stream"):
+            case.query = {**(case.query or {}), "follow": "false"}
+        headers = {k: v for k, v in (case.headers or {}).items() if k.lower() != "authorization"}
+        if keys[who] is not None:
+            headers["Authorization"] = f"Bearer {keys[who]}"
+        kwargs = case.as_transport_kwargs(base_url=url, headers=headers)
+        kwargs.pop("base_url", None)
+        for drop in ("verify", "cert", "allow_redirects", "stream"):
+            kwargs.pop(drop, None)
+        try:
+            if isinstance(kwargs.get("data"), bytes | str):  # raw bytes go as content (httpx's wish)
+                kwargs["content"] = kwargs.pop("data")
+            if not kwargs.get("cookies"):
+                kwargs.pop("cookies", None)
+            response = http.request(**{k: v for k, v in kwargs.items() if k != "url"}, url=kwargs["url"])
+        except httpx.HTTPError as exc:
+            failures.append(f"{case.method} {case.formatted_path}: no answer ({exc!r})")
+            return
+        statuses[response.status_code] += 1
+        if response.status_code >= 500:
+            failures.append(
+                f"{case.method} {case.formatted_path} {case.query}: {response.status_code} {response.text[:300]}"
+            )
+        elif response.status_code >= 400:
+            try:
+                body = response.json()
+            except ValueError:
+                body = response.text
+            if not is_error_shape(body):
+                shown = str(body)[:200]
+                failures.append(
+                    f"{case.method} {case.formatted_path}: {response.status_code} not in the error shape: {shown}"
+                )
+
+    def runner(operation: Any, mode: GenerationMode) -> Any:
+        @settings(
+            max_examples=examples,
+            deadline=None,
+            database=None,
+            derandomize=fuzz_seed is None,
+            phases=[Phase.explicit, Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
+        @seed(fuzz_seed)
+        @given(
+            case=operation.as_strategy(generation_mode=mode),
+            game=st.integers(0, len(pool)),
+            who=st.integers(0, len(keys) - 1),
+        )
+        def run(case: Any, game: int, who: int) -> None:
+            check(operation, case, game, who)
+
+        return run
+
+    for operation in operations:
+        negatable = operation.get_request_payload_content_types() or any(
+            parameter.location.value != "path" for parameter in operation.iter_parameters()
+        )  # a lone string path parameter has no negative form: hypothesis would search in vain
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE) if negatable else (GenerationMode.POSITIVE,):
+            try:
+                runner(operation, mode)()
+            except Unsatisfiable:
+                unsatisfiable.append(f"{operation.method.upper()} {operation.path} {mode.value}")
+    http.close()
+    cases = sum(statuses.values())
+    server_errors = sum(n for status, n in statuses.items() if status >= 500)
+    FIGURES.add(api_cases=cases, server_errors=server_errors)
+    FIGURES.note(
+        "bad input",
+        f"{store.dialect}: schemathesis, {len(operations)} operations, positive and negative cases: "
+        f"{cases:,} requests, "
+        f"answers {dict(sorted(statuses.items()))}; {len(failures)} failures"
+        + (f" (no negative case possible for {len(unsatisfiable)} operations)" if unsatisfiable else "")
+        + (f"; TABLEBOOK_FUZZ_SEED={fuzz_seed}" if fuzz_seed is not None else ""),
+    )
+    assert not failures, failures[:10]
+
+
+def test_a_name_with_like_wildcards_finds_that_name_only(store: Store, shared_server: ServerGroup) -> None:
+    """`%` and `_` in a searched name are letters, not patterns: they once matched other names and cut the page."""
+    club = make_club(store)
+    with Api(shared_server.url, club.keys["recorder"]) as api:
+        wanted = {}
+        for name in ("A_n", "A%n"):
+            status, body = api.request("POST", "/v1/games", json={"game": "schnapsen", "players": [name, "Bo"]})
+            assert status == 201
+            wanted[name] = body["id"]
+        for _ in range(3):  # newer games whose names the patterns would match
+            api.request("POST", "/v1/games", json={"game": "schnapsen", "players": ["Ann", "Bo"]})
+        found = {
+            name: api.request("GET", "/v1/games", params={"player": name, "limit": 1})[1]["games"] for name in wanted
+        }
+    assert {name: [g["id"] for g in games] for name, games in found.items()} == {n: [i] for n, i in wanted.items()}
+
+
+def test_numbers_too_big_for_the_database_are_answered_not_crashed(store: Store, shared_server: ServerGroup) -> None:
+    """A query number over 64 bits once reached SQLite as is: `OverflowError`, a 500 (schemathesis found it)."""
+    club = make_club(store)
+    huge = str(2**70)
+    with Api(shared_server.url, club.keys["recorder"]) as api:
+        game_id = api.create_game("schnapsen")
+        api.append(game_id, simulated("schnapsen", seed=1, max_events=8))
+        answers = {
+            "events after 2**70": api.request("GET", f"/v1/games/{game_id}/events", params={"after": huge}),
+            "stream after 2**70": api.request(
+                "GET", f"/v1/games/{game_id}/stream", params={"after": huge, "follow": "false"}
+            ),
+            "state at 2**70": api.request("GET", f"/v1/games/{game_id}/state", params={"at": huge}),
+            "replay of hand 2**70": api.request("GET", f"/v1/games/{game_id}/replay", params={"hand": huge}),
+            "games won by seat 2**70": api.request("GET", "/v1/games", params={"winner": huge}),
+        }
+    assert answers["events after 2**70"][0] == 200 and answers["events after 2**70"][1]["events"] == []
+    assert answers["stream after 2**70"][0] == 200
+    for name, (status, body) in answers.items():
+        assert status is not None and status < 500, (name, status, body)
+        assert status < 400 or is_error_shape(body), (name, body)

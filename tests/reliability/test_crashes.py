@@ -1,0 +1,283 @@
+"""Crashes and retries: kill -9 the server in the middle of appends, then restart it.
+
+After every restart: every acknowledged event is there, no batch is stored
+in part, seqs run 1..n and every chain verifies; a request that got no
+answer (the process died under it) is retried with its Idempotency-Key and
+lands exactly once. A 1,000-event batch killed inside its transaction leaves
+nothing. A request that timed out on the client and is retried with its key
+lands once, on the same process or on another.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+from events.store import Store
+from tests.conftest import make_club
+from tests.reliability.figures import FIGURES
+from tests.reliability.load import Api, Ledger, batches_in, check_game, kinds, note, simulated
+
+pytestmark = pytest.mark.reliability
+
+WRITERS = 8
+
+
+@dataclass
+class Writer:
+    """One client's game, what it was told, and the request it must retry."""
+
+    client: int
+    game_id: str
+    events: list[dict[str, Any]]
+    ledger: Ledger = field(default_factory=Ledger)
+    head: int = 0
+    real: int = 0  # how many of `events` are stored
+    batches: int = 0
+    pending: tuple[str, list[dict[str, Any]], int] | None = None  # (key, batch, expected_seq) without an answer
+    acked: int = 0
+    tried: int = 0
+    unanswered: int = 0
+    retried: int = 0
+
+
+def next_batch(writer: Writer, rng: random.Random) -> list[dict[str, Any]]:
+    """Alternately a batch of 1 to 20 labelled notes, and 1 to 3 events of the writer's game."""
+    writer.batches += 1
+    if writer.batches % 2 and writer.real < len(writer.events):
+        return writer.events[writer.real : writer.real + rng.randint(1, 3)]
+    size = rng.randint(1, 20)
+    return [note(f"crash/{writer.client}.{writer.batches}/{i}/{size}") for i in range(size)]
+
+
+def landed(writer: Writer, batch: list[dict[str, Any]], body: dict[str, Any]) -> None:
+    writer.ledger.ack(body["events"])
+    writer.head = body["events"][-1]["seq"]
+    writer.real += sum(1 for event in batch if event["type"] != "note")
+    writer.acked += 1
+
+
+def write_transaction_open(store: Store) -> bool:
+    """Whether some process holds an append transaction open right now."""
+    if store.dialect == "sqlite":
+        path = store.url.split("///", 1)[1]
+        probe = sqlite3.connect(path, timeout=0, isolation_level=None)
+        try:
+            probe.execute("BEGIN IMMEDIATE")
+            probe.execute("ROLLBACK")
+            return False
+        except sqlite3.OperationalError:
+            return True
+        finally:
+            probe.close()
+    with store.engine.connect() as conn:
+        busy = conn.execute(
+            text(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND state = 'idle in transaction' AND pid <> pg_backend_pid()"
+            )
+        ).scalar_one()
+    return bool(busy)
+
+
+def check_all(store: Store, writers: list[Writer]) -> tuple[int, int, list[str]]:
+    """(lost, half batches, problems) over every writer's game."""
+    lost = half = 0
+    problems: list[str] = []
+    for writer in writers:
+        check = check_game(store, writer.game_id, writer.ledger)
+        lost += check.lost
+        problems += check.problems
+        for batch, stored, size in batches_in(store, writer.game_id, "crash/"):
+            if stored != size:
+                half += 1
+                problems.append(f"{writer.game_id}: batch {batch} has {stored} of its {size} events")
+    return lost, half, problems
+
+
+def test_kill_9_in_the_middle_of_appends(store_url: str, store: Store, launch: Any, full: bool) -> None:
+    kills = 20 if full else 2
+    group = launch(store_url, processes=1, TABLEBOOK_TEST_COMMIT_DELAY_MS="0-3")
+    key = make_club(store).keys["recorder"]
+    writers = []
+    with Api(group.url, key) as setup:
+        for client in range(WRITERS):
+            kind = kinds()[client % len(kinds())]
+            events = simulated(kind, seed=500 + client, max_events=3000 if full else 400)
+            writers.append(Writer(client, setup.create_game(kind), events))
+    gate = threading.Event()
+    gate.set()
+    stop = threading.Event()
+
+    def run(writer: Writer) -> None:
+        rng = random.Random(writer.client)
+        with Api(group.url, key, timeout=20.0) as api:
+            while not stop.is_set():
+                gate.wait()
+                if stop.is_set():
+                    return
+                if writer.pending is not None:  # the retry after a crash: same key, same body
+                    idem, batch, expected = writer.pending
+                    writer.retried += 1
+                else:
+                    idem, batch, expected = uuid.uuid4().hex, next_batch(writer, rng), writer.head
+                    writer.tried += 1
+                status, body = api.append(writer.game_id, batch, expected_seq=expected, idempotency_key=idem)
+                if status == 201:
+                    landed(writer, batch, body)
+                    writer.pending = None
+                elif status is None:
+                    if writer.pending is None:
+                        writer.unanswered += 1
+                    writer.pending = (idem, batch, expected)
+                    time.sleep(0.05)
+                else:
+                    raise AssertionError((writer.game_id, status, body))
+
+    threads = [threading.Thread(target=run, args=(w,), daemon=True) for w in writers]
+    for thread in threads:
+        thread.start()
+    rng = random.Random(20)
+    restarts: list[float] = []
+    open_at_kill = 0
+    problems: list[str] = []
+    lost = half = 0
+    try:
+        for _ in range(kills):
+            time.sleep(rng.uniform(0.2, 0.5))
+            open_at_kill += write_transaction_open(store)
+            group.kill()
+            gate.clear()
+            time.sleep(0.2)  # let every client see its request cut
+            restarts.append(group.restart())
+            found_lost, found_half, found = check_all(store, writers)
+            lost, half, problems = lost + found_lost, half + found_half, problems + found
+            with Api(group.url, key) as api:
+                assert all(api.verify(w.game_id)["ok"] for w in writers)
+            gate.set()
+        time.sleep(0.5)
+    finally:
+        stop.set()
+        gate.set()
+        for thread in threads:
+            thread.join(timeout=30)
+    assert not any(thread.is_alive() for thread in threads)
+    pending = [w for w in writers if w.pending is not None]
+    with Api(group.url, key) as api:  # the requests cut by the last kill, if any
+        for writer in pending:
+            idem, batch, expected = writer.pending  # type: ignore[misc]
+            status, body = api.append(writer.game_id, batch, expected_seq=expected, idempotency_key=idem)
+            assert status == 201, (status, body)
+            landed(writer, batch, body)
+            writer.retried += 1
+        verified = sum(api.verify(w.game_id)["ok"] for w in writers)
+    final_lost, final_half, final = check_all(store, writers)
+    duplicated = sum(check_game(store, w.game_id, w.ledger).duplicated for w in writers)
+    tried = sum(w.tried for w in writers)
+    acked = sum(w.acked for w in writers)
+    unanswered = sum(w.unanswered for w in writers)
+    retried = sum(w.retried for w in writers)
+    FIGURES.add(
+        appends_tried=tried,
+        acknowledged=acked,
+        unanswered=unanswered,
+        lost=lost + final_lost,
+        duplicated=duplicated,
+        half_batches=half + final_half,
+        crashes=kills,
+        retries=retried,
+        retries_duplicated=duplicated,
+        chains_verified=verified,
+    )
+    FIGURES.note(
+        "crashes",
+        f"{store.dialect}: {kills} kill -9 during appends by {WRITERS} clients (batches of 1-20 events, "
+        f"0-3 ms inside each transaction; a write transaction was open at {open_at_kill} of the kills): "
+        f"{tried:,} appends tried, {acked:,} acknowledged, {unanswered} cut by a kill and retried with their "
+        f"Idempotency-Key; lost {lost + final_lost}, half batches {half + final_half}, duplicated {duplicated}; "
+        f"restart to first answer {min(restarts):.2f}-{max(restarts):.2f} s",
+    )
+    assert tried > kills and acked == tried
+    assert (lost, half, final_lost, final_half, duplicated) == (0, 0, 0, 0, 0), (problems + final)[:5]
+    assert not problems and not final, (problems + final)[:5]
+    assert verified == WRITERS and group.bugs_logged() == 0
+
+
+def test_kill_9_inside_a_big_batch_leaves_nothing_and_the_retry_lands_once(
+    store_url: str, store: Store, launch: Any
+) -> None:
+    group = launch(store_url, processes=1, TABLEBOOK_TEST_COMMIT_DELAY_MS="4000")
+    key = make_club(store).keys["recorder"]
+    with Api(group.url, key) as api:
+        game_id = api.create_game("schnapsen")
+    before = store.get_game(game_id).seq
+    batch = [note(f"big/b/{i}/1000") for i in range(1000)]
+    idem = uuid.uuid4().hex
+    answer: list[Any] = []
+
+    def send() -> None:
+        with Api(group.url, key, timeout=30.0) as api:
+            answer.append(api.append(game_id, batch, expected_seq=0, idempotency_key=idem))
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    deadline = time.monotonic() + 10
+    while not write_transaction_open(store):
+        assert time.monotonic() < deadline, "the batch's transaction never opened"
+        time.sleep(0.01)
+    group.kill()  # the 1,000 rows are written, not committed
+    sender.join()
+    assert answer == [(None, None)]
+    group.processes[0].env.pop("TABLEBOOK_TEST_COMMIT_DELAY_MS")
+    group.restart()
+    assert store.get_game(game_id).seq == before == 0
+    assert list(batches_in(store, game_id, "big/")) == []
+    with Api(group.url, key) as api:
+        assert api.verify(game_id)["ok"]
+        first = api.append(game_id, batch, expected_seq=0, idempotency_key=idem)
+        again = api.append(game_id, batch, expected_seq=0, idempotency_key=idem)
+    assert first[0] == again[0] == 201 and first[1] == again[1]
+    assert list(batches_in(store, game_id, "big/")) == [("b", 1000, 1000)]
+    assert store.get_game(game_id).seq == 1000
+    FIGURES.add(crashes=1, retries=2, appends_tried=1, acknowledged=1, unanswered=1, chains_verified=1)
+    FIGURES.note(
+        "crashes",
+        f"{store.dialect}: kill -9 inside the transaction of a 1,000-event batch: 0 of its events stored after "
+        "the restart; retried twice with its Idempotency-Key: stored once (1,000 events), same answer twice",
+    )
+
+
+def test_a_request_retried_after_a_timeout_lands_once(store_url: str, store: Store, launch: Any, full: bool) -> None:
+    """The client gives up after 0.2 s while the append sits 0.5 s in its transaction, and sends it again at once."""
+    group = launch(store_url, processes=2, TABLEBOOK_TEST_COMMIT_DELAY_MS="500")
+    key = make_club(store).keys["recorder"]
+    with Api(group.urls[0], key) as first, Api(group.urls[1], key) as other:
+        game_id = first.create_game("schnapsen")
+        retries = [first, other, first, other] if full else [first, other]
+        for round_, retry in enumerate(retries):
+            head = first.head(game_id)
+            batch = [note(f"timeout/{round_}/{i}/3") for i in range(3)]
+            idem = uuid.uuid4().hex
+            timed_out = first.append(game_id, batch, expected_seq=head, idempotency_key=idem, timeout=0.2)
+            retried = retry.append(game_id, batch, expected_seq=head, idempotency_key=idem)
+            assert timed_out == (None, None) and retried[0] == 201, retried
+            assert [e["seq"] for e in retried[1]["events"]] == [head + 1, head + 2, head + 3]
+    rounds = len(retries)
+    assert store.get_game(game_id).seq == 3 * rounds and len(store.read_events(game_id)) == 3 * rounds
+    assert sorted(batches_in(store, game_id, "timeout/")) == [(str(r), 3, 3) for r in range(rounds)]
+    assert group.bugs_logged() == 0
+    FIGURES.add(retries=rounds, appends_tried=rounds, acknowledged=rounds, unanswered=rounds)
+    FIGURES.note(
+        "retries",
+        f"{store.dialect}: {rounds} batches timed out on the client (0.2 s; 0.5 s inside the transaction) and were "
+        "sent again at once with their Idempotency-Key, half to the same API process and half to another: "
+        "each stored once",
+    )
