@@ -69,3 +69,15 @@ def test_random_game_keeps_every_invariant(kind: str, seed: int) -> None:
             sums[line.seat] += line.points
             assert all(1 <= seq <= final.seq for seq in line.events), line
         assert tuple(sums) == hand.points, f"hand {hand.hand}: lines sum to {sums}, points {hand.points}"
+
+
+def test_the_golden_copies_match_the_shared_examples() -> None:
+    """tests/data/examples is a copy of ../shared/examples (when that folder is beside the checkout)."""
+    from tests.projections.helpers import EXAMPLES
+
+    shared = EXAMPLES.parents[3] / "shared" / "examples"
+    if not shared.is_dir():
+        pytest.skip("../shared/examples is not beside this checkout")
+    ours = {p.name: p.read_bytes() for p in EXAMPLES.glob("*.json")}
+    theirs = {p.name: p.read_bytes() for p in shared.glob("*.json")}
+    assert ours == theirs, "refresh tests/data/examples from ../shared/examples"
