@@ -37,7 +37,7 @@ SHARE_ROUTES = frozenset(
 QUERY_TOKEN_ROUTES = frozenset({"/v1/games/{game_id}/stream"})
 
 
-def get_recorder(request: Request) -> Recorder:
+async def get_recorder(request: Request) -> Recorder:
     recorder: Recorder = request.app.state.recorder
     return recorder
 
@@ -47,7 +47,7 @@ def _route_path(request: Request) -> str:
     return str(getattr(route, "path", request.url.path))
 
 
-def get_principal(request: Request) -> Principal:
+async def get_principal(request: Request) -> Principal:
     route = _route_path(request)
     authorization = request.headers.get("authorization")
     if not authorization and route in QUERY_TOKEN_ROUTES:
