@@ -75,7 +75,7 @@ async def stream(
                 # sent, and every RECHECK_SECONDS while idle
                 checked = time.monotonic()
                 try:
-                    get_principal(request)
+                    await get_principal(request)
                 except TablebookError as refused:
                     yield b"event: error\ndata: %s\n\n" % orjson.dumps({"error": refused.to_dict()})
                     return
