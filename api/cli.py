@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import orjson
 import typer
@@ -21,7 +21,7 @@ from api.auth import ROLES, create_key
 from api.settings import Settings
 from events.errors import TablebookError
 from events.migrate import upgrade
-from events.store import Store
+from events.store import GameRecord, Store
 from projections import engine
 from projections.recorder import Recorder
 from projections.registry import available, rules_for
@@ -51,9 +51,17 @@ def _store(database: str | None, *, migrate: bool = False) -> Store:
     return Store(url)
 
 
-def _fail(message: str, code: int = 1) -> None:
+def _fail(message: str, code: int = 1) -> NoReturn:
     err.print(f"[red]error:[/red] {message}")
     raise typer.Exit(code)
+
+
+def _game(store: Store, game_id: str) -> GameRecord:
+    """The game's registry row, or exit with status 1 and the reason."""
+    try:
+        return store.get_game(game_id)
+    except TablebookError as exc:
+        _fail(exc.message)
 
 
 @app.command()
@@ -233,11 +241,7 @@ def verify(
     ids = [game] if game else store.game_ids()
     bad = 0
     for game_id in ids:
-        try:
-            record = store.get_game(game_id)
-        except TablebookError as exc:
-            _fail(exc.message)
-            return
+        record = _game(store, game_id)
         report = verify_game(record, store.iter_events(game_id))
         if report.ok:
             console.print(f"[green]ok[/green]   {game_id}  {report.events} events  head {report.head_hash[:16]}")
@@ -266,11 +270,7 @@ def replay(
     from projections.replay import hand_frames
 
     store = _store(database)
-    try:
-        record = store.get_game(game)
-    except TablebookError as exc:
-        _fail(exc.message)
-        return
+    record = _game(store, game)
     rules, initial = initial_state_of(record)
     if seat is not None and not 0 <= seat < len(record.players):
         _fail(f"--seat must be 0 to {len(record.players) - 1}", 2)
@@ -323,11 +323,7 @@ def audit(game: Annotated[str, typer.Argument(help="the game's id")], database: 
     from projections.audit import audit_game
 
     store = _store(database)
-    try:
-        record = store.get_game(game)
-    except TablebookError as exc:
-        _fail(exc.message)
-        return
+    record = _game(store, game)
     report = audit_game(record, store.read_events(game))
     chain = report["chain"]
     names = ", ".join(f"{i} {n}" for i, n in enumerate(record.players))
@@ -451,11 +447,7 @@ def export_command(
     if fmt not in export.FORMATS:
         _fail(f"--format must be one of {', '.join(export.FORMATS)}", 2)
     assert game is not None
-    try:
-        record = store.get_game(game)
-    except TablebookError as exc:
-        _fail(exc.message)
-        return
+    record = _game(store, game)
     envelopes = store.read_events(game)
     rules, state = export.snapshot(record, envelopes)
     head_hash = envelopes[-1]["hash"] if envelopes else record.genesis_hash

@@ -263,6 +263,23 @@ def _raw_sql(dialect: str) -> dict[str, str]:
     return {name: sql.replace("{p}", placeholder) for name, sql in _SQL.items()}
 
 
+def event_row(game_id: str, env: Envelope) -> dict[str, Any]:
+    """The `event` table row of an envelope: JSON payloads as canonical text."""
+    return {
+        "game_id": game_id,
+        "seq": env["seq"],
+        "hand": env["hand"],
+        "type": env["type"],
+        "data": dumps(env["data"]),
+        "result": dumps(env["result"]),
+        "violation": dumps(env["violation"]) if "violation" in env else None,
+        "recorded_at": env["recorded_at"],
+        "actor": env["actor"],
+        "prev_hash": env["prev_hash"],
+        "hash": env["hash"],
+    }
+
+
 def _raw_envelope(row: Sequence[Any]) -> Envelope:
     seq, hand, kind, data, recorded_at, actor, result, violation, prev_hash, hash_ = row
     envelope: Envelope = {
@@ -523,22 +540,7 @@ class Store:
             StreamConflictError: the game's head is not at `base_seq` (with the actual seq).
             DuplicateRequest: the Idempotency-Key has landed already (nothing written).
         """
-        rows = [
-            {
-                "game_id": game_id,
-                "seq": env["seq"],
-                "hand": env["hand"],
-                "type": env["type"],
-                "data": dumps(env["data"]),
-                "result": dumps(env["result"]),
-                "violation": dumps(env["violation"]) if "violation" in env else None,
-                "recorded_at": env["recorded_at"],
-                "actor": env["actor"],
-                "prev_hash": env["prev_hash"],
-                "hash": env["hash"],
-            }
-            for env in envelopes
-        ]
+        rows = [event_row(game_id, env) for env in envelopes]
         now = envelopes[-1]["recorded_at"] if envelopes else utc_now()
         sql = self._sql
         raw = self.engine.raw_connection()
@@ -637,22 +639,7 @@ class Store:
             "winner": head.winner,
             "head_hash": head.head_hash,
         }
-        event_rows = [
-            {
-                "game_id": gid,
-                "seq": env["seq"],
-                "hand": env["hand"],
-                "type": env["type"],
-                "data": dumps(env["data"]),
-                "result": dumps(env["result"]),
-                "violation": dumps(env["violation"]) if "violation" in env else None,
-                "recorded_at": env["recorded_at"],
-                "actor": env["actor"],
-                "prev_hash": env["prev_hash"],
-                "hash": env["hash"],
-            }
-            for env in envelopes
-        ]
+        event_rows = [event_row(gid, env) for env in envelopes]
         with self._write() as conn, conn.begin():
             if self.dialect == "postgresql" and self.append_lock:
                 conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({APPEND_LOCK})")

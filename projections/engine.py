@@ -12,10 +12,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from events.envelope import event_of
+from events.envelope import Envelope, event_of, seal
 from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError
 from events.schema import parse_event
-from projections.rules import EMPTY, OMNISCIENT, SPECTATOR, Event, GameRules, S, Viewpoint, seat_dict
+from projections.rules import EMPTY, OMNISCIENT, SPECTATOR, BaseState, Event, GameRules, S, Viewpoint, seat_dict
 
 #: Events the engine handles itself; the game handles everything else.
 ENGINE_EVENTS = frozenset({"score_claimed", "note", "retract"})
@@ -78,6 +78,20 @@ def decide(rules: GameRules[S], state: S, raw: Any) -> Decision:
             raise
         return Decision(event, {"rule": breach.rule, "message": breach.reason})
     return Decision(event, None)
+
+
+def sealed(state: BaseState, decision: Decision, *, recorded_at: str, actor: str, prev_hash: str) -> Envelope:
+    """The envelope of a decided event, given the state after it (its seq, hand and derived facts)."""
+    return seal(
+        seq=state.seq,
+        hand=state.hand,
+        event=decision.event,
+        result=state.facts,
+        violation=decision.violation,
+        recorded_at=recorded_at,
+        actor=actor,
+        prev_hash=prev_hash,
+    )
 
 
 def apply(rules: GameRules[S], state: S, event: Event, seq: int) -> S:

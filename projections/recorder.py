@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from events.codec import genesis_hash, utc_now
-from events.envelope import Envelope, event_of, seal
+from events.envelope import Envelope, event_of
 from events.errors import InvalidEventError, NotFoundError, StreamConflictError, TablebookError
 from events.store import DuplicateRequest, GameRecord, Head, Store
 from projections import engine
@@ -242,16 +242,7 @@ class Recorder:
                 state = self._retracted_state(entry, envelopes, decision.event["to_seq"], seq)
             else:
                 state = engine.apply(rules, state, decision.event, seq)
-            envelope = seal(
-                seq=seq,
-                hand=state.hand,
-                event=decision.event,
-                result=state.facts,
-                violation=decision.violation,
-                recorded_at=recorded_at,
-                actor=actor,
-                prev_hash=prev_hash,
-            )
+            envelope = engine.sealed(state, decision, recorded_at=recorded_at, actor=actor, prev_hash=prev_hash)
             envelopes.append(envelope)
             prev_hash = envelope["hash"]
         return state, envelopes

@@ -127,34 +127,23 @@ def list_games(
 ) -> dict[str, Any]:
     """A page of the club's games, newest first; with `has=`, only games where those situations happened."""
     situations = check_situations(has or [])
+    filters: dict[str, Any] = {
+        "kind": game,
+        "status": status,
+        "player": player,
+        "winner": winner,
+        "since": since,
+        "until": until,
+        "limit": limit,
+        "before": _decode_cursor(cursor) if cursor else None,
+    }
     if situations:
         HandFacts(recorder.store).catch_up()
-        found = recorder.store.search_games(
-            principal.club_id,
-            situations=situations,
-            kind=game,
-            status=status,
-            player=player,
-            winner=winner,
-            since=since,
-            until=until,
-            limit=limit,
-            before=_decode_cursor(cursor) if cursor else None,
-        )
+        found = recorder.store.search_games(principal.club_id, situations=situations, **filters)
         hits = recorder.store.hits([g.id for g in found], situations)
         next_cursor = _encode_cursor(found[-1]) if len(found) == limit else None
         return {"games": [{**game_public(g), "hits": hits[g.id]} for g in found], "next_cursor": next_cursor}
-    games = recorder.store.list_games(
-        principal.club_id,
-        kind=game,
-        status=status,
-        player=player,
-        winner=winner,
-        since=since,
-        until=until,
-        limit=limit,
-        before=_decode_cursor(cursor) if cursor else None,
-    )
+    games = recorder.store.list_games(principal.club_id, **filters)
     next_cursor = _encode_cursor(games[-1]) if len(games) == limit else None
     return {"games": [game_public(g) for g in games], "next_cursor": next_cursor}
 

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from events.codec import FORMAT, canonical, genesis_hash, utc_now
-from events.envelope import Envelope, seal
+from events.envelope import Envelope
 from events.errors import TablebookError
 from events.store import GameRecord, Head, Store
 from projections import engine
@@ -363,16 +363,7 @@ def from_text(text: str, *, actor: str, recorded_at: str | None = None) -> Impor
             raise located(exc, line=line, seq=seq) from None
         if seq in targets:
             kept[seq] = state
-        envelope = seal(
-            seq=seq,
-            hand=state.hand,
-            event=decision.event,
-            result=state.facts,
-            violation=decision.violation,
-            recorded_at=when,
-            actor=actor,
-            prev_hash=prev,
-        )
+        envelope = engine.sealed(state, decision, recorded_at=when, actor=actor, prev_hash=prev)
         envelopes.append(envelope)
         prev = envelope["hash"]
     count = parsed.tags.get("Events")
