@@ -185,6 +185,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         message = exc.detail if isinstance(exc.detail, str) else code
         if exc.status_code == 404 and message == "Not Found":
             message = f"no route {request.method} {request.url.path}"
+        if exc.status_code == 400:  # FastAPI's "error parsing the body": malformed input is 422 `invalid` here
+            return ORJSONResponse(error_body("invalid", f"the body cannot be read as JSON: {message}"), status_code=422)
         return ORJSONResponse(error_body(code, message), status_code=exc.status_code)
 
     @app.exception_handler(Exception)

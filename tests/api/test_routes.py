@@ -353,3 +353,9 @@ def test_golden_records_replay_through_the_api(client: TestClient, club: Club, n
     score = client.get(f"/v1/games/{created['id']}/score", headers=club.recorder).json()
     assert expected_of(score) == example["expected"]
     assert client.get(f"/v1/games/{created['id']}/verify", headers=club.recorder).json()["ok"] is True
+
+
+def test_a_game_body_that_is_not_json_is_422_invalid(client: TestClient, club: Club) -> None:
+    for body in (b"{not json", b"[" * 100_000):
+        response = client.post("/v1/games", content=body, headers={**club.recorder, "Content-Type": "application/json"})
+        error_of(response, 422, "invalid")
