@@ -195,21 +195,21 @@ def _game_record(row: Any) -> GameRecord:
 
 
 def envelope_from_row(row: Any) -> Envelope:
-    """A stored row back into its envelope (the exact dict that was hashed)."""
-    envelope: Envelope = {
-        "seq": row.seq,
-        "hand": row.hand,
-        "type": row.type,
-        "data": loads(row.data),
-        "recorded_at": row.recorded_at,
-        "actor": row.actor,
-        "result": loads(row.result),
-        "prev_hash": row.prev_hash,
-    }
-    if row.violation is not None:
-        envelope["violation"] = loads(row.violation)
-    envelope["hash"] = row.hash
-    return envelope
+    """A stored row (selected with `_EVENT_COLUMNS`) back into its envelope (the exact dict that was hashed)."""
+    return _raw_envelope(
+        (
+            row.seq,
+            row.hand,
+            row.type,
+            row.data,
+            row.recorded_at,
+            row.actor,
+            row.result,
+            row.violation,
+            row.prev_hash,
+            row.hash,
+        )
+    )
 
 
 _EVENT_COLUMNS = (

@@ -130,4 +130,13 @@ def new_game(
     return created
 
 
+def error_of(response: Any, status: int, code: str) -> dict[str, Any]:
+    """The error body of a response, checked for its status, its code and the shape of DESIGN.md."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"} and body["error"]["code"] == code and body["error"]["message"]
+    error: dict[str, Any] = body["error"]
+    return error
+
+
 ROOT = Path(__file__).resolve().parents[1]

@@ -25,7 +25,7 @@ from events.store import Store
 from projections.recorder import Recorder
 from projections.registry import available, rules_for
 from projections.simulate import play
-from tests.conftest import Club, make_club, new_game
+from tests.conftest import Club, error_of, make_club, new_game
 
 PLAYERS = {
     "schnapsen": ["Anna", "Ben"],
@@ -41,14 +41,6 @@ DEAL = {
     "trump_card": "JH",
 }
 runner = CliRunner()
-
-
-def error_of(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert set(body) == {"error"} and body["error"]["code"] == code and body["error"]["message"]
-    error: dict[str, Any] = body["error"]
-    return error
 
 
 def append(client: TestClient, club: Club, game_id: str, events: list[dict[str, Any]]) -> None:

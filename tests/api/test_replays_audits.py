@@ -17,6 +17,7 @@ from projections.rules import SPECTATOR
 from projections.simulate import play
 from tests.conftest import Club
 from tests.projections.helpers import cards_in
+from tests.store.test_store import tamper
 
 PLAYERS = {
     "schnapsen": ["Anna", "Ben"],
@@ -252,18 +253,7 @@ def test_audit_lists_violations_notes_and_a_broken_chain(client: TestClient, clu
     ]
     assert "Ben (seat 1)" in audit["violations"][0]["message"]
     assert audit["notes"][0]["text"] == "Ben revoked" and audit["notes"][0]["ref"] == 4
-    with store.engine.connect() as conn, conn.begin():
-        if store.dialect == "postgresql":
-            conn.exec_driver_sql("ALTER TABLE event DISABLE TRIGGER event_no_update")
-            conn.exec_driver_sql(f"UPDATE event SET actor = 'x' WHERE game_id = '{game_id}' AND seq = 2")
-            conn.exec_driver_sql("ALTER TABLE event ENABLE TRIGGER event_no_update")
-        else:
-            conn.exec_driver_sql("DROP TRIGGER event_no_update")
-            conn.exec_driver_sql(f"UPDATE event SET actor = 'x' WHERE game_id = '{game_id}' AND seq = 2")
-            conn.exec_driver_sql(
-                "CREATE TRIGGER event_no_update BEFORE UPDATE ON event "
-                "BEGIN SELECT RAISE(ABORT, 'event is append-only: UPDATE refused'); END"
-            )
+    tamper(store, "UPDATE event SET actor = 'x' WHERE game_id = :g AND seq = 2", g=game_id)
     audit = client.get(f"/v1/games/{game_id}/audit", headers=club.auditor).json()
     assert audit["chain"]["ok"] is False and audit["chain"]["problems"][0]["seq"] == 2
 

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from events.store import Store
 from projections.registry import available
-from tests.conftest import Club, make_club, new_game
+from tests.conftest import Club, error_of, make_club, new_game
 from tests.projections.helpers import EXAMPLES, expected_of, load_example
 
 DEAL = {
@@ -24,14 +24,6 @@ def append(
     client: TestClient, club: Club, game_id: str, events: list[dict[str, Any]], role: str = "recorder", **body: Any
 ) -> Any:
     return client.post(f"/v1/games/{game_id}/events", json={"events": events, **body}, headers=getattr(club, role))
-
-
-def error_of(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert set(body) == {"error"} and body["error"]["code"] == code and body["error"]["message"]
-    error: dict[str, Any] = body["error"]
-    return error
 
 
 def schnapsen(client: TestClient, club: Club, **options: Any) -> str:

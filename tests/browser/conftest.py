@@ -11,7 +11,6 @@ driven headless by Playwright. Screenshots go to `test-output/screenshots/`.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -27,6 +26,7 @@ from api.auth import create_key
 from events.migrate import upgrade
 from events.store import Store
 from tests.browser.games import KINDS, Recorded, record_flawed_smear, record_live_schnapsen, record_plain
+from tests.reliability.server import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
@@ -72,13 +72,6 @@ class Server:
         return response.json()
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     if not os.path.exists(CHROMIUM):
@@ -96,7 +89,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     shared_live, shared_rest = record_live_schnapsen(store, club_id, seed=6)
     store.dispose()
 
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "TABLEBOOK_DATABASE_URL": database_url}
     log = (path.parent / "server.log").open("w")
     command = [sys.executable, "-m", "uvicorn", "api.asgi:app", "--host", "127.0.0.1", "--port", str(port)]
