@@ -7,7 +7,7 @@ alike. Timestamps are ISO 8601 text for the same reason (they are hashed).
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Column, Integer, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Column, Index, Integer, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 #: BIGINT on PostgreSQL; INTEGER on SQLite, where only INTEGER PRIMARY KEY autoincrements.
@@ -58,7 +58,11 @@ class Game(SQLModel, table=True):
 class Event(SQLModel, table=True):
     """One appended event: never updated, never deleted (database triggers)."""
 
-    __table_args__ = (UniqueConstraint("game_id", "seq", name="uq_event_game_seq"),)
+    __table_args__ = (
+        UniqueConstraint("game_id", "seq", name="uq_event_game_seq"),
+        # where a game's hidden hands begin (api/visibility.py): the first seq of a hand or a later one
+        Index("ix_event_game_hand_seq", "game_id", "hand", "seq"),
+    )
 
     position: int | None = Field(default=None, sa_column=Column(BigId, primary_key=True, autoincrement=True))
     game_id: str = Field(foreign_key="game.id", max_length=32)

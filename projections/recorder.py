@@ -138,22 +138,36 @@ class Recorder:
         return game
 
     def live(self, game_id: str, club_id: int | None = None, *, fresh: bool = False) -> Live:
-        """The cached head of a game (loaded and folded on a miss).
+        """The game at its head in the database, now: the cached state, caught up if another process appended.
+
+        The cache is never trusted alone: every call reads the game's row (its head seq), so what a
+        reader may see and whether an append is valid are decided at the true head, in every process.
+        `fresh` folds from the first event whatever the cache holds.
 
         Raises:
             NotFoundError: no such game in that club.
         """
-        entry = None if fresh else self.cache.get(game_id)
-        if entry is not None:
-            if club_id is not None and entry.game.club_id != club_id:
-                raise NotFoundError(f"no game {game_id!r}")
-            return entry
         game = self.store.get_game(game_id, club_id)
+        entry = None if fresh else self.cache.get(game_id)
+        if entry is not None and entry.state.seq == game.seq:
+            return entry if entry.game == game else Live(game, entry.rules, entry.state, entry.head_hash)
+        if entry is not None and entry.state.seq < game.seq:
+            newer = self.store.read_events(game_id, entry.state.seq, upto=game.seq)
+            if newer and newer[-1]["seq"] == game.seq and all(env["type"] != "retract" for env in newer):
+                state = engine.fold(entry.rules, entry.state, newer)
+                caught_up = Live(game, entry.rules, state, newer[-1]["hash"])
+                self.cache.put(caught_up)
+                return caught_up
+        return self._load(game)
+
+    def _load(self, game: GameRecord) -> Live:
+        """Fold a game from its first event up to the head its row names, and cache it."""
         rules, initial = initial_state_of(game)
-        envelopes = self.store.read_events(game_id)
+        envelopes = self.store.read_events(game.id, upto=game.seq)
         state = engine.fold(rules, initial, envelopes)
         head_hash = envelopes[-1]["hash"] if envelopes else game.genesis_hash
         entry = Live(game, rules, state, head_hash)
+        self.cache.drop(game.id)  # the cache may hold a head this process never saw committed
         self.cache.put(entry)
         return entry
 
@@ -191,13 +205,17 @@ class Recorder:
                 self.live(game_id, club_id)  # a key never reveals another club's game
                 return self._replay_request(game_id, prior, idempotency[1])
         entry = self.live(game_id, club_id)
-        for attempt in range(RETRIES):
+        for _ in range(RETRIES):
             if expected_seq is not None and expected_seq != entry.state.seq:
-                if expected_seq > entry.state.seq and attempt == 0:
-                    entry = self.live(game_id, club_id, fresh=True)  # the cache may be behind
-                if expected_seq != entry.state.seq:
-                    raise StreamConflictError(expected_seq, entry.state.seq)
-            state, envelopes = self._decide_batch(entry, raw_events, actor)
+                raise StreamConflictError(expected_seq, entry.state.seq)
+            try:
+                state, envelopes = self._decide_batch(entry, raw_events, actor)
+            except TablebookError:
+                moved = self.store.get_game(game_id).seq != entry.state.seq
+                if not moved:
+                    raise
+                entry = self.live(game_id, club_id)  # refused on a head that another process has moved
+                continue
             try:
                 self.store.append(
                     game_id,
@@ -207,10 +225,9 @@ class Recorder:
                     idempotency=idempotency,
                 )
             except StreamConflictError as conflict:
-                if expected_seq is not None and expected_seq != conflict.actual:
-                    self.cache.drop(game_id)
+                if expected_seq is not None:
                     raise StreamConflictError(expected_seq, conflict.actual) from None
-                entry = self.live(game_id, club_id, fresh=True)
+                entry = self.live(game_id, club_id)
                 continue
             except DuplicateRequest as duplicate:
                 return self._replay_request(game_id, duplicate.prior, idempotency[1] if idempotency else "")
@@ -257,7 +274,7 @@ class Recorder:
     # ------------------------------------------------------------------ reads
 
     def state_at(self, game_id: str, seq: int | None, club_id: int | None = None) -> tuple[Live, Any]:
-        """The game and its state after event `seq` (the head when None).
+        """The game at its head and its state after event `seq` (the head when None).
 
         Raises:
             NotFoundError: no such game, or `seq` beyond its head.
@@ -270,9 +287,19 @@ class Recorder:
         rules, initial = initial_state_of(entry.game)
         return entry, engine.fold(rules, initial, self.store.read_events(game_id, 0, seq))
 
-    def events(self, game_id: str, club_id: int | None = None, after: int = 0, limit: int = 1000) -> list[Envelope]:
-        self.live(game_id, club_id)
-        return self.store.read_events(game_id, after, limit)
+    def read(
+        self, game_id: str, club_id: int | None = None, after: int = 0, limit: int | None = None
+    ) -> tuple[Live, list[Envelope]]:
+        """The game at its head and its envelopes after `after`, none beyond that head.
+
+        What a reader may see is decided at the returned head; an event appended meanwhile is not in
+        this answer (it comes with the next read), so it is never shown by a stale decision.
+
+        Raises:
+            NotFoundError: no such game in that club.
+        """
+        entry = self.live(game_id, club_id)
+        return entry, self.store.read_events(game_id, after, limit, upto=entry.state.seq)
 
 
 def replay_events(envelopes: Sequence[Envelope]) -> list[dict[str, Any]]:

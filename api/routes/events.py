@@ -9,7 +9,7 @@ from fastapi import APIRouter, Header, Query, Request
 
 from api.auth import CORRECTIONS
 from api.deps import PrincipalDep, RecorderDep
-from api.visibility import redact_envelopes
+from api.visibility import shown_envelopes, sight_of
 from events.codec import canonical, sha256_hex
 from events.errors import ForbiddenError, InvalidEventError
 
@@ -116,7 +116,6 @@ async def read_events(
     limit: Annotated[int, Query(ge=1, le=1000)] = 1000,
 ) -> dict[str, Any]:
     """Envelopes in seq order (a viewer's live-hand cards are redacted)."""
-    live = recorder.live(game_id, principal.club_id)
-    envelopes = recorder.store.read_events(game_id, after, limit)
-    shown = redact_envelopes(principal, live.rules, live.state, envelopes)
+    live, envelopes = recorder.read(game_id, principal.club_id, after, limit)
+    shown = shown_envelopes(sight_of(principal, recorder.store, live), envelopes)
     return {"events": shown, "head": live.state.seq}

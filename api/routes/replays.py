@@ -12,8 +12,9 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
 from api.deps import PrincipalDep, RecorderDep, get_principal
-from api.visibility import redact_envelopes, viewpoint_for
+from api.visibility import shown_envelopes, sight_of, sight_over, viewpoint_for
 from events.errors import TablebookError
+from events.schema import ascii_integer
 from projections.recorder import initial_state_of
 from projections.replay import hand_frames
 
@@ -36,10 +37,9 @@ async def replay(
     seat: Annotated[int | None, Query(ge=0, le=7, description="the seat to look from (default: everything)")] = None,
 ) -> dict[str, Any]:
     """`{game, hand, viewpoint, frames: [{seq, event, result, state}]}`, one frame per event of the hand."""
-    live = recorder.live(game_id, principal.club_id)
-    viewpoint = viewpoint_for(principal, seat, live.state.seats, hand, live.rules, live.state)
+    live, envelopes = recorder.read(game_id, principal.club_id)
+    viewpoint = viewpoint_for(sight_over(principal, live.rules, live.state, envelopes), seat, live.state.seats, hand)
     rules, initial = initial_state_of(live.game)
-    envelopes = recorder.store.read_events(game_id, 0, None)
     frames = hand_frames(rules, initial, envelopes, hand, viewpoint, live.game.players)
     return {"game": game_id, "hand": hand, "viewpoint": frames[0]["state"]["viewpoint"], "frames": frames}
 
@@ -61,8 +61,9 @@ async def stream(
     """Each new envelope as an SSE `envelope` event whose id is its seq (redacted for viewers)."""
     recorder.live(game_id, principal.club_id)
     start = after
-    if last_event_id and last_event_id.strip().isdigit():
-        start = max(start, int(last_event_id.strip()))
+    resume = (last_event_id or "").strip()  # ASCII digits only, bounded: anything else is 422, not a 500
+    if resume:
+        start = max(start, ascii_integer(resume, "last_event_id"))
 
     async def events() -> AsyncIterator[bytes]:
         sent, cursor, idle = 0, start, 0.0
@@ -80,8 +81,9 @@ async def stream(
                     yield b"event: error\ndata: %s\n\n" % orjson.dumps({"error": refused.to_dict()})
                     return
             if fresh:
-                live = recorder.live(game_id, principal.club_id, fresh=True)
-                for env in redact_envelopes(principal, live.rules, live.state, fresh):
+                # what may be seen is decided at the head read now, and only events up to it are sent
+                live, fresh = recorder.read(game_id, principal.club_id, cursor, 500)
+                for env in shown_envelopes(sight_of(principal, recorder.store, live), fresh):
                     yield b"id: %d\nevent: envelope\ndata: %s\n\n" % (env["seq"], orjson.dumps(env))
                     cursor, sent = env["seq"], sent + 1
                     if limit is not None and sent >= limit:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from api.deps import PrincipalDep, RecorderDep
-from api.visibility import viewpoint_for
+from api.visibility import sight_of, viewpoint_for
 from projections.engine import render_state
 from projections.verify import verify_game
 
@@ -24,7 +24,7 @@ async def get_state(
 ) -> dict[str, Any]:
     """`{game, seq, hand, phase, to_act, seats, table, hand_points, totals}`."""
     live, state = recorder.state_at(game_id, at, principal.club_id)
-    viewpoint = viewpoint_for(principal, seat, state.seats, state.hand, live.rules, live.state)
+    viewpoint = viewpoint_for(sight_of(principal, recorder.store, live), seat, state.seats, state.hand)
     return render_state(live.rules, state, viewpoint, live.game.players)
 
 
@@ -37,6 +37,15 @@ async def get_score(game_id: str, principal: PrincipalDep, recorder: RecorderDep
 
 @router.get("/verify", summary="Re-walk the hash chain and re-run the rules")
 def verify(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
-    """`{ok, events, head_hash, problems}`; the first problem names the first bad seq."""
-    game = recorder.store.get_game(game_id, principal.club_id)
-    return verify_game(game, recorder.store.iter_events(game_id)).to_dict()
+    """`{ok, events, head_hash, problems}`; the first problem names the first bad seq.
+
+    A reader not shown every card (a viewer while a hand is hidden) gets `head_hash: null` and each
+    problem without its hashes: they are hashes over hidden cards (see `api/visibility.py`).
+    """
+    live = recorder.live(game_id, principal.club_id)
+    report = verify_game(live.game, recorder.store.iter_events(game_id, upto=live.state.seq)).to_dict()
+    sight = sight_of(principal, recorder.store, live)
+    if sight.hashes_from is not None:
+        report["head_hash"] = None
+        report["problems"] = [{k: v for k, v in p.items() if "hash" not in k} for p in report["problems"]]
+    return report

@@ -27,6 +27,7 @@ import orjson
 from events.codec import FORMAT, utc_now
 from events.envelope import Envelope
 from events.errors import InvalidEventError, TablebookError
+from events.schema import unstorable
 from events.store import GameRecord, Store
 from projections import engine
 from projections.audit import name_seats
@@ -86,6 +87,16 @@ def header(
     if redacted:
         doc["redacted"] = True
     return doc
+
+
+def mark_redacted(head: dict[str, Any], shown: Sequence[Envelope]) -> None:
+    """Mark a header whose envelopes were redacted for a reader: `redacted: true`, and no head hash when
+    the envelopes' hashes were withheld (they are hashes over hidden cards: see `api/visibility.py`)."""
+    if any(env.get("redacted") or env.get("withheld") for env in shown):
+        head["redacted"] = True
+    if any("hash" in env and env["hash"] is None for env in shown):
+        head["head_hash"] = None
+        head["redacted"] = True
 
 
 def snapshot(game: GameRecord, envelopes: Sequence[Envelope]) -> tuple[GameRules[Any], Any]:
@@ -167,7 +178,7 @@ def decode_cursor(cursor: str) -> tuple[str, str]:
         kind, created, gid = base64.urlsafe_b64decode(cursor.encode()).decode().split("|", 2)
     except (ValueError, UnicodeDecodeError):
         raise InvalidEventError("cursor: not a cursor of GET /v1/export", field="cursor") from None
-    if kind != "export" or not created or not gid:
+    if kind != "export" or not created or not gid or unstorable(created) or unstorable(gid):  # a NUL: PostgreSQL
         raise InvalidEventError("cursor: not a cursor of GET /v1/export", field="cursor")
     return created, gid
 
@@ -223,8 +234,9 @@ def bulk_lines(
                 envelopes = list(game_events(store, game))
                 rules, state = snapshot(game, envelopes)
                 shown = redact(rules, state, envelopes)
-                hidden = any(env.get("redacted") for env in shown)
-                yield from jsonl_lines(header(game, club, state=state, rules=rules, redacted=hidden), shown)
+                head = header(game, club, state=state, rules=rules)
+                mark_redacted(head, shown)
+                yield from jsonl_lines(head, shown)
             else:
                 yield orjson.dumps(header(game, club)) + b"\n"
                 chunk: list[bytes] = []
