@@ -13,10 +13,12 @@ from typing import Any
 
 from events.common import COMMON_EVENTS
 from events.errors import InvalidEventError
-from events.schema import Shape, card, list_of, per_seat_list, seat
+from events.schema import Shape, card, integer, list_of, per_seat_list, seat
 
 _BUILD_ID = re.compile(r"^[bB][1-9][0-9]{0,3}$")
 FACE_RANKS = ("J", "Q", "K")
+#: a number build's value: bounded like every integer of an event (2 to 10 is the rules' business)
+_BUILD_NUMBER = integer()
 
 
 def table_item(value: Any, path: str, seats: int) -> str:
@@ -34,7 +36,8 @@ def table_item(value: Any, path: str, seats: int) -> str:
 def build_value(value: Any, path: str, seats: int) -> int | str:
     """An integer (a number build) or `J`, `Q`, `K` (a face build)."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return value
+        bounded: int = _BUILD_NUMBER(value, path, seats)
+        return bounded
     if isinstance(value, str) and value.strip().upper() in FACE_RANKS:
         return value.strip().upper()
     raise InvalidEventError(f"{path}: expected a number from 2 to 10 or a face rank J, Q, K, got {value!r}", field=path)

@@ -8,6 +8,7 @@ the raw JSON value and return it normalised (card codes made canonical).
 
 from __future__ import annotations
 
+import re
 import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -21,6 +22,17 @@ from events.errors import InvalidEventError
 Validator = Callable[[Any, str, int], Any]
 
 MAX_TEXT = 2000
+#: the largest integer an event field holds unless its schema says less (a seq, a hand, a ref): PostgreSQL
+#: keeps seqs and hands as 32-bit INTEGER, and sums of such numbers must stay far from 64 bits
+MAX_INT = 2**31 - 1
+#: the largest amount (a stake) an event holds; a table limit is at most this (`projections/rules.py`), so
+#: every stake the rules may accept is well formed, and a stake times any multiple, summed over a table,
+#: stays far below 2**63
+MAX_AMOUNT = 10**9
+#: the largest number of points a claim may name, either sign: far above any real score (a Seven and a
+#: Half hand moves some tens of stakes of at most 10**9), and every integer up to it is exact as a float
+MAX_POINTS = 10**15
+_ASCII_DIGITS = re.compile(r"[0-9]+")
 #: the longest seat key looked at as a number ("7"; a game has at most a handful of seats)
 _MAX_SEAT_DIGITS = 3
 
@@ -71,26 +83,65 @@ def card(value: Any, path: str, seats: int) -> str:
     return parse_card(value, path)
 
 
-def integer(minimum: int | None = None, maximum: int | None = None) -> Validator:
-    """An integer (not a boolean), optionally bounded (bounds are shape, not rules)."""
+def integer(minimum: int = -MAX_INT, maximum: int = MAX_INT) -> Validator:
+    """An integer (not a boolean) within bounds (bounds are shape, not rules).
+
+    Every integer field is bounded, by default to 32 bits: an integer of 64 bits or more cannot be
+    stored (orjson and PostgreSQL refuse it), and one just below would overflow once multiplied.
+    """
 
     def check(value: Any, path: str, seats: int) -> int:
         if not isinstance(value, int) or isinstance(value, bool):
             raise _fail(path, f"expected an integer, got {_type_name(value)}")
-        if minimum is not None and value < minimum:
+        if value < minimum:
             raise _fail(path, f"{value} is below {minimum}")
-        if maximum is not None and value > maximum:
+        if value > maximum:
             raise _fail(path, f"{value} is above {maximum}")
         return value
 
     return check
 
 
+def ascii_integer(text: str, path: str, maximum: int = MAX_INT) -> int:
+    """A number from 0 to `maximum` written in ASCII digits, as a header or a line of text gives it.
+
+    Not `str.isdigit()`: it also takes "²" (which `int()` refuses) and "٣" (which `int()` reads).
+
+    Raises:
+        InvalidEventError: a sign, a space or any other character, more digits than `maximum` has
+        (`int()` refuses more than 4,300), or a value above `maximum`.
+    """
+    if len(text) > len(str(maximum)) or not _ASCII_DIGITS.fullmatch(text):
+        raise _fail(path, f"{show(text)} is not a number from 0 to {maximum} in ASCII digits")
+    value = int(text)
+    if value > maximum:
+        raise _fail(path, f"{value} is above {maximum}")
+    return value
+
+
 def number(value: Any, path: str, seats: int) -> int | float:
-    """A JSON number (integer or decimal), not a boolean."""
+    """A JSON number (integer or decimal), not a boolean, finite and at most MAX_POINTS either way."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _fail(path, f"expected a number, got {_type_name(value)}")
+    if not -MAX_POINTS <= value <= MAX_POINTS:  # False for NaN too
+        raise _fail(path, f"{show(value)} is not a number from {-MAX_POINTS} to {MAX_POINTS}")
     return value
+
+
+def unstorable(value: str) -> str | None:
+    """Why the database cannot keep `value` as it is (a NUL, a lone surrogate), or None.
+
+    PostgreSQL refuses NUL in text and neither store encodes a lone surrogate, so such a string
+    is malformed input, refused before any query, on both stores alike.
+    """
+    if "\x00" in value:
+        return "holds a NUL character (U+0000)"
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "holds a lone surrogate (U+D800 to U+DFFF), which is not text"
+    return None
 
 
 def boolean(value: Any, path: str, seats: int) -> bool:
@@ -108,6 +159,9 @@ def text(minimum: int = 0, maximum: int = MAX_TEXT) -> Validator:
             raise _fail(path, f"expected a string, got {_type_name(value)}")
         if not minimum <= len(value) <= maximum:
             raise _fail(path, f"must be {minimum} to {maximum} characters, got {len(value)}")
+        problem = unstorable(value)
+        if problem:
+            raise _fail(path, problem)
         return value
 
     return check

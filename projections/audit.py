@@ -20,7 +20,8 @@ from projections.recorder import initial_state_of
 from projections.rules import ScoreLine, ScoreSheet, seat_dict
 from projections.verify import verify_game
 
-_SEAT = re.compile(r"\bseat (\d+)\b")
+#: "seat 3" in a sentence (a note's text too): ASCII digits, a few of them (`\d+` took "seat ٣" and any length)
+_SEAT = re.compile(r"\bseat ([0-9]{1,3})\b")
 
 
 def name_seats(text: str, names: Sequence[str]) -> str:

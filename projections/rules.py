@@ -18,9 +18,12 @@ Conventions every game keeps:
 - `evolve` never checks rules and never draws a random number.
 - The common events `score_claimed`, `note` and `retract` are handled by the
   engine; games handle their own events and `hand_voided`.
-- `legal_events` lists decisions only, sorted; `chance_events` completes the
-  events that reveal a card (a deal, a draw from the stock, a hit) with cards
-  drawn at random from those not yet seen, for simulation.
+- `legal_events` lists decisions only, sorted, and stays cheap: an amount from
+  a wide range (a Seven and a Half stake) may be offered as a bounded sample
+  whose ends are the range's, though `validate` accepts any amount within
+  it. `chance_events` completes the events that reveal a card (a deal, a
+  draw from the stock, a hit) with cards drawn at random from those not yet
+  seen, for simulation.
 """
 
 from __future__ import annotations
@@ -174,13 +177,18 @@ def opt_seat(value: Any, seats: int) -> int:
     return value
 
 
-def opt_int(minimum: int, maximum: int | None = None) -> Callable[[Any, int], int]:
+def opt_int(minimum: int, maximum: int) -> Callable[[Any, int], int]:
+    """An integer option from `minimum` to `maximum`.
+
+    Every integer option has an upper bound (README, "Game options"): an unbounded one once took
+    2**64, which no store can hold (a 500), and a huge table limit made `legal_events` crawl.
+    """
+
     def check(value: Any, seats: int) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError("must be an integer")
-        if value < minimum or (maximum is not None and value > maximum):
-            upper = "" if maximum is None else f" to {maximum}"
-            raise ValueError(f"must be from {minimum}{upper}")
+        if not minimum <= value <= maximum:
+            raise ValueError(f"must be an integer from {minimum:,} to {maximum:,}")
         return value
 
     return check

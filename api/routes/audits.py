@@ -8,10 +8,16 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import PrincipalDep, RecorderDep
+from api.requests import StrictJSONRoute
 from events.errors import ImpossibleEventError, InvalidEventError
+from events.schema import MAX_INT, MAX_POINTS
 from projections.audit import audit_game, compare_claim
 
-router = APIRouter(prefix="/v1/games/{game_id}/audit", tags=["audits"])
+router = APIRouter(prefix="/v1/games/{game_id}/audit", tags=["audits"], route_class=StrictJSONRoute)
+
+#: a seat's claimed points: a JSON number (not true, not "1"), finite, within the bounds of a
+#: `score_claimed` event's points (`events.schema.number`)
+Points = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-MAX_POINTS, le=MAX_POINTS)]
 
 
 class ClaimCheck(BaseModel):
@@ -19,8 +25,8 @@ class ClaimCheck(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    hand: Annotated[int | None, Field(ge=1)] = None
-    points: dict[str, float]
+    hand: Annotated[int | None, Field(ge=1, le=MAX_INT)] = None
+    points: dict[str, Points]
 
 
 @router.get("", summary="The audit of a game (auditor keys)")

@@ -12,15 +12,30 @@ import base64
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from api.deps import PrincipalDep, RecorderDep
+from api.requests import StrictJSONRoute
 from events.errors import InvalidEventError
+from events.schema import unstorable
 from events.store import GameRecord
 from projections.readmodel import KNOWN, HandFacts, check_situations
 from projections.registry import KINDS
 
-router = APIRouter(prefix="/v1/games", tags=["games"])
+router = APIRouter(prefix="/v1/games", tags=["games"], route_class=StrictJSONRoute)
+
+
+def _storable(name: str) -> str:
+    """A player's name, refused (422, naming its place) when the store cannot hold it: a NUL."""
+    problem = unstorable(name)
+    if problem:
+        raise PydanticCustomError("unstorable", "the name {problem}", {"problem": problem})
+    return name
+
+
+#: a player's name: 1 to 100 characters that any store can hold
+PlayerName = Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_storable)]
 
 
 class GameCreate(BaseModel):
@@ -29,7 +44,7 @@ class GameCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     game: str = Field(description="one of: " + ", ".join(KINDS), examples=["schnapsen"])
-    players: list[Annotated[str, Field(min_length=1, max_length=100)]] = Field(
+    players: list[PlayerName] = Field(
         min_length=1, max_length=8, description="names in seat order: seat 0, 1, ...", examples=[["Anna", "Ben"]]
     )
     options: dict[str, Any] = Field(default_factory=dict, description="game options (see the rules); enforcement")
@@ -88,11 +103,12 @@ def _encode_cursor(game: GameRecord) -> str:
 
 
 def _decode_cursor(cursor: str) -> tuple[str, str]:
+    """The (created_at, id) a cursor names; one that decodes to text no store holds (a NUL) is refused too."""
     try:
         created, _, gid = base64.urlsafe_b64decode(cursor.encode()).decode().partition("|")
     except (ValueError, UnicodeDecodeError):
         raise InvalidEventError("cursor: not a cursor this server gave out", field="cursor") from None
-    if not created or not gid:
+    if not created or not gid or unstorable(created) or unstorable(gid):
         raise InvalidEventError("cursor: not a cursor this server gave out", field="cursor")
     return created, gid
 

@@ -1,7 +1,7 @@
 """Casino (Cassino) for 2, 3 or 4 players, rounds until a seat reaches the target.
 
 Rule source: `rules/casino.md` (from seed `000_f6e1c9482d5f69cc.txt`).
-Options: `first_dealer` (seat, default 0), `target` (default 21), `sweeps`
+Options: `first_dealer` (seat, default 0), `target` (1 to 1,000, default 21), `sweeps`
 (bool, default false: a sweep scores 1 only when true), `enforcement`.
 
 A round is one hand: its first `deal` (with `table`) opens it, the later
@@ -98,9 +98,16 @@ from projections.rules import (
 
 __all__ = ["RULES", "CasinoState"]
 
+#: the highest `target`: a round scores at most 11 points (and the sweeps), so even this is 90 rounds or more
+MAX_TARGET = 1000
+
 OPTIONS: dict[str, OptionSpec] = {
     "first_dealer": OptionSpec(0, opt_seat, "the dealer of the first round (the lowest cut)"),
-    "target": OptionSpec(21, opt_int(1), "the game ends after a round in which a seat reaches this total"),
+    "target": OptionSpec(
+        21,
+        opt_int(1, MAX_TARGET),
+        f"the game ends after a round in which a seat reaches this total, 1 to {MAX_TARGET:,} (default 21)",
+    ),
     "sweeps": OptionSpec(False, opt_bool, "a sweep scores 1 point"),
     "enforcement": ENFORCEMENT,
 }

@@ -24,6 +24,9 @@ import orjson
 BARE = re.compile(r"[\w.+#/-]+")
 NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 KEYWORDS = {"true": True, "false": False, "null": None}
+#: the longest number read, in characters: an event's integers have at most 10 digits, and a longer number
+#: is refused with its column (Python converts at most 4,300 digits, orjson reads a long one as infinity)
+MAX_NUMBER = 32
 #: lists and objects nest at most this deep (events nest three levels at most)
 MAX_DEPTH = 32
 #: a token: a JSON string, a punctuation mark, or a bare word
@@ -93,13 +96,28 @@ def tokenize(text: str, start: int = 0) -> Iterator[Token]:
         pos = match.end()
 
 
-def word_value(text: str) -> Any:
-    """The value of a bare word: a number, true/false/null, or the word itself."""
+def word_value(text: str, column: int = 0) -> Any:
+    """The value of a bare word: a number, true/false/null, or the word itself.
+
+    Raises:
+        NotationError: a number of more than MAX_NUMBER characters, or one out of a double's range.
+    """
     if text in KEYWORDS:
         return KEYWORDS[text]
     if NUMBER.fullmatch(text):
-        return orjson.loads(text)
+        return number_value(text, column)
     return text
+
+
+def number_value(text: str, column: int) -> int | float:
+    """A JSON number written in `text` (which NUMBER matches), bounded in length and range."""
+    if len(text) > MAX_NUMBER:
+        raise NotationError(f"a number of {len(text):,} characters: at most {MAX_NUMBER} are read", column)
+    try:
+        value: int | float = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        raise NotationError(f"the number {text} is out of range", column) from None
+    return value
 
 
 class Reader:
@@ -126,7 +144,7 @@ class Reader:
         if token.kind == "string":
             return string_value(token)
         if token.kind == "word":
-            return word_value(token.text)
+            return word_value(token.text, token.column)
         if token.text in ("[", "{"):
             if self.depth >= MAX_DEPTH:
                 raise NotationError(f"lists and objects nest more than {MAX_DEPTH} deep", token.column)

@@ -45,6 +45,9 @@ _SEAT_REF = re.compile(r"#([0-9]+)")
 _TAG = re.compile(r'\s*\[([A-Za-z][A-Za-z0-9_]*)\s+("(?:[^"\\]|\\.)*")\s*\]\s*')
 _EVENT = re.compile(r"\s*([0-9]+)\.(?=\s|$)")
 _SEAT_TAG = re.compile(r"Seat([0-9]+)")
+#: the most digits a seq, a `#<seat>` or a `Seat<n>` tag is read with (a seq is at most 2**31 - 1): Python
+#: refuses to convert more than 4,300 digits, and nothing here needs more than 10
+MAX_DIGITS = 10
 
 #: the tags a text export starts with, in this order (others may follow; unknown tags are kept, not read)
 TAG_ORDER = ("Format", "Game", "Title", "Club", "Id", "Created", "Seats")
@@ -246,15 +249,11 @@ class TextGame:
         Raises:
             BadImportError: no Seat tags, a gap, or a count that disagrees with `Seats`.
         """
-        found: dict[int, str] = {}
-        for name, value in self.tags.items():
-            match = _SEAT_TAG.fullmatch(name)
-            if match:
-                found[int(match.group(1))] = value
+        found = seat_tags(self)
         if not found:
             raise BadImportError('the header names no players: expected [Seat0 "name"], [Seat1 "name"]...')
         if sorted(found) != list(range(len(found))):
-            missing = min(set(range(max(found) + 1)) - set(found))
+            missing = next(s for s in range(len(found) + 1) if s not in found)  # never a range up to a huge seat
             raise BadImportError(f"the header has no Seat{missing} tag (seats are numbered 0, 1, 2...)")
         seats = self.tags.get("Seats")
         if seats is not None and seats.strip() != str(len(found)):
@@ -278,6 +277,40 @@ class TextGame:
             raise BadImportError(f"the Options tag cannot be read: {exc}", line=self.tag_lines["Options"]) from None
         assert isinstance(value, dict)
         return value
+
+
+def small_number(digits: str, what: str, line: int) -> int:
+    """ASCII `digits` as an int, refused with its line when longer than MAX_DIGITS.
+
+    Raises:
+        BadImportError: more than MAX_DIGITS digits.
+    """
+    if len(digits) > MAX_DIGITS:
+        raise BadImportError(f"{what} has {len(digits):,} digits: at most {MAX_DIGITS} are read", line=line)
+    return int(digits)
+
+
+def seat_tags(game: TextGame) -> dict[int, str]:
+    """The players the `Seat<n>` tags name, by seat number.
+
+    Raises:
+        BadImportError: a Seat tag whose number has more than MAX_DIGITS digits, at its line.
+    """
+    return {seat: game.tags[name] for seat, name in seat_tag_names(game).items()}
+
+
+def seat_tag_names(game: TextGame) -> dict[int, str]:
+    """The name of each `Seat<n>` tag (`Seat0`...), by seat number: where to find its value and its line.
+
+    Raises:
+        BadImportError: a Seat tag whose number has more than MAX_DIGITS digits, at its line.
+    """
+    found: dict[int, str] = {}
+    for name in game.tags:
+        match = _SEAT_TAG.fullmatch(name)
+        if match:
+            found[small_number(match.group(1), f"the tag {name[:20]}...", game.tag_lines[name])] = name
+    return found
 
 
 def parse_text(text: str) -> TextGame:
@@ -347,7 +380,7 @@ def _resolve_seat(token: Token, value: Any, players: Sequence[str], number: int,
         return value
     ref = _SEAT_REF.fullmatch(value) if token.kind == "word" else None
     if ref:
-        return int(ref.group(1))
+        return small_number(ref.group(1), f"{field_name}: the seat {value[:20]}...", number)
     matches = [s for s, name in enumerate(players) if name == value]
     if len(matches) == 1:
         return matches[0]
@@ -361,11 +394,7 @@ def _resolve_seat(token: Token, value: Any, players: Sequence[str], number: int,
 
 
 def _players(game: TextGame) -> list[str]:
-    found: dict[int, str] = {}
-    for name, value in game.tags.items():
-        match = _SEAT_TAG.fullmatch(name)
-        if match:
-            found[int(match.group(1))] = value
+    found = seat_tags(game)
     return [found[s] for s in sorted(found)]
 
 
@@ -373,7 +402,7 @@ def _read_event(game: TextGame, line: str, number: int) -> dict[str, Any]:
     """One event line: `<seq>. [<seat>:] <type> <card>? <flag>... <key>=<value>...`."""
     head = _EVENT.match(line)
     assert head is not None
-    seq = int(head.group(1))
+    seq = small_number(head.group(1), "the seq", number)
     expected = len(game.events) + 1
     if seq != expected:
         raise BadImportError(f"expected the event with seq {expected}, found seq {seq}", line=number, seq=seq)
@@ -397,7 +426,7 @@ def _event_of(tokens: list[Token], end: int, players: Sequence[str], number: int
         reader.next("':'")
         if actor.kind == "punct":
             raise NotationError(f"expected a seat before ':', found {actor.text!r}", actor.column)
-        value = string_value(actor) if actor.kind == "string" else word_value(actor.text)
+        value = string_value(actor) if actor.kind == "string" else word_value(actor.text, actor.column)
         event["seat"] = _resolve_seat(actor, value, players, number, "seat")
     kind = reader.next("the event type")
     if kind.kind != "word":

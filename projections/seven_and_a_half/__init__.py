@@ -1,8 +1,8 @@
 """Seven and a Half (Sette e mezzo, Siete y media) for 4 to 6 players: a banking game for stakes.
 
 Rule source: `rules/seven-and-a-half.md` (from seed `003_113f008a8bb00635.txt`).
-Options: `first_banker` (seat, default 0), `min_bet` and `max_bet` (positive
-integers, default 1 and 100, `min_bet` not above `max_bet`), the variants
+Options: `first_banker` (seat, default 0), `min_bet` and `max_bet` (integers
+from 1 to 10**9, default 1 and 100, `min_bet` not above `max_bet`), the variants
 `two_card_bonus`, `pair_of_sevens`, `face_down_request`, `splitting` (booleans,
 default false) and `wild_card` (a J, Q or K card code, default null), and
 `enforcement`.
@@ -16,9 +16,14 @@ Readings of the rule text:
 - A hand begins with its first `bet` (the hand number increments there);
   every player but the banker stakes once, in any order, before the `deal`.
   A `deal` before every stake is in, a second stake, a stake by the banker,
-  are impossible. Any integer amount is well formed; one outside
-  `min_bet`..`max_bet` (zero or negative included) is `half.stake_limits`
-  and, under `record`, is settled as placed.
+  are impossible. Any integer amount from -10**9 to 10**9 is well formed
+  (beyond: `invalid`); one outside `min_bet`..`max_bet` (zero or negative
+  included) is `half.stake_limits` and, under `record`, is settled as placed.
+- `legal_events` offers every stake amount when the limits allow at most
+  `ALL_STAKES_UP_TO` of them (the default 1 to 100 does), else the limits
+  themselves and the round amounts between (1, 2, 5, 10, 20, 50...): a
+  bounded list, so that a table of 1 to 10**9 costs no more than the
+  default one. `validate` still accepts every amount within the limits.
 - Playing order with banker b: b-1, b-2, ..., then the banker. A seat acts
   only on its turn, which ends when all of its hands are finished; the
   banker's turn begins when every player's turn has ended, unless every
@@ -106,6 +111,7 @@ from typing import Any
 
 from events.cards import parse_card, rank
 from events.errors import InvalidEventError, UnknownGameError
+from events.schema import MAX_AMOUNT
 from events.seven_and_a_half import EVENTS
 from projections.rules import (
     ENFORCEMENT,
@@ -169,8 +175,8 @@ def _opt_wild(value: Any, seats: int) -> str | None:
 
 OPTIONS: dict[str, OptionSpec] = {
     "first_banker": OptionSpec(0, opt_seat, "the banker of the first hand"),
-    "min_bet": OptionSpec(1, opt_int(1), "the smallest stake (table limit)"),
-    "max_bet": OptionSpec(100, opt_int(1), "the largest stake (table limit)"),
+    "min_bet": OptionSpec(1, opt_int(1, MAX_AMOUNT), "the smallest stake (table limit), 1 to 10**9 (default 1)"),
+    "max_bet": OptionSpec(100, opt_int(1, MAX_AMOUNT), "the largest stake (table limit), 1 to 10**9 (default 100)"),
     "two_card_bonus": OptionSpec(False, opt_bool, "a 7 and a face card as the first two cards are paid double"),
     "wild_card": OptionSpec(None, _opt_wild, "a J, Q or K that counts as any of ½, 1-7"),
     "pair_of_sevens": OptionSpec(False, opt_bool, "two 7s beat every hand, paid triple"),
@@ -446,13 +452,30 @@ def _sort_key(event: Mapping[str, Any]) -> tuple[Any, ...]:
     )
 
 
+#: limits that allow at most this many stake amounts have every one offered; wider ones a sample
+ALL_STAKES_UP_TO = 100
+
+
+def offered_stakes(low: int, high: int) -> list[int]:
+    """The stake amounts offered from `low` to `high`: every one, or the limits and the round amounts between.
+
+    At most `ALL_STAKES_UP_TO` amounts, or 2 + 3 per power of ten (32 for 1 to 10**9), so that
+    `legal_events` stays cheap whatever the table's limits (enumerating 1 to 10**6 took 19 s).
+    """
+    if high - low < ALL_STAKES_UP_TO:
+        return list(range(low, high + 1))
+    round_amounts = (m * 10**k for k in range(len(str(high))) for m in (1, 2, 5))
+    return sorted({low, high, *(a for a in round_amounts if low < a < high)})
+
+
 def legal_events(state: SevenAndAHalfState) -> list[dict[str, Any]]:
-    """Every legal decision now (deals and hits are chance events), sorted."""
+    """Every legal decision now (deals and hits are chance events), sorted; stakes as `offered_stakes`."""
     low, high = state.limits
     out: list[dict[str, Any]] = []
     if state.phase in (BETWEEN, STAKES):
+        stakes = offered_stakes(low, high)
         for s in to_act(state):
-            out.extend({"type": "bet", "seat": s, "amount": a} for a in range(low, high + 1))
+            out.extend({"type": "bet", "seat": s, "amount": a} for a in stakes)
         if state.phase == BETWEEN:
             out.extend({"type": "bank_passed", "to": s} for s in range(state.seats) if s != state.next_banker)
             out.append({"type": "session_closed"})
@@ -467,7 +490,8 @@ def legal_events(state: SevenAndAHalfState) -> list[dict[str, Any]]:
             out.append({"type": "stand", "seat": seat, **tag})
             if state.options["splitting"] and len(h.cards) == 2 and all(is_face(c) for c in h.cards):
                 out.extend(
-                    {"type": "split", "seat": seat, "hand": i, "amount": a} for a in range(max(h.stake, low), high + 1)
+                    {"type": "split", "seat": seat, "hand": i, "amount": a}
+                    for a in offered_stakes(max(h.stake, low), high)
                 )
             if state.options["face_down_request"] and state.flippable(seat, i):
                 out.append({"type": "flip", "seat": seat, **tag})

@@ -8,6 +8,7 @@ Every corruption is refused naming its line (jsonl, text) or index (json).
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 import orjson
@@ -278,3 +279,57 @@ def test_the_value_notation_refuses_what_it_cannot_read() -> None:
     for bad in ("[KH", '"open', "{a=}", "{a 1}", "KH ]", "{a=1 a=2}"):
         with pytest.raises(NotationError):
             parse_value(bad)
+
+
+HEADER = '[Game "schnapsen"]\n[Seat0 "Anna"]\n[Seat1 "Ben"]\n[Options "first_dealer=1"]\n\n'
+DEAL = "deal dealer=Ben trump_card=JH hands=[[KH QH TD AC JS] [TS AD KC QS JD]]"
+HUGE = "1" * 5000
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (f"{HUGE}. {DEAL}", r"^line 6: the seq has 5,000 digits: at most 10 are read$"),
+        (f"1. {DEAL.replace('dealer=Ben', 'dealer=' + HUGE)}", r"^line 6: column 16: a number of 5,000 characters"),
+        (
+            f"1. {DEAL.replace('dealer=Ben', 'dealer=#' + HUGE)}",
+            r"^line 6: dealer: the seat #1+\.\.\. has 5,000 digits",
+        ),
+        (f"1. #{HUGE}: play KH", r"^line 6: seat: the seat #1+\.\.\. has 5,000 digits"),
+        (f"1. {DEAL} x=1e400", r"^line 6: column \d+: the number 1e400 is out of range"),
+        (f"1. {DEAL} x=-{'9' * 40}", r"^line 6: column \d+: a number of 41 characters: at most 32 are read"),
+        ('1. note text="a\\u0000b"', r"^line 6: text: holds a NUL character"),
+    ],
+)
+def test_a_text_line_with_a_number_or_text_no_store_can_hold_is_refused_with_its_line(line: str, message: str) -> None:
+    """More than 4,300 digits (a seq, a dealer) once answered 500: Python's int() refuses to convert them."""
+    with pytest.raises(BadImportError, match=message) as refused:
+        importer.read_file((HEADER + line + "\n").encode(), actor="x")
+    assert refused.value.details["line"] == 6
+
+
+@pytest.mark.parametrize(
+    ("tag", "message"),
+    [
+        (f'[Seat{HUGE} "Cy"]', r"^line 4: the tag Seat1+\.\.\. has 5,000 digits: at most 10 are read$"),
+        ('[Seat999999999999999999 "Cy"]', r"^line 4: the tag Seat9+\.\.\. has 18 digits"),
+        ('[Seat9999999999 "Cy"]', r"^the header has no Seat2 tag"),  # the gap is found without a range to 10**10
+    ],
+)
+def test_a_seat_tag_with_a_huge_number_is_refused_at_once(tag: str, message: str) -> None:
+    text = HEADER.replace('[Seat1 "Ben"]', f'[Seat1 "Ben"]\n{tag}') + f"1. {DEAL}\n"
+    began = time.perf_counter()
+    with pytest.raises(BadImportError, match=message):
+        importer.read_file(text.encode(), actor="x")
+    assert time.perf_counter() - began < 1.0
+
+
+def test_a_player_name_no_store_can_hold_is_refused_in_every_format() -> None:
+    """PostgreSQL refuses a NUL in text: a name holding one is malformed, on SQLite too."""
+    text = HEADER.replace('"Ben"', '"Be\\u0000n"') + f"1. {DEAL.replace('dealer=Ben', 'dealer=#1')}\n"
+    with pytest.raises(BadImportError, match=r"^line 3: players\[1\]: the name holds a NUL character"):
+        importer.read_file(text.encode(), actor="x")
+    head, envelopes = recorded("schnapsen", 2, extra=False)
+    lines = jsonl_of({**head, "players": ["Anna", "Be\x00n"]}, envelopes)
+    with pytest.raises(BadImportError, match=r"^line 1: players\[1\]: the name holds a NUL character"):
+        importer.read_file(lines, actor="x")

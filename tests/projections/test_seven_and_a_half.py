@@ -7,16 +7,18 @@ is 3, 2, 1 and then the banker, seat 0. Totals are in half points (7½ = 15).
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from events.errors import InvalidEventError, OutOfTurnError, UnknownGameError
+from events.schema import MAX_AMOUNT
 from projections import engine
 from projections.registry import rules_for
 from projections.rules import HIDDEN, OMNISCIENT, SPECTATOR
-from projections.seven_and_a_half import SevenAndAHalfState
+from projections.seven_and_a_half import ALL_STAKES_UP_TO, SevenAndAHalfState, offered_stakes
 from projections.seven_and_a_half._cards import halves, is_two_card, status_of, total
 from tests.projections.helpers import (
     cards_in,
@@ -976,3 +978,95 @@ def test_golden_records_exist() -> None:
 def test_invalid_event_is_not_impossible() -> None:
     with pytest.raises(InvalidEventError):
         decide(KIND, Table().state, {"type": "bet", "seat": "1", "amount": 1})
+
+
+# --------------------------------------------------------------------------- bounds: options, stakes, legal_events
+
+WIDEST = {"min_bet": 1, "max_bet": MAX_AMOUNT}
+
+
+def test_table_limits_are_bounded_by_ten_to_the_ninth() -> None:
+    """An unbounded `max_bet` once took 2**64 (no store holds it: a 500) and made legal_events crawl."""
+    assert RULES.options_for(P4, WIDEST)["max_bet"] == MAX_AMOUNT
+    for name in ("min_bet", "max_bet"):
+        for bad in (MAX_AMOUNT + 1, 2**63 - 1, 2**64):
+            with pytest.raises(UnknownGameError, match=f"option '{name}' must be an integer from 1 to 1,000,000,000"):
+                RULES.options_for(P4, {name: bad})
+
+
+def test_a_stake_beyond_ten_to_the_ninth_is_invalid_even_under_record() -> None:
+    """Stakes of 2**63 - 1 were stored as violations under `record`, and every later `stand` answered 500."""
+    recording = Table(options={"enforcement": "record"})
+    for amount in (MAX_AMOUNT + 1, -MAX_AMOUNT - 1, 2**63 - 1, 2**64 - 1):
+        expect_invalid(KIND, recording.state, bet(3, amount), "amount: ")
+    table = dealt(["5C", "6D", "3H", "JS"], {3: 4, 2: 2, 1: 2}, {**SPLIT, "enforcement": "record"})
+    table.do(hit(3, "QS"))
+    expect_invalid(KIND, table.state, split(3, 0, MAX_AMOUNT + 1), "amount: ")
+
+
+def test_the_largest_stakes_recorded_as_violations_settle_with_exact_points() -> None:
+    """Stakes of 10**9 against limits of 1 to 100, paid triple on a pair of sevens: plain integers throughout."""
+    table = Table(options={"enforcement": "record", "pair_of_sevens": True})
+    table.stakes({3: MAX_AMOUNT, 2: MAX_AMOUNT, 1: -MAX_AMOUNT})
+    table.do(deal("6C", "AD", "7C", "7D"), hit(3, "7H"), hit(2, "7S"), stand(1), hit(0, "KH"), stand(0))
+    assert table.state.phase == "between"
+    # the pairs are paid triple; seat 1's stake of -10**9 loses to the banker's 6½: seat 1 "pays" -10**9
+    assert table.points == (-7 * MAX_AMOUNT, MAX_AMOUNT, 3 * MAX_AMOUNT, 3 * MAX_AMOUNT)
+    assert all(type(p) is int for p in RULES.score(table.state).totals)
+
+
+def test_offered_stakes_are_every_amount_up_to_a_hundred_then_the_limits_and_round_amounts() -> None:
+    assert offered_stakes(1, 100) == list(range(1, 101))
+    assert offered_stakes(5, 5) == [5] and offered_stakes(6, 5) == []
+    assert offered_stakes(1, 101) == [1, 2, 5, 10, 20, 50, 100, 101]
+    assert offered_stakes(37, 10**6) == [
+        37,
+        50,
+        100,
+        200,
+        500,
+        *(m * 10**k for k in (3, 4, 5) for m in (1, 2, 5)),
+        10**6,
+    ]
+    widest = offered_stakes(1, MAX_AMOUNT)
+    assert len(widest) == 28 and widest[:3] == [1, 2, 5] and widest[-1] == MAX_AMOUNT
+
+
+def test_legal_events_at_the_widest_limits_are_few_fast_and_each_accepted() -> None:
+    """legal_events once listed every stake: 19 s a call with max_bet 10**6. Now a bounded list, in milliseconds."""
+    table = Table(options=WIDEST)
+    began = time.perf_counter()
+    offered = RULES.legal_events(table.state)
+    seconds = time.perf_counter() - began
+    assert seconds < 0.05, f"legal_events took {seconds:.3f} s at the widest limits"
+    bets = [e for e in offered if e["type"] == "bet"]
+    assert len(bets) == 3 * len(offered_stakes(1, MAX_AMOUNT)) and len(offered) == len(bets) + 3 + 1
+    assert offered == sorted(offered, key=lambda e: (e["type"], e.get("seat", -1), e.get("amount", 0), e.get("to", -1)))
+    for event in offered:
+        assert decide(KIND, table.state, event).violation is None
+
+
+@pytest.mark.parametrize("options", [{}, {"min_bet": 5, "max_bet": 50}, WIDEST, {"min_bet": 777, "max_bet": 10**6}])
+def test_every_stake_validate_accepts_lies_within_the_offered_range(options: dict[str, Any]) -> None:
+    """Completeness of a sampled list: its ends are the limits, so every accepted amount lies between two offered."""
+    table = Table(options=options)
+    amounts = [e["amount"] for e in RULES.legal_events(table.state) if e["type"] == "bet" and e["seat"] == 3]
+    low, high = table.state.limits
+    assert (amounts[0], amounts[-1]) == (low, high) and len(amounts) <= ALL_STAKES_UP_TO
+    rng = random.Random(12)
+    for amount in {low, high, *(rng.randint(low, high) for _ in range(50))}:
+        assert decide(KIND, table.state, bet(3, amount)).violation is None
+    expect_illegal(KIND, table.state, bet(3, low - 1), "half.stake_limits")
+    if high < MAX_AMOUNT:
+        expect_illegal(KIND, table.state, bet(3, high + 1), "half.stake_limits")
+    else:  # beyond the widest limits a stake is not well formed at all
+        expect_invalid(KIND, table.state, bet(3, high + 1), "is above 1000000000")
+
+
+def test_split_stakes_offered_at_the_widest_limits_run_from_the_stake_to_the_limit() -> None:
+    table = dealt(["5C", "6D", "3H", "JS"], {3: 300, 2: 2, 1: 2}, {**SPLIT, **WIDEST})
+    table.do(hit(3, "QS"))
+    amounts = [e["amount"] for e in RULES.legal_events(table.state) if e["type"] == "split"]
+    assert amounts == offered_stakes(300, MAX_AMOUNT) and (amounts[0], amounts[-1]) == (300, MAX_AMOUNT)
+    for amount in (amounts[1], 301, MAX_AMOUNT - 1):
+        assert decide(KIND, table.state, split(3, 0, amount)).violation is None

@@ -151,3 +151,254 @@ def out_of_order(events: list[dict[str, Any]], at: int) -> Iterator[Case]:
     for back in (1, 2, 5):
         if at - back >= 0:
             yield Case("out of order", f"event {at - back + 1} sent again as event {at + 1}", events[at - back])
+
+
+# --------------------------------------------------------------------------- requests no store can hold
+
+#: a Seven and a Half stake over 64 bits once multiplied, and the widest table limit
+BIG_STAKE = 2**63 - 1
+WIDEST = 10**9
+_TEXT_HEAD = '[Game "schnapsen"]\n[Seat0 "Anna"]\n[Seat1 "Ben"]\n\n'
+_DEAL = "deal dealer=Ben trump_card=JH hands=[[KH QH TD AC JS] [TS AD KC QS JD]]"
+_NUL_CURSOR = "MjAyNi0wMS0wMXwA"  # base64 of "2026-01-01|\x00"
+_NUL_EXPORT_CURSOR = "ZXhwb3J0fDIwMjZ8AA=="  # base64 of "export|2026|\x00"
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """One request an outside test found answered with a 5xx (or a 200 that should be a refusal).
+
+    `target` is the path and query as sent, percent-encoded; `{game}` is a Schnapsen game of the
+    club and `{half}` a Seven and a Half game under `record`. `key` is the role whose key is sent
+    (None: no key). `protocol` marks a request an HTTP server may refuse itself, before the app
+    (h11 answers a NUL in a header with a plain 400).
+    """
+
+    defect: int
+    name: str
+    method: str
+    target: str
+    body: bytes | None = None
+    headers: tuple[tuple[str, bytes], ...] = ()
+    key: str | None = "recorder"
+    field: str | None = None
+    protocol: bool = False
+
+
+def _bets(amount: int) -> bytes:
+    bets = ", ".join(f'{{"type": "bet", "seat": {s}, "amount": {amount}}}' for s in (3, 2, 1))
+    return b'{"events": [%s]}' % bets.encode()
+
+
+def _create(game: str, players: str, options: str) -> bytes:
+    return b'{"game": "%s", "players": %s, "options": %s}' % (game.encode(), players.encode(), options.encode())
+
+
+EDGES: tuple[Edge, ...] = (
+    # 5: integer options of 2**64 and more; every integer option is bounded
+    Edge(
+        5,
+        "casino target 2**64",
+        "POST",
+        "/v1/games",
+        _create("casino", '["A","B","C"]', '{"target": 18446744073709551616}'),
+        field="options.target",
+    ),
+    Edge(
+        5,
+        "casino target 10**6",
+        "POST",
+        "/v1/games",
+        _create("casino", '["A","B","C"]', '{"target": 1000000}'),
+        field="options.target",
+    ),
+    Edge(
+        5,
+        "max_bet 2**64",
+        "POST",
+        "/v1/games",
+        _create("seven-and-a-half", '["A","B","C","D"]', '{"max_bet": 18446744073709551616}'),
+        field="options.max_bet",
+    ),
+    Edge(
+        5,
+        "max_bet 10**9 + 1",
+        "POST",
+        "/v1/games",
+        _create("seven-and-a-half", '["A","B","C","D"]', '{"max_bet": 1000000001}'),
+        field="options.max_bet",
+    ),
+    # 6: stakes of 2**63 - 1 under record enforcement
+    Edge(6, "stakes of 2**63 - 1 under record", "POST", "/v1/games/{half}/events", _bets(BIG_STAKE), field="amount"),
+    Edge(
+        6,
+        "a split of 2**63 - 1",
+        "POST",
+        "/v1/games/{half}/events",
+        b'{"events": [{"type": "split", "seat": 3, "hand": 0, "amount": 9223372036854775807}]}',
+        field="amount",
+    ),
+    Edge(
+        6,
+        "a note ref of 2**40",
+        "POST",
+        "/v1/games/{game}/events",
+        b'{"events": [{"type": "note", "text": "x", "ref": 1099511627776}]}',
+        field="ref",
+    ),
+    # 7: a text import with numbers of thousands of digits
+    Edge(
+        7,
+        "a text seq of 5,000 digits",
+        "POST",
+        "/v1/import?format=text",
+        (_TEXT_HEAD + "1" * 5000 + ". " + _DEAL + "\n").encode(),
+    ),
+    Edge(
+        7,
+        "a text dealer of 5,000 digits",
+        "POST",
+        "/v1/import?format=text",
+        (_TEXT_HEAD + "1. " + _DEAL.replace("dealer=Ben", "dealer=" + "1" * 5000) + "\n").encode(),
+    ),
+    Edge(
+        7,
+        "a text #seat of 5,000 digits",
+        "POST",
+        "/v1/import?format=text",
+        (_TEXT_HEAD + "1. " + _DEAL.replace("dealer=Ben", "dealer=#" + "1" * 5000) + "\n").encode(),
+    ),
+    Edge(
+        7,
+        "a Seat tag of 5,000 digits",
+        "POST",
+        "/v1/import?format=text",
+        (_TEXT_HEAD.replace("\n\n", f'\n[Seat{"1" * 5000} "Cy"]\n\n') + "1. " + _DEAL + "\n").encode(),
+    ),
+    # 8: Last-Event-ID that isdigit() takes and int() refuses
+    Edge(
+        8,
+        "Last-Event-ID ²",
+        "GET",
+        "/v1/games/{game}/stream?follow=false",
+        headers=(("Last-Event-ID", "²".encode("latin-1")),),
+        field="last_event_id",
+    ),
+    Edge(
+        8,
+        "Last-Event-ID of 5,000 digits",
+        "GET",
+        "/v1/games/{game}/stream?follow=false",
+        headers=(("Last-Event-ID", b"1" * 5000),),
+        field="last_event_id",
+    ),
+    Edge(
+        8,
+        "Last-Event-ID 2**31",
+        "GET",
+        "/v1/games/{game}/stream?follow=false",
+        headers=(("Last-Event-ID", b"2147483648"),),
+        field="last_event_id",
+    ),
+    # 9: NaN, Infinity, 1e400 in request bodies
+    Edge(
+        9,
+        "audit points NaN and 1e400",
+        "POST",
+        "/v1/games/{game}/audit",
+        b'{"points": {"0": NaN, "1": 1e400}}',
+        key="auditor",
+    ),
+    Edge(
+        9,
+        "audit points 1e300",
+        "POST",
+        "/v1/games/{game}/audit",
+        b'{"points": {"0": 1e300, "1": 0}}',
+        key="auditor",
+        field="points.0",
+    ),
+    Edge(9, "a player name of NaN", "POST", "/v1/games", _create("schnapsen", "[NaN, 1]", "{}")),
+    Edge(
+        9,
+        "score_claimed points 1e300",
+        "POST",
+        "/v1/games/{game}/events",
+        b'{"events": [{"type": "score_claimed", "hand": 0, "points": {"0": 1e300, "1": 0}}]}',
+        key="auditor",
+        field="points.0",
+    ),
+    # 10: a NUL (or a lone surrogate) anywhere a string reaches the store
+    Edge(10, "a game id with a NUL", "GET", "/v1/games/g%00", field="path"),
+    Edge(10, "a game id with a NUL, events", "GET", "/v1/games/%00/events", field="path"),
+    Edge(
+        10,
+        "a game id with a NUL, append",
+        "POST",
+        "/v1/games/%00/events",
+        b'{"events": [{"type": "note", "text": "x"}]}',
+        field="path",
+    ),
+    Edge(10, "a share id with a NUL", "DELETE", "/v1/games/{game}/share/%00", field="path"),
+    Edge(10, "a list filter with a NUL", "GET", "/v1/games?player=%00", field="player"),
+    Edge(10, "a cursor that decodes to a NUL", "GET", f"/v1/games?cursor={_NUL_CURSOR}", field="cursor"),
+    Edge(
+        10,
+        "an access_token with a NUL, no key",
+        "GET",
+        "/v1/games/x/stream?access_token=tb_%00_x",
+        key=None,
+        field="access_token",
+    ),
+    Edge(
+        10,
+        "a player name with a NUL",
+        "POST",
+        "/v1/games",
+        _create("schnapsen", '["A\\u0000", "B"]', "{}"),
+        field="players.0",
+    ),
+    Edge(
+        10, "a player name with a lone surrogate", "POST", "/v1/games", _create("schnapsen", '["A\\ud800", "B"]', "{}")
+    ),
+    Edge(
+        10,
+        "a note with a NUL",
+        "POST",
+        "/v1/games/{game}/events",
+        b'{"events": [{"type": "note", "text": "a\\u0000"}]}',
+        field="text",
+    ),
+    Edge(
+        10,
+        "a retract reason with a NUL",
+        "POST",
+        "/v1/games/{game}/events",
+        b'{"events": [{"type": "retract", "to_seq": 0, "reason": "\\u0000"}]}',
+        field="reason",
+    ),
+    Edge(
+        10,
+        "an Idempotency-Key with a NUL",
+        "POST",
+        "/v1/games/{game}/events",
+        b'{"events": [{"type": "note", "text": "x"}]}',
+        headers=(("Idempotency-Key", b"k\x00"),),
+        field="idempotency_key",
+        protocol=True,
+    ),
+    Edge(
+        10,
+        "an Authorization header with a NUL",
+        "GET",
+        "/v1/games",
+        headers=(("Authorization", b"Bearer tb_\x00_x"),),
+        key=None,
+        field="authorization",
+        protocol=True,
+    ),
+    # 11: the bulk export's parameters, before its stream begins
+    Edge(11, "export since a NUL", "GET", "/v1/export?since=%00", field="since"),
+    Edge(11, "export until a NUL", "GET", "/v1/export?until=2026%00", field="until"),
+    Edge(11, "export cursor that decodes to a NUL", "GET", f"/v1/export?cursor={_NUL_EXPORT_CURSOR}", field="cursor"),
+)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import socket
 from collections import Counter
 from typing import Any
 
@@ -28,7 +29,7 @@ from events.store import Store
 from projections import engine
 from projections.registry import rules_for
 from tests.conftest import Club, make_club
-from tests.reliability.corpus import Case, mutations, out_of_order
+from tests.reliability.corpus import BIG_STAKE, EDGES, WIDEST, Case, Edge, mutations, out_of_order
 from tests.reliability.figures import FIGURES
 from tests.reliability.load import PLAYERS, Api, is_error_shape, kinds, note, simulated
 from tests.reliability.server import ServerGroup
@@ -190,6 +191,112 @@ def test_broken_append_requests_are_refused_clearly(
     assert (got, answer["error"]["code"] if is_error_shape(answer) else answer) == (status, code)
     assert len(answer["error"]["message"]) <= 500
     assert store.get_game(game_id).seq == 0 and store.read_events(game_id) == []
+
+
+# --------------------------------------------------------------------------- requests no store can hold
+
+
+def raw_request(url: str, edge: Edge, target: str, key: str | None) -> tuple[int | None, Any]:
+    """Send `edge` byte for byte and read the answer: (status, JSON body or text), or (None, None).
+
+    A socket, not httpx: the request must reach the server as the outside test sent it (a NUL in a
+    header, `²` as one Latin-1 byte, a path percent-encoded as written), which a client may refuse
+    to send or re-encode.
+    """
+    host, _, port = url.removeprefix("http://").partition(":")
+    lines = [f"{edge.method} {target} HTTP/1.1".encode(), b"Host: " + host.encode(), b"Connection: close"]
+    if key is not None:
+        lines.append(b"Authorization: Bearer " + key.encode())
+    lines += [name.encode() + b": " + value for name, value in edge.headers]
+    if edge.body is not None:
+        media = b"text/plain" if target.startswith("/v1/import") else b"application/json"
+        lines += [b"Content-Type: " + media, b"Content-Length: %d" % len(edge.body)]
+    try:
+        with socket.create_connection((host, int(port)), timeout=30) as sock:
+            sock.sendall(b"\r\n".join(lines) + b"\r\n\r\n" + (edge.body or b""))
+            answer = b"".join(iter(lambda: sock.recv(65536), b""))
+    except OSError:
+        return None, None
+    head, _, body = answer.partition(b"\r\n\r\n")
+    if not head.startswith(b"HTTP/1.1 "):
+        return None, None
+    try:
+        return int(head.split(b" ", 2)[1]), orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return int(head.split(b" ", 2)[1]), body[:300].decode("latin-1")
+
+
+def refused_well(edge: Edge, status: int | None, body: Any) -> bool:
+    """422 `invalid` in the error shape (naming `edge.field`), or the HTTP server's own 400 where it may refuse."""
+    if edge.protocol and status == 400:  # h11 refuses a NUL in a header before the app runs
+        return True
+    if status != 422 or not is_error_shape(body) or body["error"]["code"] != "invalid":
+        return False
+    return edge.field is None or body["error"].get("field") == edge.field
+
+
+def test_inputs_no_store_can_hold_are_refused_before_any_query(store: Store, shared_server: ServerGroup) -> None:
+    """The outside test's cases 5 to 12, one by one, on this store: each a clear refusal, no 5xx, nothing written."""
+    club = make_club(store)
+    statuses: Counter[int | None] = Counter()
+    wrong: list[str] = []
+    with Api(shared_server.url, club.keys["recorder"]) as api:
+        game = api.create_game("schnapsen")
+        half = api.create_game("seven-and-a-half", {"enforcement": "record", "splitting": True})
+        before = {g["id"] for g in api.request("GET", "/v1/games", params={"limit": 200})[1]["games"]}
+        for edge in EDGES:
+            target = edge.target.format(game=game, half=half)
+            key = club.keys[edge.key] if edge.key is not None else None
+            status, body = raw_request(shared_server.url, edge, target, key)
+            statuses[status] += 1
+            if not refused_well(edge, status, body):
+                wrong.append(f"{edge.defect}. {edge.name}: {status} {str(body)[:300]}")
+        after = {g["id"] for g in api.request("GET", "/v1/games", params={"limit": 200})[1]["games"]}
+        heads = (api.head(game), api.head(half))
+    server_errors = sum(n for status, n in statuses.items() if status is not None and status >= 500)
+    FIGURES.add(fuzz_cases=len(EDGES), fuzz_accepted=len(wrong), server_errors=server_errors)
+    FIGURES.note(
+        "bad input",
+        f"{store.dialect}: {len(EDGES)} requests no store can hold (the outside test's cases 5-12: integers over "
+        f"64 bits, 5,000 digits, Last-Event-ID ², NaN and 1e400, NUL in path, query, headers and bodies): "
+        f"answers {dict(sorted(statuses.items(), key=str))}; {len(wrong)} not refused clearly; nothing written",
+    )
+    assert not wrong, wrong
+    assert after == before and heads == (0, 0), "a refused request wrote something"
+
+
+def test_the_largest_stakes_under_record_never_wedge_a_hand(store: Store, shared_server: ServerGroup) -> None:
+    """Stakes of 2**63 - 1 were stored under `record`, then every `stand` answered 500 (case 6); a table of
+    1 to 10**9, whose `legal_events` once took 19 s a call, takes stakes at both ends (case 12)."""
+    club = make_club(store)
+    bets = [{"type": "bet", "seat": s, "amount": BIG_STAKE} for s in (3, 2, 1)]
+    hand = [
+        *({"type": "bet", "seat": s, "amount": WIDEST} for s in (3, 2, 1)),  # over max_bet 100: violations
+        {"type": "deal", "cards": {"0": "6C", "1": "7C", "2": "7D", "3": "AC"}},
+        {"type": "hit", "seat": 3, "card": "2C"},
+        {"type": "stand", "seat": 3},
+        {"type": "hit", "seat": 2, "card": "7H"},
+        {"type": "hit", "seat": 1, "card": "7S"},
+        {"type": "hit", "seat": 0, "card": "KH"},
+        {"type": "stand", "seat": 0},
+    ]
+    with Api(shared_server.url, club.keys["recorder"]) as api:
+        half = api.create_game("seven-and-a-half", {"enforcement": "record", "pair_of_sevens": True})
+        status, body = api.append(half, bets)
+        assert status == 422 and body["error"]["field"] == "amount", body
+        answers = [api.append(half, [event]) for event in hand]
+        assert [status for status, _ in answers] == [201] * len(hand), answers
+        assert [env["violation"]["rule"] for _, body in answers[:3] for env in body["events"]] == [
+            "half.stake_limits"
+        ] * 3
+        totals = api.request("GET", f"/v1/games/{half}/score")[1]["totals"]
+        assert totals == {"0": -5 * WIDEST, "1": 3 * WIDEST, "2": 3 * WIDEST, "3": -WIDEST}
+        widest = api.create_game("seven-and-a-half", {"max_bet": WIDEST})
+        status, body = api.append(
+            widest, [{"type": "bet", "seat": s, "amount": a} for s, a in ((3, 1), (2, 123_456_789), (1, WIDEST))]
+        )
+        assert status == 201 and not any("violation" in env for env in body["events"]), body
+    FIGURES.add(fuzz_cases=1, fuzz_accepted=0)  # the stakes of 2**63 - 1; the rest must be accepted
 
 
 # --------------------------------------------------------------------------- schemathesis
