@@ -2,37 +2,43 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-HOST ?= 127.0.0.1
-PORT ?= 8000
+HOST ?= $(or $(TABLEBOOK_HOST),127.0.0.1)
+PORT ?= $(or $(TABLEBOOK_PORT),8000)
 export TABLEBOOK_DATABASE_URL ?= sqlite:///./data/tablebook.db
 
-.PHONY: run test lint typecheck format bench reliability clean help
+.PHONY: run test services lint typecheck format bench reliability lock clean help
 
 help:
 	@echo "make run          create .venv, migrate ./data/tablebook.db, record demo games if empty, serve on $(HOST):$(PORT)"
-	@echo "make test         the whole test suite (SQLite and PostgreSQL), ruff and mypy"
+	@echo "make test         install Chromium and start PostgreSQL if needed, then ruff, mypy and the whole test suite"
+	@echo "make lock         re-resolve requirements.lock after a change to pyproject.toml (keeps the other pins)"
 	@echo "make bench        benchmarks: append and fold rates beside raw ceilings"
 	@echo "make reliability  the long reliability runs"
 
-$(BIN)/.installed: pyproject.toml
+# the venv, with the tested versions of requirements.lock (dev and postgres extras), then the project itself
+$(BIN)/.installed: pyproject.toml requirements.lock
+	@PYTHON=$(PYTHON) bash scripts/ensure-services run
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	@touch $@
 
+run: export TABLEBOOK_HOST = $(HOST)
+run: export TABLEBOOK_PORT = $(PORT)
 run: $(BIN)/.installed
 	@mkdir -p data
 	$(BIN)/tablebook migrate
 	$(BIN)/tablebook demo --if-empty
 	$(BIN)/tablebook demo-keys
 	@echo ""
-	@echo "Tablebook API:  http://$(HOST):$(PORT)/v1/games   (send: Authorization: Bearer <recorder key>)"
-	@echo "API docs:       http://$(HOST):$(PORT)/docs"
-	@echo "Replay page:    http://$(HOST):$(PORT)/replay/<game id>"
-	@echo ""
-	$(BIN)/tablebook serve --host $(HOST) --port $(PORT)
+	$(BIN)/tablebook serve
 
-test: $(BIN)/.installed lint
+# Chromium for tests/browser (installed as root), PostgreSQL at 127.0.0.1:5432 (started when down)
+services:
+	@PYTHON=$(PYTHON) bash scripts/ensure-services test
+
+test: services lint
 	$(BIN)/python -m pytest
 
 lint: $(BIN)/.installed
@@ -51,6 +57,11 @@ bench: $(BIN)/.installed
 
 reliability: $(BIN)/.installed
 	$(BIN)/python -m pytest tests/reliability -m "reliability or not reliability" --full-reliability
+
+lock: $(BIN)/.installed
+	$(BIN)/python -m pip install --quiet uv
+	$(BIN)/uv pip compile --quiet --universal --python-version 3.11 --extra dev --extra postgres \
+	  --custom-compile-command "make lock" pyproject.toml -o requirements.lock
 
 clean:
 	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache .hypothesis

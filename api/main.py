@@ -1,4 +1,4 @@
-"""The FastAPI application: routers, the error shape, and body limits.
+"""The FastAPI application: routers, the error shape, body limits, CORS, HEAD and `/healthz`.
 
 Every failure answers `{"error": {"code", "message", ...}}` (DESIGN.md): the
 domain's errors are mapped to statuses here, once; FastAPI's own validation
@@ -10,16 +10,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
+from urllib.parse import parse_qsl
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.cors import CORSMiddleware
 
 from api.responses import ORJSONResponse, error_body
 from api.settings import Settings
-from events.errors import TablebookError
-from events.store import Store
+from events.errors import TablebookError, clip
+from events.schema import unstorable
+from events.store import Store, make_engine
 from projections.recorder import Recorder, StateCache
 
 log = logging.getLogger("tablebook")
@@ -146,11 +151,109 @@ async def _no_receive() -> Message:  # pragma: no cover - never called for a pla
     return {"type": "http.disconnect"}
 
 
+class StorableText:
+    """Refuse, with 422 `invalid`, a request whose path, query or headers hold text no store can keep.
+
+    PostgreSQL refuses a NUL in text: a game or share id in the path, a list filter (`?player=%00`),
+    an `access_token`, an Authorization or Idempotency-Key header carrying one reached a query and
+    answered 500 (SQLite kept it). Checked here, once, on the decoded path, every query parameter (as
+    Starlette decodes them) and every header, before any route, dependency or query runs: every
+    route is covered, unauthenticated ones too, and both stores answer alike. JSON bodies are checked
+    where their strings are kept (`events.schema.text`, player names, imports).
+    """
+
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        found = _unstorable_part(scope) if scope["type"] == "http" else None
+        if found is None:
+            await self.app(scope, receive, send)
+            return
+        where, problem = found
+        response = ORJSONResponse(error_body("invalid", clip(f"{where}: {problem}"), field=where), status_code=422)
+        await response(scope, receive, send)
+
+
+def _unstorable_part(scope: Scope) -> tuple[str, str] | None:
+    """(where, what is wrong) for the first part of the request no store can keep, or None."""
+    problem = unstorable(scope["path"])
+    if problem:
+        return "path", problem
+    query = scope.get("query_string", b"")
+    if query:
+        for name, value in parse_qsl(query.decode("latin-1"), keep_blank_values=True):
+            problem = unstorable(name)
+            if problem:
+                return "query", f"a parameter name {problem}"
+            problem = unstorable(value)
+            if problem:
+                return clip(name, 100), problem
+    for header, raw in scope.get("headers", ()):
+        if b"\x00" in raw:  # headers are latin-1: a NUL is the only character no store can keep
+            return header.decode("latin-1").lower().replace("-", "_"), "holds a NUL character (U+0000)"
+    return None
+
+
+class HeadAsGet:
+    """Answer HEAD wherever GET is answered: the GET answer's status and headers, without its body.
+
+    FastAPI's routes answer only the methods they name, so `HEAD /`, `/replay/...` or
+    `/v1/games` were 405. A HEAD is run as a GET here and its body is dropped (the first
+    body message ends the response: a streaming route stops at its first chunk).
+    """
+
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+        ended = False
+
+        async def send_head(message: Message) -> None:
+            nonlocal ended
+            if message["type"] != "http.response.body":
+                await send(message)
+            elif not ended:
+                ended = True
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+        await self.app({**scope, "method": "GET"}, receive, send_head)
+
+
+class Health(BaseModel):
+    """`GET /healthz`: the database answered a trivial query."""
+
+    ok: bool
+    database: str
+    version: str
+
+
+#: seconds `/healthz` waits for the database before it answers 503
+HEALTH_TIMEOUT = 5.0
+
+
+def _tablebook_version() -> str:
+    try:
+        return version("tablebook")
+    except PackageNotFoundError:  # pragma: no cover - run from a tree that was never installed
+        return "unknown"
+
+
+def _ping(store: Store) -> None:
+    with store.engine.connect() as conn:
+        conn.exec_driver_sql("SELECT 1").scalar()
+
+
 def _validation_message(exc: RequestValidationError) -> tuple[str, str]:
     errors = exc.errors()
     if not errors:
         return "the request is malformed", ""
     first = errors[0]
+    if first.get("type") == "json_invalid":  # the body's position is no field: say what is wrong with it
+        return f"the body is not valid JSON: {first.get('ctx', {}).get('error', 'it cannot be read')}", "body"
     where = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path"))
     return (f"{where}: {first.get('msg', 'invalid')}" if where else str(first.get("msg", "invalid"))), where
 
@@ -160,7 +263,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     from api.routes import audits, events, exports, games, pages, replays, tables
 
     settings = settings or Settings()
-    store = store or Store(settings.database_url)
+    store = store or Store(settings.database_url, make_engine(settings.database_url, settings.durability))
     app = FastAPI(
         title="Tablebook",
         version="1.0",
@@ -202,9 +305,45 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.include_router(exports.router)
     app.include_router(pages.router)
 
+    app.mount("/static", pages.static_files(), name="static")
+
     @app.get("/", include_in_schema=False)
     async def root() -> dict[str, Any]:
         return {"service": "tablebook", "docs": "/docs", "api": "/v1/games"}
 
+    release = _tablebook_version()
+
+    @app.get(
+        "/healthz",
+        response_model=Health,
+        tags=["service"],
+        summary="Is the service up: the database answers",
+        responses={503: {"description": 'the database does not answer: `{"error": {"code": "unavailable", ...}}`'}},
+    )
+    async def healthz() -> Any:
+        """`{"ok": true, "database": "sqlite" | "postgresql", "version"}` once the database has answered a
+        trivial query (within 5 s), else 503 `unavailable`. No key needed; HEAD gives the status only."""
+        headers = {"Cache-Control": "no-store"}
+        try:
+            await asyncio.wait_for(asyncio.to_thread(_ping, store), HEALTH_TIMEOUT)
+        except Exception as exc:
+            text = str(exc).strip()
+            reason = f"no answer within {HEALTH_TIMEOUT:g} s" if isinstance(exc, TimeoutError) else text.splitlines()[0]
+            reason = reason or type(exc).__name__
+            log.warning("healthz: the database does not answer: %s", exc)
+            message = clip(f"the database ({store.dialect}) does not answer: {reason}", 300)
+            return ORJSONResponse(error_body("unavailable", message), status_code=503, headers=headers)
+        return ORJSONResponse({"ok": True, "database": store.dialect, "version": release}, headers=headers)
+
     app.add_middleware(BodyLimit, settings=settings)
+    app.add_middleware(StorableText)  # it refuses before anything is read
+    app.add_middleware(HeadAsGet)
+    if settings.cors_origins:  # the outermost: every answer, errors and 413s included, carries the CORS headers
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "HEAD", "POST", "DELETE"],
+            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID"],
+            max_age=600,
+        )
     return app

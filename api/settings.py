@@ -1,32 +1,76 @@
-"""Settings, from the environment (`TABLEBOOK_*`)."""
+"""Settings, from the environment: each field `name` is read from `TABLEBOOK_<NAME>` (README, "Settings").
+
+An empty variable counts as unset. A bad value stops the process at startup with the
+variable's name (`pydantic.ValidationError`, a `ValueError`). Fields given to `Settings(...)`
+win over the environment (the tests build `Settings(database_url=...)`).
+"""
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
+from typing import Annotated, Any
 
-from events.store import DEFAULT_URL
+import orjson
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-
-def _int(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    return int(value) if value else default
+from events.store import DEFAULT_URL, durability_from
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """Where the database is, where to listen, and the limits."""
+class Settings(BaseSettings):
+    """Where the database is, how to serve, and the limits."""
 
-    database_url: str = field(default_factory=lambda: os.environ.get("TABLEBOOK_DATABASE_URL", DEFAULT_URL))
-    host: str = field(default_factory=lambda: os.environ.get("TABLEBOOK_HOST", "127.0.0.1"))
-    port: int = field(default_factory=lambda: _int("TABLEBOOK_PORT", 8000))
-    #: games whose folded state each process keeps
-    cache_size: int = field(default_factory=lambda: _int("TABLEBOOK_CACHE_SIZE", 1024))
-    #: request bodies over this are refused with 413 (imports have their own limit)
-    #: seconds a request body has to arrive whole (imports: ten times as long); then 408
-    body_timeout: float = field(default_factory=lambda: float(os.environ.get("TABLEBOOK_BODY_TIMEOUT") or 60))
-    max_body: int = 1024 * 1024
-    max_import_body: int = 64 * 1024 * 1024
+    model_config = SettingsConfigDict(env_prefix="TABLEBOOK_", env_ignore_empty=True, frozen=True, extra="forbid")
+
+    database_url: str = Field(
+        default=DEFAULT_URL,
+        description="the database: sqlite:///PATH, or postgresql+psycopg://USER@HOST:PORT/DB "
+        "(with psycopg: pip install -e '.[postgres]')",
+    )
+    durability: str = Field(
+        default="full",
+        description="'full': an acknowledged event is on disk (SQLite synchronous=FULL, PostgreSQL "
+        "synchronous_commit=on); 'fast': synchronous=NORMAL / synchronous_commit=off, which may lose the last "
+        "acknowledged events on power loss. events.store.make_engine reads the same variable",
+    )
+    host: str = Field(default="127.0.0.1", description="the address `tablebook serve` listens on")
+    port: int = Field(default=8000, ge=0, le=65535, description="the port `tablebook serve` listens on")
+    workers: int = Field(default=1, ge=1, description="the API processes `tablebook serve` starts (uvicorn workers)")
+    access_log: bool = Field(default=True, description="`tablebook serve` logs each request on stdout (false: off)")
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="the browser origins allowed to call the API from another site, comma-separated "
+        "(https://a.example,https://b.example) or '*'; empty: no CORS headers, only same-origin pages",
+    )
+    cache_size: int = Field(default=1024, ge=1, description="games whose folded state each API process keeps")
+    body_timeout: float = Field(
+        default=60.0,
+        gt=0,
+        description="seconds a request body has to arrive whole (imports: ten times as long); then 408",
+    )
+    max_body: int = Field(
+        default=1024 * 1024, ge=1, description="bytes a request body may hold, else 413 (imports excepted)"
+    )
+    max_import_body: int = Field(
+        default=64 * 1024 * 1024, ge=1, description="bytes an import request body may hold, else 413"
+    )
+
+    @field_validator("durability", mode="before")
+    @classmethod
+    def _durability(cls, value: Any) -> str:
+        # the same check and message as events.store.make_engine: it names the variable and its values
+        return durability_from("" if value is None else str(value))
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _origins(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return orjson.loads(text)
+            return [part.strip().rstrip("/") for part in text.split(",") if part.strip()]
+        return value
 
 
-settings = Settings()
+def env_name(field: str) -> str:
+    """The environment variable of a settings field."""
+    return f"TABLEBOOK_{field.upper()}"

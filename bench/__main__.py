@@ -2,10 +2,14 @@
 
 Rows:
 - store appends (SQLite, PostgreSQL; one event a transaction, batches of 50),
-  beside raw `sqlite3` / `psycopg` inserts of the same rows;
+  in each durability mode (`TABLEBOOK_DURABILITY`: `full`, the default, and
+  `fast`), beside raw `sqlite3` / `psycopg` inserts of the same rows with the
+  same settings (SQLite: WAL, `synchronous=FULL` / `NORMAL`; PostgreSQL:
+  `synchronous_commit=on` / `off`);
 - `POST /v1/games/{id}/events`, one event a request, 16 concurrent clients on
   loopback against a real uvicorn process (p50/p99), beside a bare FastAPI
-  endpoint that parses the same body and writes nothing;
+  endpoint that parses the same body and writes nothing (the server runs in
+  the durability mode of TABLEBOOK_DURABILITY, `full` unless set);
 - Schnapsen folds: events replayed per second (in memory, and read from
   SQLite), beside reading + decoding alone.
 
@@ -34,7 +38,7 @@ import psycopg
 from events.codec import dumps, utc_now
 from events.envelope import seal
 from events.migrate import upgrade
-from events.store import Head, Store
+from events.store import DURABILITY_MODES, Head, Store, durability_from, make_engine
 from projections import engine
 from projections.recorder import Recorder
 from projections.registry import rules_for
@@ -48,6 +52,9 @@ N_HTTP = 1500 if QUICK else 6000
 CLIENTS = 16
 #: processes that share the CLIENTS connections of the HTTP load
 LOAD_PROCESSES = 4
+#: what each durability mode sets: SQLite `PRAGMA synchronous`, PostgreSQL `synchronous_commit`
+SQLITE_SYNCHRONOUS = {"full": "FULL", "fast": "NORMAL"}
+PG_SYNCHRONOUS_COMMIT = {"full": "on", "fast": "off"}
 
 rows: list[tuple[str, str, str, str]] = []
 
@@ -107,12 +114,17 @@ def fresh_pg_url() -> tuple[str, Callable[[], None]]:
 # --------------------------------------------------------------------------- store
 
 
-def bench_store(url: str, label: str) -> None:
+def bench_store(url: str, label: str, durability: str) -> None:
+    """Store appends in one durability mode, each figure beside the raw driver with the same settings."""
     upgrade(url)
-    store = Store(url)
+    store = Store(url, engine=make_engine(url, durability))
     club = store.ensure_club("bench")
     envs = sealed([e for m in schnapsen_events(N_APPEND) for e in m][:N_APPEND])
     envs = [{**e, "seq": i + 1} for i, e in enumerate(envs)]
+    if label == "SQLite":
+        setting = f"synchronous={SQLITE_SYNCHRONOUS[durability]}"
+    else:
+        setting = f"synchronous_commit={PG_SYNCHRONOUS_COMMIT[durability]}"
     for batch in (1, 50):
         game = store.create_game(
             club_id=club,
@@ -136,12 +148,15 @@ def bench_store(url: str, label: str) -> None:
             )
             store.append(game.id, chunk, base_seq=i, head=head)
         rate = len(envs) / (time.perf_counter() - start)
-        ceiling = raw_sqlite(url, envs, batch) if label == "SQLite" else raw_psycopg(url, envs, batch)
+        if label == "SQLite":
+            ceiling = raw_sqlite(url, envs, batch, SQLITE_SYNCHRONOUS[durability])
+        else:
+            ceiling = raw_psycopg(url, envs, batch, PG_SYNCHRONOUS_COMMIT[durability])
         report(
-            f"store append, {label}, batch {batch}",
+            f"store append, {label} {durability}, batch {batch}",
             rate,
             "ev/s",
-            f"raw: {ceiling:,.0f} ev/s",
+            f"raw, {setting}: {ceiling:,.0f} ev/s",
             f"({rate / ceiling:.0%} of raw)",
         )
     store.dispose()
@@ -178,13 +193,14 @@ RAW_TABLE = (
 )
 
 
-def raw_sqlite(url: str, envs: list[dict[str, Any]], batch: int) -> float:
-    """Raw sqlite3: the same rows, WAL, synchronous=NORMAL, one transaction per batch."""
+def raw_sqlite(url: str, envs: list[dict[str, Any]], batch: int, synchronous: str) -> float:
+    """Raw sqlite3: the same rows, WAL, `synchronous` (FULL or NORMAL), one transaction per batch."""
     conn = sqlite3.connect(url.split("///", 1)[1], isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute(f"PRAGMA synchronous={synchronous}")
+    conn.execute(f"PRAGMA fullfsync={'ON' if synchronous == 'FULL' else 'OFF'}")  # as make_engine does
     conn.execute(RAW_TABLE.format(pk="INTEGER PRIMARY KEY"))
-    data = _raw_rows(envs, f"raw{batch}")
+    data = _raw_rows(envs, f"raw{batch}-{synchronous}")
     sql = INSERT.format(p=", ".join("?" * 11))
     start = time.perf_counter()
     for i in range(0, len(data), batch):
@@ -196,13 +212,13 @@ def raw_sqlite(url: str, envs: list[dict[str, Any]], batch: int) -> float:
     return rate
 
 
-def raw_psycopg(url: str, envs: list[dict[str, Any]], batch: int) -> float:
-    """Raw psycopg: the same rows, one commit per batch."""
+def raw_psycopg(url: str, envs: list[dict[str, Any]], batch: int, synchronous_commit: str) -> float:
+    """Raw psycopg: the same rows, `synchronous_commit` (on or off), one commit per batch."""
     dsn = url.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(dsn) as conn:
+    with psycopg.connect(dsn, options=f"-c synchronous_commit={synchronous_commit}") as conn:
         conn.execute(RAW_TABLE.format(pk="BIGSERIAL PRIMARY KEY"))
         conn.commit()
-        data = _raw_rows(envs, f"raw{batch}")
+        data = _raw_rows(envs, f"raw{batch}-{synchronous_commit}")
         sql = INSERT.format(p=", ".join(["%s"] * 11))
         start = time.perf_counter()
         for i in range(0, len(data), batch):
@@ -347,7 +363,7 @@ def bench_http(url: str, label: str) -> None:
         bare.terminate()
         bare.wait()
     report(
-        f"POST events, {label}, {CLIENTS} clients",
+        f"POST events, {label} {durability_from()}, {CLIENTS} clients",
         rate,
         "req/s",
         f"bare FastAPI: {ceiling:,.0f} req/s (p50 {pct(clat, 50):.1f} ms, p99 {pct(clat, 99):.1f} ms)",
@@ -399,10 +415,12 @@ def main() -> None:
         f"Tablebook benchmarks ({'quick' if QUICK else 'full'} run), {time.strftime('%Y-%m-%d %H:%M')}", file=sys.stderr
     )
     with tempfile.TemporaryDirectory() as tmp:
-        bench_store(f"sqlite:///{tmp}/store.db", "SQLite")
+        for durability in DURABILITY_MODES:
+            bench_store(f"sqlite:///{tmp}/store-{durability}.db", "SQLite", durability)
         pg, drop = fresh_pg_url()
         try:
-            bench_store(pg, "PostgreSQL")
+            for durability in DURABILITY_MODES:
+                bench_store(pg, "PostgreSQL", durability)
             bench_http(f"sqlite:///{tmp}/http.db", "SQLite")
             bench_http(pg, "PostgreSQL")
         finally:

@@ -13,7 +13,16 @@ tables of `events/tables.py`, not ORM sessions. Guarantees:
   the append's transaction;
 - gapless global order: on PostgreSQL every append takes one transaction-level
   advisory lock, so `position`s commit in increasing order; SQLite has one
-  writer (`BEGIN IMMEDIATE`).
+  writer (`BEGIN IMMEDIATE`);
+- durability: an acknowledged append is on disk. `make_engine` runs SQLite in
+  WAL mode with `synchronous=FULL` (the WAL is fsynced at every commit;
+  `fullfsync` too, which matters on macOS only), and sets PostgreSQL's
+  `synchronous_commit=on` on every connection, so a server or database
+  configured with it off does not weaken the promise. `TABLEBOOK_DURABILITY`
+  trades it away: `full` (the default) or `fast` (SQLite `synchronous=NORMAL`,
+  PostgreSQL `synchronous_commit=off`), which is faster per commit and may lose
+  the last acknowledged events on power loss or an OS crash (PostgreSQL: also
+  when its server crashes), whole transactions only, never half of one.
 
 Two switches exist for the reliability tests only (tests/reliability), read
 from the environment when a Store is made; neither is ever set in production:
@@ -35,16 +44,17 @@ import secrets
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, func, insert, select, update
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.pool import NullPool
 
 from events.codec import dumps, loads, utc_now
 from events.envelope import Envelope
-from events.errors import NotFoundError, StreamConflictError
+from events.errors import NotFoundError, StreamConflictError, TablebookError
 from events.tables import ApiKey, AppendRequest, Club, Event, Game
 
 DEFAULT_URL = "sqlite:///./data/tablebook.db"
@@ -146,20 +156,51 @@ def new_id(prefix: str = "", nbytes: int = 6) -> str:
     return prefix + secrets.token_hex(nbytes)
 
 
-def make_engine(url: str) -> Engine:
-    """An engine with the pragmas and transaction behaviour the store relies on."""
+#: the values of TABLEBOOK_DURABILITY (see the module docstring); the first is the default
+DURABILITY_MODES = ("full", "fast")
+
+
+def durability_from(value: str | None = None) -> str:
+    """`"full"` or `"fast"`: `value`, or TABLEBOOK_DURABILITY when it is None; empty means `"full"`.
+
+    Raises:
+        ValueError: anything else, naming the setting and its values.
+    """
+    raw = os.environ.get("TABLEBOOK_DURABILITY", "") if value is None else value
+    mode = raw.strip().lower() or DURABILITY_MODES[0]
+    if mode not in DURABILITY_MODES:
+        raise ValueError(
+            f"TABLEBOOK_DURABILITY={raw!r}: must be 'full' (the default: an acknowledged event is on disk) or "
+            "'fast' (may lose the last acknowledged events on power loss)"
+        )
+    return mode
+
+
+def make_engine(url: str, durability: str | None = None) -> Engine:
+    """An engine with the pragmas and transaction behaviour the store relies on.
+
+    `durability` is `"full"` or `"fast"` (see the module docstring); None reads TABLEBOOK_DURABILITY.
+
+    Raises:
+        ValueError: `durability` (or TABLEBOOK_DURABILITY) is neither.
+    """
+    full = durability_from(durability) == "full"
     if url.startswith("sqlite"):
         path = url.split("///", 1)[1] if "///" in url else ""
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=8)
+        synchronous = "FULL" if full else "NORMAL"
 
         @event.listens_for(engine, "connect")
         def _on_connect(dbapi_connection: Any, _record: Any) -> None:
             dbapi_connection.isolation_level = None  # transactions are begun below
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=NORMAL")
+            # FULL: every commit fsyncs the WAL before it returns; NORMAL only at checkpoints
+            cursor.execute(f"PRAGMA synchronous={synchronous}")
+            # F_FULLFSYNC where fsync alone does not reach the platter (macOS); a no-op elsewhere
+            cursor.execute(f"PRAGMA fullfsync={'ON' if full else 'OFF'}")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=30000")
             cursor.close()
@@ -171,7 +212,16 @@ def make_engine(url: str) -> Engine:
 
         return engine
     if url.startswith("postgresql"):
-        return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+        if make_url(url).get_driver_name() == "psycopg" and find_spec("psycopg") is None:
+            raise TablebookError("PostgreSQL needs the psycopg driver, not installed: pip install -e '.[postgres]'")
+        # set on every connection (libpq `options`), after any `options` of the URL, so neither the
+        # server's, the database's or the role's configuration nor the URL can turn it off unseen
+        given = make_url(url).query.get("options", ())
+        options = [given] if isinstance(given, str) else list(given)
+        options.append(f"-c synchronous_commit={'on' if full else 'off'}")
+        return create_engine(
+            url, connect_args={"options": " ".join(options)}, pool_size=10, max_overflow=20, pool_pre_ping=True
+        )
     return create_engine(url, poolclass=NullPool)
 
 
@@ -254,7 +304,8 @@ _SQL = {
     "find_key": "SELECT api_key.id, api_key.club_id, club.name, api_key.role, api_key.key_hash, api_key.label, "
     "api_key.created_at, api_key.revoked_at FROM api_key JOIN club ON club.id = api_key.club_id WHERE api_key.id = {p}",
     "read_events": "SELECT seq, hand, type, data, recorded_at, actor, result, violation, prev_hash, hash FROM event "
-    "WHERE game_id = {p} AND seq > {p} ORDER BY seq LIMIT {p}",
+    "WHERE game_id = {p} AND seq > {p} AND seq <= {p} ORDER BY seq LIMIT {p}",
+    "first_seq_from_hand": "SELECT MIN(seq) FROM event WHERE game_id = {p} AND hand >= {p} AND seq <= {p}",
 }
 
 
@@ -338,6 +389,12 @@ class Store:
         if name is None:
             raise NotFoundError(f"no club {club_id}")
         return str(name)
+
+    def clubs(self) -> dict[str, int]:
+        """Every club, name -> id, in the order they were created."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(CLUBS.c.id, CLUBS.c.name).order_by(CLUBS.c.id))
+            return {row.name: int(row.id) for row in rows}
 
     def add_key(self, *, key_id: str, club_id: int, role: str, key_hash: str, label: str = "") -> None:
         with self._write() as conn, conn.begin():
@@ -476,27 +533,45 @@ class Store:
 
     # ------------------------------------------------------------------ events
 
-    def read_events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[Envelope]:
-        """A game's envelopes with seq > after, in seq order."""
+    def read_events(
+        self, game_id: str, after: int = 0, limit: int | None = None, *, upto: int | None = None
+    ) -> list[Envelope]:
+        """A game's envelopes with `after < seq <= upto`, in seq order, at most `limit` of them.
+
+        `upto` is the head a reader decided visibility at: events appended since are left for its next read.
+        """
         if after >= MAX_SEQ or (limit is not None and limit <= 0):
             return []  # nothing is above the largest seq; and SQLite refuses integers over 64 bits
         limit = min(limit, MAX_SEQ) if limit is not None else MAX_SEQ
+        upto = MAX_SEQ if upto is None else max(min(upto, MAX_SEQ), -1)
+        return [_raw_envelope(row) for row in self._fetch("read_events", (game_id, max(after, -1), upto, limit))]
+
+    def first_seq_from_hand(self, game_id: str, hand: int, upto: int) -> int | None:
+        """The lowest seq at or below `upto` recorded in hand `hand` or a later one (None: there is none).
+
+        A hand above the head's hand is one that was begun and then retracted; see `api/visibility.py`.
+        """
+        rows = self._fetch("first_seq_from_hand", (game_id, max(min(hand, MAX_SEQ), -1), max(min(upto, MAX_SEQ), -1)))
+        return None if not rows or rows[0][0] is None else int(rows[0][0])
+
+    def _fetch(self, name: str, params: Sequence[Any]) -> list[Any]:
+        """The rows of one of the fixed raw statements, read on the engine's raw connection."""
         raw = self.engine.raw_connection()
         try:
             cursor = raw.cursor()
-            cursor.execute(self._sql["read_events"], (game_id, max(after, -1), limit))
+            cursor.execute(self._sql[name], tuple(params))
             rows = cursor.fetchall()
             cursor.close()
             raw.rollback()
         finally:
             raw.close()
-        return [_raw_envelope(row) for row in rows]
+        return list(rows)
 
-    def iter_events(self, game_id: str, batch: int = 1000) -> Iterator[Envelope]:
-        """A game's envelopes in seq order, read in pages (constant memory)."""
+    def iter_events(self, game_id: str, batch: int = 1000, *, upto: int | None = None) -> Iterator[Envelope]:
+        """A game's envelopes in seq order (up to seq `upto`), read in pages (constant memory)."""
         after = 0
         while True:
-            page = self.read_events(game_id, after, batch)
+            page = self.read_events(game_id, after, batch, upto=upto)
             yield from page
             if len(page) < batch:
                 return
@@ -697,11 +772,14 @@ class Store:
         with self.engine.connect() as conn:
             return int(conn.execute(query).scalar_one())
 
-    def find_same_chain(self, club_id: int, genesis_hash: str, head_hash: str) -> list[str]:
-        """Ids of the club's games with this genesis and head hash: the same record imported before."""
-        query = select(GAMES.c.id).where(
-            GAMES.c.club_id == club_id, GAMES.c.genesis_hash == genesis_hash, GAMES.c.head_hash == head_hash
-        )
+    def find_same_chain(self, club_id: int, genesis_hash: str, head_hash: str | None) -> list[str]:
+        """Ids of the club's games with this genesis and head hash: the same record imported before.
+
+        `head_hash=None`: every game of the club from this genesis (same game, seats, options, created_at).
+        """
+        query = select(GAMES.c.id).where(GAMES.c.club_id == club_id, GAMES.c.genesis_hash == genesis_hash)
+        if head_hash is not None:
+            query = query.where(GAMES.c.head_hash == head_hash)
         with self.engine.connect() as conn:
             return [row[0] for row in conn.execute(query.order_by(GAMES.c.created_at, GAMES.c.id))]
 

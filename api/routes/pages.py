@@ -5,8 +5,10 @@
   tab's sessionStorage) or a share token from the link (`#share=ts_...`), so
   the API's visibility rules decide every card it may show. `GET /replay`
   is the same page listing the club's games.
-- `GET /static/{name}`: the page's JavaScript, CSS and icon; nothing is
-  fetched from anywhere else (the Content-Security-Policy says so too).
+- `GET /static/{name}`: the page's JavaScript, CSS and icon (`StaticFiles`,
+  mounted by `api.main.create_app`: ETag, Last-Modified, 304 on
+  If-None-Match, HEAD); nothing is fetched from anywhere else (the
+  Content-Security-Policy says so too).
 - `POST /v1/games/{id}/share` makes a read-only share link (recorder and
   auditor keys); `GET` lists a game's links; `DELETE .../share/{share_id}`
   revokes one. See `api/share.py`.
@@ -17,18 +19,23 @@
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import Response
+from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
+from starlette.staticfiles import NotModifiedResponse, StaticFiles
+from starlette.types import Scope
 
 from api.deps import PrincipalDep, RecorderDep
 from api.share import create_share, list_shares, revoke_share
-from api.visibility import live_hand
+from api.visibility import first_hidden_hand, live_hand
 from events.errors import NotFoundError
 
 router = APIRouter(tags=["pages"])
@@ -65,6 +72,37 @@ def _static(name: str) -> Response:
     return Response(body, media_type=_MEDIA[name.rsplit(".", 1)[1]], headers=PAGE_HEADERS)
 
 
+class StaticPageFiles(StaticFiles):
+    """The files of api/static/ under /static/: Starlette's ETag, Last-Modified, 304 and HEAD,
+    with the page's headers and media types, and only names of `_STATIC_NAME` (404 otherwise)."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        if not _STATIC_NAME.match(path):
+            raise NotFoundError(f"no static file {path!r}")
+        try:
+            return await super().get_response(path, scope)
+        except HTTPException as exc:
+            if exc.status_code == 404:
+                raise NotFoundError(f"no static file {path!r}") from None
+            raise
+
+    def file_response(
+        self, full_path: str | os.PathLike[str], stat_result: os.stat_result, scope: Scope, status_code: int = 200
+    ) -> Response:
+        media_type = _MEDIA.get(str(full_path).rsplit(".", 1)[-1])
+        response = FileResponse(
+            full_path, status_code=status_code, stat_result=stat_result, media_type=media_type, headers=PAGE_HEADERS
+        )
+        if self.is_not_modified(response.headers, Headers(scope=scope)):
+            return NotModifiedResponse(response.headers)
+        return response
+
+
+def static_files() -> StaticPageFiles:
+    """The ASGI app `create_app` mounts at /static."""
+    return StaticPageFiles(directory=STATIC)
+
+
 # --------------------------------------------------------------------------- the page
 
 
@@ -81,11 +119,6 @@ async def replay_page(game_id: str) -> Response:
     if not _GAME_ID.match(game_id):
         raise NotFoundError(f"no game {game_id!r}")
     return _static("replay.html")
-
-
-@router.get("/static/{name}", include_in_schema=False)
-async def static_file(name: str) -> Response:
-    return _static(name)
 
 
 # --------------------------------------------------------------------------- share links
@@ -184,11 +217,9 @@ async def get_hands(game_id: str, principal: PrincipalDep, recorder: RecorderDep
     `live` marks the hand being played (a share link may not open it; a
     viewer key sees only its public table).
     """
-    live = recorder.live(game_id, principal.club_id)
-    envelopes = recorder.store.read_events(game_id)
-    if envelopes and envelopes[-1]["seq"] != live.state.seq:
-        live = recorder.live(game_id, principal.club_id, fresh=True)
+    live, envelopes = recorder.read(game_id, principal.club_id)
     current = live_hand(live.rules, live.state)
+    hidden_from = first_hidden_hand(live.rules, live.state)
     spans: dict[int, dict[str, Any]] = {}
     for env in envelopes:
         span = spans.get(env["hand"])
@@ -197,6 +228,8 @@ async def get_hands(game_id: str, principal: PrincipalDep, recorder: RecorderDep
         else:
             span["last_seq"] = env["seq"]
             span["events"] += 1
-    hands = [{**span, "live": span["hand"] == current} for _, span in sorted(spans.items())]
+    hands = [
+        {**span, "live": hidden_from is not None and span["hand"] >= hidden_from} for _, span in sorted(spans.items())
+    ]
     head = envelopes[-1]["seq"] if envelopes else 0
     return {"game": game_id, "head": head, "live_hand": current, "hands": hands}
