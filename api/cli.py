@@ -6,27 +6,55 @@ Every command works on the database of `TABLEBOOK_DATABASE_URL` (default
 
 from __future__ import annotations
 
+import importlib
+import os
 import random
+import socket
 import sys
-from collections.abc import Callable
-from typing import Annotated, Any, NoReturn
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import orjson
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.text import Text
 
-from api.auth import ROLES, create_key
-from api.settings import Settings
+from api.cli_output import GAME_COLUMNS, Output, Part, frame_lines, game_row, hit_text
 from events.errors import TablebookError
-from events.migrate import upgrade
-from events.store import GameRecord, Store
-from projections import engine
-from projections.recorder import Recorder
-from projections.registry import available, rules_for
-from projections.simulate import play
-from projections.verify import verify_game
+
+# Startup (issue 14): `tablebook --help` imports typer, rich and the light modules above only. Everything
+# that pulls in SQLAlchemy, Alembic, pydantic or FastAPI is imported inside the command that needs it, or,
+# for the names below, at its first call.
+
+
+def _lazy(module: str, name: str) -> Any:
+    """`module.name` (a function or class), imported at its first call."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+if TYPE_CHECKING:
+    from api.auth import authenticate, create_key
+    from api.settings import Settings
+    from events.migrate import upgrade
+    from events.store import GameRecord, Store
+    from projections.recorder import Recorder
+    from projections.registry import available, rules_for
+    from projections.simulate import play
+else:
+    authenticate = _lazy("api.auth", "authenticate")
+    create_key = _lazy("api.auth", "create_key")
+    upgrade = _lazy("events.migrate", "upgrade")
+    Recorder = _lazy("projections.recorder", "Recorder")
+    available = _lazy("projections.registry", "available")
+    rules_for = _lazy("projections.registry", "rules_for")
+    play = _lazy("projections.simulate", "play")
 
 app = typer.Typer(help="Tablebook: the record of every hand your club plays.", no_args_is_help=True)
 keys_app = typer.Typer(help="API keys: create, list, revoke.", no_args_is_help=True)
@@ -34,17 +62,38 @@ app.add_typer(keys_app, name="keys")
 
 console = Console()
 err = Console(stderr=True)
+#: what the reading commands print: rich on a terminal, plain unwrapped lines when piped (api/cli_output.py)
+out = Output(console)
 
 DatabaseOption = Annotated[
     str | None, typer.Option("--database", "-d", help="database URL (default: TABLEBOOK_DATABASE_URL or ./data)")
 ]
 
 
+def _settings() -> Settings:
+    """The settings of the environment (`TABLEBOOK_*`), or exit with status 2 naming each bad variable."""
+    from pydantic import ValidationError
+
+    from api.settings import Settings, env_name
+
+    try:
+        return Settings()
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            name = env_name(str(error["loc"][0])) if error["loc"] else "TABLEBOOK_*"
+            message = str(error["msg"]).removeprefix("Value error, ")
+            problems.append(message if message.startswith(name) else f"{name}={error.get('input')!r}: {message}")
+        _fail("; ".join(problems), 2)
+
+
 def _url(database: str | None) -> str:
-    return database or Settings().database_url
+    return database or _settings().database_url
 
 
 def _store(database: str | None, *, migrate: bool = False) -> Store:
+    from events.store import Store
+
     url = _url(database)
     if migrate:
         upgrade(url)
@@ -52,7 +101,7 @@ def _store(database: str | None, *, migrate: bool = False) -> Store:
 
 
 def _fail(message: str, code: int = 1) -> NoReturn:
-    err.print(f"[red]error:[/red] {message}")
+    err.print(Text.assemble(("error:", "red"), " ", message), soft_wrap=not err.is_terminal)
     raise typer.Exit(code)
 
 
@@ -72,23 +121,75 @@ def migrate(database: DatabaseOption = None) -> None:
     console.print(f"database ready: {url}")
 
 
+def _address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why uvicorn could not listen on `host:port` (bound the way uvicorn binds), or None."""
+    import errno
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: a TIME_WAIT port is free
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            where = _address(host, port)
+            if exc.errno == errno.EADDRINUSE:
+                return (
+                    f"{where} is in use (another server listens there): stop it, or choose another port "
+                    "with --port or TABLEBOOK_PORT"
+                )
+            if exc.errno == errno.EACCES:
+                return f"{where}: permission denied (ports below 1024 need privileges): choose another port"
+            return f"cannot listen on {where}: {exc.strerror or exc}"
+    return None
+
+
 @app.command()
 def serve(
-    host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="port to listen on")] = 8000,
-    workers: Annotated[int, typer.Option(help="uvicorn worker processes")] = 1,
+    host: Annotated[
+        str | None, typer.Option(help="address to listen on (default: TABLEBOOK_HOST or 127.0.0.1)")
+    ] = None,
+    port: Annotated[int | None, typer.Option(help="port to listen on (default: TABLEBOOK_PORT or 8000)")] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="uvicorn worker processes (default: TABLEBOOK_WORKERS or 1)")
+    ] = None,
+    access_log: Annotated[
+        bool | None,
+        typer.Option("--access-log/--no-access-log", help="log each request (default: TABLEBOOK_ACCESS_LOG or on)"),
+    ] = None,
     database: DatabaseOption = None,
 ) -> None:
-    """Serve the API (and its docs at /docs)."""
-    import os
+    """Serve the API (and its docs at /docs); the options default to the TABLEBOOK_* settings."""
+    import copy
 
     import uvicorn
+    from sqlalchemy.engine import make_url
+    from uvicorn.config import LOGGING_CONFIG
 
+    settings = _settings()
+    host = settings.host if host is None else host
+    port = settings.port if port is None else port
+    workers = settings.workers if workers is None else workers
+    access_log = settings.access_log if access_log is None else access_log
+    problem = _cannot_listen(host, port)
+    if problem:
+        _fail(problem)
     url = _url(database)
     upgrade(url)
-    os.environ["TABLEBOOK_DATABASE_URL"] = url
-    console.print(f"Tablebook on http://{host}:{port}  (API docs: http://{host}:{port}/docs; database: {url})")
-    uvicorn.run("api.asgi:app", host=host, port=port, workers=workers, log_level="warning")
+    os.environ["TABLEBOOK_DATABASE_URL"] = url  # the app of each worker reads it (api/asgi.py)
+    base = f"http://{_address(host, port)}"
+    console.print(f"Tablebook API:  {base}/v1/games   (send: Authorization: Bearer <key>)", highlight=False)
+    console.print(f"API docs:       {base}/docs", highlight=False)
+    console.print(f"Replay page:    {base}/replay/<game id>", highlight=False)
+    shown = make_url(url).render_as_string(hide_password=True)
+    console.print(f"Health:         {base}/healthz   (database: {shown})", highlight=False)
+    # uvicorn's own messages from warnings up; the access log (stdout) on unless turned off
+    log_config = copy.deepcopy(LOGGING_CONFIG)
+    log_config["loggers"]["uvicorn.error"]["level"] = "WARNING"
+    uvicorn.run("api.asgi:app", host=host, port=port, workers=workers, access_log=access_log, log_config=log_config)
 
 
 @keys_app.command("create")
@@ -99,10 +200,12 @@ def keys_create(
     database: DatabaseOption = None,
 ) -> None:
     """Create a key; the key itself is printed on the last line, once (only its hash is kept)."""
+    from api.auth import ROLES
+
     if role not in ROLES:
         _fail(f"--role must be one of {', '.join(ROLES)}", 2)
     key = create_key(_store(database), club, role, label)
-    console.print(f"created a {role} key for club {club!r}; keep it, it is not shown again:")
+    out.line(f"created a {role} key for club {club!r}; keep it, it is not shown again:")
     print(key)
 
 
@@ -111,10 +214,11 @@ def keys_list(
     club: Annotated[str | None, typer.Option(help="only this club's keys")] = None, database: DatabaseOption = None
 ) -> None:
     """List keys (ids, clubs, roles; never the secrets)."""
-    table = Table("id", "club", "role", "label", "created", "revoked")
-    for key in _store(database).list_keys(club):
-        table.add_row(key.id, key.club, key.role, key.label, key.created_at, key.revoked_at or "")
-    console.print(table)
+    rows = [
+        [key.id, key.club, key.role, key.label, key.created_at, key.revoked_at or ""]
+        for key in _store(database).list_keys(club)
+    ]
+    out.table(["id", "club", "role", "label", "created", "revoked"], rows)
 
 
 @keys_app.command("revoke")
@@ -137,11 +241,15 @@ DEMO_PLAYERS = {
 }
 
 
+#: the club of `tablebook demo` and `tablebook demo-keys` (make run)
+DEMO_CLUB = "Demo club"
+
+
 @app.command()
 def demo(
     games: Annotated[int, typer.Option(help="games of each kind to record")] = 2,
     seed: Annotated[int, typer.Option(help="random seed, for repeatable demos")] = 7,
-    club: Annotated[str, typer.Option(help="the club that owns the demo games")] = "Demo club",
+    club: Annotated[str, typer.Option(help="the club that owns the demo games")] = DEMO_CLUB,
     if_empty: Annotated[bool, typer.Option("--if-empty", help="do nothing if the database has games")] = False,
     database: DatabaseOption = None,
 ) -> None:
@@ -197,60 +305,114 @@ def _close_session(
     return [*tail, {"type": "session_closed"}]
 
 
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="print the JSON document the API answers, and nothing else on stdout")
+]
+
+
+def _seats(players: Sequence[str]) -> str:
+    return ", ".join(f"{i} {n}" for i, n in enumerate(players))
+
+
+def _points(value: Any) -> str:
+    return f"{value:+d}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def _seat_points(points: Mapping[str, Any], names: Sequence[str], *, signed: bool = False) -> str:
+    """`Anna +3, Ben 0` from a seat-keyed object."""
+    return ", ".join(
+        f"{names[int(s)] if s.isdigit() and int(s) < len(names) else s} {_points(p) if signed else p}"
+        for s, p in points.items()
+    )
+
+
 @app.command()
-def score(game: Annotated[str, typer.Argument(help="the game's id")], database: DatabaseOption = None) -> None:
-    """Print a game's score: each hand's points and the lines that explain them."""
+def score(
+    game: Annotated[str, typer.Argument(help="the game's id")],
+    as_json: JsonOption = False,
+    database: DatabaseOption = None,
+) -> None:
+    """Print a game's score: each hand's points and the lines that explain them.
+
+    `--json`: the document of GET /v1/games/{id}/score."""
     store = _store(database)
-    recorder = Recorder(store)
     try:
-        live = recorder.live(game)
+        live = Recorder(store).live(game)
     except TablebookError as exc:
         _fail(exc.message)
-        return
+    from projections.audit import name_seats
+
     sheet = live.rules.score(live.state)
+    if as_json:
+        out.json(sheet.to_dict())
+        return
     names = live.game.players
-    console.print(f"[bold]{live.rules.title}[/bold] {game}: " + ", ".join(f"{i} {n}" for i, n in enumerate(names)))
+    out.line((live.rules.title, "bold"), f" {game}: {_seats(names)}")
     for hand in sheet.hands:
-        table = Table(
-            title=f"hand {hand.hand}: " + ", ".join(f"{names[s]} {p:+d}" for s, p in enumerate(hand.points)),
-            show_lines=False,
-        )
-        table.add_column("seat")
-        table.add_column("points", justify="right")
-        table.add_column("rule")
-        table.add_column("reason")
-        table.add_column("seqs")
-        for line in hand.lines:
-            table.add_row(
-                names[line.seat], f"{line.points:+d}", line.rule, line.reason, ", ".join(map(str, line.events))
-            )
-        console.print(table)
+        rows = [
+            [
+                names[line.seat],
+                _points(line.points),
+                line.rule,
+                name_seats(line.reason, names),
+                ", ".join(map(str, line.events)),
+            ]
+            for line in hand.lines
+        ]
+        title = f"hand {hand.hand}: " + ", ".join(f"{names[s]} {_points(p)}" for s, p in enumerate(hand.points))
+        out.table(["seat", "points", "rule", "reason", "seqs"], rows, title=title, right=("points",))
     totals = ", ".join(f"{names[s]} {t}" for s, t in enumerate(sheet.totals))
     state = "finished" if sheet.finished else "live"
     winner = f"; winner: {names[sheet.winner]}" if sheet.winner is not None else ""
-    console.print(f"[bold]totals[/bold] ({state}): {totals}{winner}")
+    out.line(("totals", "bold"), f" ({state}): {totals}{winner}")
 
 
 @app.command()
 def verify(
     game: Annotated[str | None, typer.Argument(help="a game's id (default: every game)")] = None,
+    as_json: JsonOption = False,
     database: DatabaseOption = None,
 ) -> None:
-    """Re-walk hash chains and re-run the rules; exit status 1 if any game fails."""
+    """Re-walk hash chains and re-run the rules; exit status 1 if any game fails.
+
+    Verifying every game shows a progress bar on stderr when it is a terminal. `--json`: a game's
+    GET /v1/games/{id}/verify document; for every game, one list of them, each with its `game` id."""
+    from projections.verify import verify_game
+
     store = _store(database)
     ids = [game] if game else store.game_ids()
+    reports: list[dict[str, Any]] = []
     bad = 0
-    for game_id in ids:
-        record = _game(store, game_id)
-        report = verify_game(record, store.iter_events(game_id))
-        if report.ok:
-            console.print(f"[green]ok[/green]   {game_id}  {report.events} events  head {report.head_hash[:16]}")
-        else:
-            bad += 1
-            console.print(f"[red]FAIL[/red] {game_id}  first bad seq {report.first_bad_seq}")
-            for problem in report.problems:
-                console.print(f"       seq {problem['seq']}: {problem['message']}")
-    console.print(f"{len(ids) - bad} of {len(ids)} games verified")
+    bar = len(ids) > 1 and err.is_terminal
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not bar,
+        # lines printed while the bar runs go above it when both are the same terminal; else straight out
+        redirect_stdout=bar and console.is_terminal and not as_json,
+        redirect_stderr=False,
+    ) as progress:
+        task = progress.add_task("verifying games", total=len(ids))
+        for game_id in ids:
+            report = verify_game(_game(store, game_id), store.iter_events(game_id))
+            progress.advance(task)
+            bad += not report.ok
+            if as_json:
+                reports.append(report.to_dict() if game else {"game": game_id, **report.to_dict()})
+            elif report.ok:
+                out.line(("ok", "green"), f"   {game_id}  {report.events} events  head {report.head_hash[:16]}")
+            else:
+                out.line(("FAIL", "red"), f" {game_id}  first bad seq {report.first_bad_seq}")
+                for problem in report.problems:
+                    out.line(f"       seq {problem['seq']}: {problem['message']}")
+    if as_json:
+        out.json(reports[0] if game else reports)
+    else:
+        out.line(f"{len(ids) - bad} of {len(ids)} games verified")
     if bad:
         raise typer.Exit(1)
 
@@ -258,17 +420,25 @@ def verify(
 @app.command()
 def replay(
     game: Annotated[str, typer.Argument(help="the game's id")],
-    hand: Annotated[int, typer.Option(help="the hand to replay")] = 1,
+    hand: Annotated[int, typer.Option(min=0, help="the hand to replay (0: the events before the first deal)")] = 1,
     seat: Annotated[int | None, typer.Option(help="look from this seat (default: everything)")] = None,
     follow: Annotated[bool, typer.Option("--follow", help="wait for new events of a live hand")] = False,
+    as_json: JsonOption = False,
     database: DatabaseOption = None,
 ) -> None:
-    """Print a hand frame by frame: each event in card notation, then the table after it."""
+    """Print a hand frame by frame: each event in card notation, then the seats and the table after it.
+
+    Each frame: the event (`Anna play K♥ marriage  → trick winner Ben`), whose turn it is, a line a
+    seat (its cards, or how many when hidden, and its counts) and the table. `--json`: the document of
+    GET /v1/games/{id}/replay."""
     import time
 
+    from projections import engine
     from projections.recorder import initial_state_of
     from projections.replay import hand_frames
 
+    if follow and as_json:
+        _fail("--json prints one document: give --follow or --json, not both", 2)
     store = _store(database)
     record = _game(store, game)
     rules, initial = initial_state_of(record)
@@ -278,13 +448,17 @@ def replay(
     while True:
         envelopes = store.read_events(game)
         try:
-            frames = hand_frames(rules, initial, envelopes, hand, seat, record.players)
+            frames = hand_frames(rules, initial, envelopes, hand, seat, record.players)  # seat None: everything
         except TablebookError as exc:
             if not follow:
                 _fail(exc.message)
             frames = []
+        if as_json:
+            out.json({"game": game, "hand": hand, "viewpoint": frames[0]["state"]["viewpoint"], "frames": frames})
+            return
         for frame in frames[shown:]:
-            _print_frame(frame, record.players)
+            for parts in frame_lines(frame, record.players):
+                out.line(*parts)
         shown = max(shown, len(frames))
         state = engine.fold(rules, initial, envelopes)
         hand_over = state.hand > hand or (state.hand == hand and not rules.hand_in_progress(state) and shown)
@@ -293,92 +467,163 @@ def replay(
         time.sleep(1.0)
 
 
-def _print_frame(frame: dict[str, Any], names: tuple[str, ...]) -> None:
-    from projections.notation import describe
-
-    flags = ""
-    if "violation" in frame:
-        flags += f"  [illegal: {frame['violation']['rule']}]"
-    if "retracted_by" in frame:
-        flags += f"  [retracted by seq {frame['retracted_by']}]"
-    console.print(
-        f"[bold]{frame['seq']:>4}[/bold]  {describe(frame['event'], frame['result'], names)}{flags}", highlight=False
-    )
-    state = frame["state"]
-    acting = ", ".join(names[s] for s in state.get("to_act", []))
-    console.print(f"      phase {state['phase']}" + (f"; to act: {acting}" if acting else ""), highlight=False)
-    from projections.notation import _cards
-
-    for seat_doc in state.get("seats", []):
-        cards = _cards(seat_doc["cards"]) if "cards" in seat_doc else f"{seat_doc.get('card_count', 0)} cards"
-        console.print(f"      {seat_doc['name']}: {cards}", highlight=False)
-    table = ", ".join(f"{k} {_cards(v)}" for k, v in state.get("table", {}).items() if v not in (None, [], {}))
-    if table:
-        console.print(f"      table: {table}", highlight=False)
-
-
 @app.command()
-def audit(game: Annotated[str, typer.Argument(help="the game's id")], database: DatabaseOption = None) -> None:
-    """Print the audit of a game: the chain, flagged plays, retractions, claims against the computed score."""
-    from projections.audit import audit_game
+def audit(
+    game: Annotated[str, typer.Argument(help="the game's id")],
+    as_json: JsonOption = False,
+    database: DatabaseOption = None,
+) -> None:
+    """Print the audit of a game: chain, flagged plays, retractions, claims, notes, and the score.
+
+    Claims are set against the computed score. `--json`: the document of GET /v1/games/{id}/audit."""
+    from projections.audit import audit_game, name_seats
 
     store = _store(database)
     record = _game(store, game)
     report = audit_game(record, store.read_events(game))
+    if as_json:
+        out.json(report)
+        return
     chain = report["chain"]
-    names = ", ".join(f"{i} {n}" for i, n in enumerate(record.players))
-    console.print(f"[bold]Audit of {game}[/bold] ({record.kind}: {names})", highlight=False)
+    names = record.players
+    out.line((f"Audit of {game}", "bold"), f" ({record.kind}: {_seats(names)})")
     if chain["ok"]:
-        console.print(f"chain: [green]ok[/green], {chain['events']} events, head {chain['head_hash'][:16]}")
+        out.line("chain: ", ("ok", "green"), f", {chain['events']} events, head {chain['head_hash'][:16]}")
     else:
-        console.print(f"chain: [red]BROKEN[/red] at seq {chain['problems'][0]['seq']}")
+        out.line("chain: ", ("BROKEN", "red"), f" at seq {chain['problems'][0]['seq']}")
         for problem in chain["problems"]:
-            console.print(f"  seq {problem['seq']}: {problem['message']}", highlight=False)
-    sections: list[tuple[str, list[dict[str, Any]], Callable[[dict[str, Any]], str]]] = [
+            out.line(f"  seq {problem['seq']}: {problem['message']}")
+    sections: list[tuple[str, list[dict[str, Any]], Callable[[dict[str, Any]], list[Part]]]] = [
         (
             "illegal plays stored under record enforcement",
             report["violations"],
-            lambda v: f"seq {v['seq']}: {v['rule']}: {v['message']}",
+            lambda v: [f"seq {v['seq']}: {v['rule']}: {v['message']}"],
         ),
         (
             "retractions",
             report["retractions"],
-            lambda r: (
+            lambda r: [
                 f"seq {r['seq']} by {r['actor']} at {r['recorded_at']}: back to seq {r['to_seq']} "
                 f"({r['reason']!r}); retracted seqs {r['retracted']}"
-            ),
+            ],
         ),
         (
             "claims",
             report["claims"],
-            lambda c: (
-                f"seq {c['seq']}: {'[green]agrees[/green]' if c['agrees'] else '[red]differs[/red]'}: {c['summary']}"
-            ),
+            lambda c: [
+                f"seq {c['seq']}: ",
+                ("agrees", "green") if c["agrees"] else ("differs", "red"),
+                f": {c['summary']}",
+            ],
         ),
         (
             "notes",
             report["notes"],
-            lambda n: f"seq {n['seq']}: {n['text']!r}" + (f" (on seq {n['ref']})" if n["ref"] else ""),
+            lambda n: [f"seq {n['seq']}: {n['text']!r}" + (f" (on seq {n['ref']})" if n["ref"] else "")],
         ),
-        ("game notes", report["game_notes"], lambda n: f"seq {n['seq']}: {n['text']}"),
+        ("game notes", report["game_notes"], lambda n: [f"seq {n['seq']}: {n['text']}"]),
     ]
     for title, items, render in sections:
-        console.print(f"[bold]{title}[/bold]: {len(items) or 'none'}")
+        out.line((title, "bold"), f": {len(items) or 'none'}")
         for item in items:
-            console.print("  " + render(item), highlight=False)
+            out.line("  ", *render(item))
+    sheet = report["score"]
+    if sheet is None:
+        out.line(("score", "bold"), ": none (the events cannot be folded)")
+        return
+    winner = f"; winner: {names[sheet['winner']]}" if sheet["winner"] is not None else ""
+    state = "finished" if sheet["finished"] else "live"
+    out.line(("score", "bold"), f" ({state}): {_seat_points(sheet['totals'], names)}{winner}")
+    for scored in sheet["hands"]:
+        out.line(f"  hand {scored['hand']}: {_seat_points(scored['points'], names, signed=True)}")
+        for line in scored["lines"]:
+            seqs = ", ".join(map(str, line["events"]))
+            reason = name_seats(line["reason"], names)
+            out.line(
+                f"    {names[line['seat']]} {_points(line['points'])} {line['rule']}: {reason}"
+                + (f" (seqs {seqs})" if seqs else "")
+            )
+
+
+#: the roles of the demo keys, in the order they are printed
+DEMO_ROLES = ("recorder", "auditor", "viewer")
+#: the label of the demo keys (and of those older versions minted at every `make run`)
+DEMO_LABELS = ("demo-keys", "make run")
+
+
+def demo_keys_path(url: str) -> Path:
+    """Where the demo keys are kept: beside a SQLite database's file, else ./data/demo-keys.json."""
+    if url.startswith("sqlite") and "///" in url:
+        path = url.split("///", 1)[1].split("?", 1)[0]
+        if path and path != ":memory:":
+            return Path(path).parent / "demo-keys.json"
+    return Path("data") / "demo-keys.json"
+
+
+def _saved_demo_keys(store: Store, path: Path, club: str) -> dict[str, str] | None:
+    """The keys of the file, if each still opens the club with its role; else None."""
+    try:
+        keys = orjson.loads(path.read_bytes())["keys"]
+        for role in DEMO_ROLES:
+            principal = authenticate(store, f"Bearer {keys[role]}")
+            if principal.club != club or principal.role != role:
+                return None
+    except (OSError, ValueError, KeyError, TypeError, TablebookError):
+        return None
+    return {role: str(keys[role]) for role in DEMO_ROLES}
+
+
+def _write_private(path: Path, body: bytes) -> None:
+    """Write `body` to `path` readable by its owner only (mode 0600), whole or not at all."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".tmp")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(body)
+    os.chmod(partial, 0o600)
+    os.replace(partial, path)
 
 
 @app.command("demo-keys")
 def demo_keys(
-    club: Annotated[str, typer.Option(help="the demo club")] = "Demo club", database: DatabaseOption = None
+    club: Annotated[str, typer.Option(help="the demo club")] = DEMO_CLUB,
+    keys_file: Annotated[
+        Path | None,
+        typer.Option(help="the file of the keys (default: demo-keys.json beside the database, or in ./data)"),
+    ] = None,
+    database: DatabaseOption = None,
 ) -> None:
-    """Create a recorder and an auditor key for the demo club and print how to use them."""
-    store = _store(database, migrate=True)
-    recorder_key = create_key(store, club, "recorder", "make run")
-    auditor_key = create_key(store, club, "auditor", "make run")
-    console.print(f"club {club!r}:")
-    console.print(f"  recorder key: {recorder_key}")
-    console.print(f"  auditor key:  {auditor_key}")
+    """Print the demo club's recorder, auditor and viewer keys, made once and kept in a file (mode 0600;
+    the database keeps only their hashes). Keys of the file that no longer work (revoked, another
+    database) are replaced: every older demo key of the club is revoked and three new ones are made."""
+    url = _url(database)
+    store = _store(url, migrate=True)
+    path = keys_file or demo_keys_path(url)
+    keys = _saved_demo_keys(store, path, club)
+    if keys is None:
+        for old in store.list_keys(club):
+            if old.label in DEMO_LABELS and old.revoked_at is None:
+                store.revoke_key(old.id)
+        keys = {role: create_key(store, club, role, DEMO_LABELS[0]) for role in DEMO_ROLES}
+        _write_private(path, orjson.dumps({"club": club, "keys": keys}, option=orjson.OPT_INDENT_2))
+        said = f"new keys for club {club!r}, kept in {path}"
+    else:
+        said = f"the keys of club {club!r}, kept in {path}"
+    console.print(f"{said} (the demo games are this club's):", markup=False, highlight=False, soft_wrap=True)
+    for role in DEMO_ROLES:
+        console.print(f"  {role + ' key:':<14}{keys[role]}", markup=False, highlight=False, soft_wrap=True)
+    settings = _settings()
+    console.print(
+        "Send one as 'Authorization: Bearer <key>': a recorder records and reads, an auditor also audits and "
+        "corrects, a viewer reads with a live hand's hidden cards redacted. For example:",
+        highlight=False,
+        soft_wrap=True,
+    )
+    console.print(
+        f"  curl -s {_address(settings.host, settings.port)}/v1/games -H 'Authorization: Bearer {keys['viewer']}'",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 # --------------------------------------------------------------------------- hand histories (issue 8)
@@ -387,6 +632,75 @@ players_app = typer.Typer(help="Players' personal data: erase a name from every 
 app.add_typer(players_app, name="players")
 
 FormatOption = Annotated[str, typer.Option("--format", "-f", help="json, jsonl, text or csv")]
+
+
+def _moment(value: str | None) -> str | None:
+    """`--since`/`--until`: an ISO 8601 date (midnight UTC) or date and time with a time zone, written as
+    the store writes its UTC times (`2026-11-29T13:00:00.000000Z`), so that they compare as times.
+
+    Raises:
+        typer.BadParameter: anything else (`yesterday`, `2026-13-45`, a time without a zone): exit status 2.
+    """
+    if value is None:
+        return None
+    from datetime import UTC, date, datetime
+
+    text = value.strip()
+    try:
+        day = date.fromisoformat(text)
+        moment = datetime(day.year, day.month, day.day, tzinfo=UTC)
+    except ValueError:
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            raise typer.BadParameter(
+                f"{value!r} is not an ISO 8601 date or time: give e.g. 2026-11-29 (midnight UTC), "
+                "2026-11-29T14:00:00Z or 2026-11-29T14:00:00+01:00"
+            ) from None
+        if moment.tzinfo is None:
+            raise typer.BadParameter(
+                f"{value!r} has no time zone: add Z (UTC) or an offset, e.g. {text}Z or {text}+01:00"
+            ) from None
+    try:
+        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    except (OverflowError, ValueError):
+        raise typer.BadParameter(f"{value!r} is out of range") from None
+
+
+def _kind(value: str | None) -> str | None:
+    """`--game`: one of the known kinds, exactly as the API names them."""
+    from projections.registry import KINDS
+
+    if value is not None and value not in KINDS:
+        raise typer.BadParameter(f"unknown game {value!r}; known games: {', '.join(KINDS)}")
+    return value
+
+
+def _status(value: str | None) -> str | None:
+    if value is not None and value not in ("live", "finished"):
+        raise typer.BadParameter(f"{value!r}: expected live or finished")
+    return value
+
+
+def _cursor(value: str | None) -> str | None:
+    from api.routes.games import _decode_cursor
+
+    if value is not None:
+        try:
+            _decode_cursor(value)
+        except TablebookError as exc:
+            raise typer.BadParameter(exc.message) from None
+    return value
+
+
+_WHEN = "an ISO 8601 date (midnight UTC) or date and time with a time zone"
+SinceOption = Annotated[
+    str | None, typer.Option(callback=_moment, metavar="WHEN", help=f"created at or after: {_WHEN}")
+]
+UntilOption = Annotated[str | None, typer.Option(callback=_moment, metavar="WHEN", help=f"created before: {_WHEN}")]
+KindOption = Annotated[
+    str | None, typer.Option("--game", callback=_kind, metavar="KIND", help="only this game kind (e.g. casino)")
+]
 
 
 def _progress(console_: Console) -> Progress:
@@ -407,9 +721,15 @@ def export_command(
     fmt: FormatOption = "text",
     all_games: Annotated[bool, typer.Option("--all", help="every game, as NDJSON (for `tablebook import`)")] = False,
     club: Annotated[str | None, typer.Option(help="with --all: only this club's games")] = None,
-    kind: Annotated[str | None, typer.Option("--game", help="with --all: only this game kind")] = None,
-    since: Annotated[str | None, typer.Option(help="with --all: created at or after (ISO 8601)")] = None,
-    until: Annotated[str | None, typer.Option(help="with --all: created before (ISO 8601)")] = None,
+    kind: Annotated[
+        str | None, typer.Option("--game", callback=_kind, metavar="KIND", help="with --all: only this game kind")
+    ] = None,
+    since: Annotated[
+        str | None, typer.Option(callback=_moment, metavar="WHEN", help=f"with --all: created at or after: {_WHEN}")
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option(callback=_moment, metavar="WHEN", help=f"with --all: created before: {_WHEN}")
+    ] = None,
     output: Annotated[str | None, typer.Option("--output", "-o", help="write to this file (default: stdout)")] = None,
     database: DatabaseOption = None,
 ) -> None:
@@ -473,12 +793,7 @@ def export_command(
 
 def _club_id(store: Store, name: str) -> int:
     """The id of an existing club (an export never creates one)."""
-    from sqlalchemy import select
-
-    from events.store import CLUBS
-
-    with store.engine.connect() as conn:
-        found = conn.execute(select(CLUBS.c.id).where(CLUBS.c.name == name)).scalar()
+    found = store.clubs().get(name)
     if found is None:
         _fail(f"no club {name!r}")
         raise typer.Exit(1)
@@ -503,18 +818,24 @@ def import_command(
         str | None, typer.Option(help="import into this club (created if new); default: the club each game names")
     ] = None,
     fmt: Annotated[str | None, typer.Option("--format", "-f", help="json, jsonl or text (default: recognised)")] = None,
-    skip_existing: Annotated[
-        bool, typer.Option(help="skip a game already in the club (same genesis and head hash)")
-    ] = True,
+    copy: Annotated[
+        bool, typer.Option("--copy", help="import a game the club has already as a new game (a copy)")
+    ] = False,
+    skip_existing: Annotated[bool, typer.Option(hidden=True, help="the opposite of --copy (older name)")] = True,
     database: DatabaseOption = None,
 ) -> None:
-    """Import games: each is checked (chain, rules) and written as a new game; a bad game is skipped
-    with its reason, the others are imported; a summary at the end. Exit status 1 if a game was bad."""
+    """Import games: each is checked (chain, rules) and written as a new game of the club.
+
+    A bad game is skipped with its reason, the others are imported; a summary at the end. Exit
+    status 1 if a game was bad. A game the club has already (the same genesis and head hash, or the
+    same genesis and the same events: a text history imported again) is not imported again: it is
+    named as already there, unless --copy."""
     import os
 
     from projections.histories import importer
     from projections.histories.errors import BadImportError
 
+    skip_existing = skip_existing and not copy
     store = _store(database, migrate=True)
     if not os.path.exists(file):
         _fail(f"no file {file!r}", 2)
@@ -546,14 +867,15 @@ def import_command(
             progress.advance(task, size)
             try:
                 checked = importer.read_file(body, actor="cli:import", fmt=kind)
-                club_id = club_of(checked)
-                same = store.find_same_chain(club_id, checked.genesis, checked.head.head_hash)
-                if same and skip_existing:
+                record, duplicate = importer.import_or_find(store, club_of(checked), checked, copy=not skip_existing)
+                if duplicate:
                     outcome = importer.Outcome(
-                        checked.source.get("id"), 0, reason=f"already in the club as {same[0]}", duplicate_of=same[0]
+                        checked.source.get("id"),
+                        0,
+                        reason=f"already in the club as {record.id}",
+                        duplicate_of=record.id,
                     )
                 else:
-                    record = importer.import_game(store, club_id, checked)
                     outcome = importer.Outcome(checked.source.get("id"), 0, game=record, events=len(checked.envelopes))
             except TablebookError as exc:
                 outcome = importer.Outcome(None, 0, reason=exc.message)
@@ -562,9 +884,10 @@ def import_command(
     summary = importer.import_summary(outcomes)
     bad = sum(1 for o in outcomes if o.game is None and o.duplicate_of is None)
     duplicates = sum(1 for o in outcomes if o.duplicate_of is not None)
-    console.print(
-        f"[bold]imported {summary['imported']} of {len(outcomes)} games[/bold] ({summary['events']} events); "
-        f"skipped {bad} bad, {duplicates} already there"
+    out.line(
+        (f"imported {summary['imported']} of {len(outcomes)} games", "bold"),
+        f" ({summary['events']} events); skipped {bad} bad, {duplicates} already there"
+        + (" (--copy imports those again)" if duplicates else ""),
     )
     if bad:
         raise typer.Exit(1)
@@ -574,11 +897,11 @@ def _print_outcome(outcome: Any) -> None:
     source = f" ({outcome.source_id})" if outcome.source_id else ""
     at = f" at line {outcome.line}" if outcome.line else ""
     if outcome.game is not None:
-        console.print(f"[green]imported[/green] {outcome.game.id}{source}: {outcome.events} events", highlight=False)
+        out.line(("imported", "green"), f" {outcome.game.id}{source}: {outcome.events} events")
     elif outcome.duplicate_of is not None:
-        console.print(f"[yellow]skipped[/yellow]  game{at}{source}: {outcome.reason}", highlight=False)
+        out.line(("already there", "yellow"), f"  game{at}{source}: {outcome.reason}")
     else:
-        console.print(f"[red]bad[/red]      game{at}{source}: {outcome.reason}", highlight=False)
+        out.line(("bad", "red"), f"      game{at}{source}: {outcome.reason}")
 
 
 @app.command()
@@ -637,12 +960,153 @@ def players_erase(
         console.print("no note or reason mentions the name")
 
 
+# --------------------------------------------------------------------------- listing and search (issue 14)
+
+ClubOption = Annotated[str | None, typer.Option(help="only this club's games (default: every club)")]
+PlayerOption = Annotated[str | None, typer.Option(help="games with this player (the name exactly)")]
+StatusOption = Annotated[str | None, typer.Option(callback=_status, metavar="STATUS", help="live or finished")]
+WinnerOption = Annotated[int | None, typer.Option(min=0, max=7, help="games won by this seat")]
+LimitOption = Annotated[int, typer.Option(min=1, max=200, help="at most this many games (1 to 200)")]
+CursorOption = Annotated[
+    str | None, typer.Option(callback=_cursor, help="the next page: the next_cursor of the previous one")
+]
+
+
+def _games(
+    store: Store, club: str | None, situations: Sequence[str], *, limit: int, cursor: str | None, **filters: Any
+) -> dict[str, Any]:
+    """The page `GET /v1/games` answers (with `has=`: `search_games` and the hits), for one club or every club,
+    from the same store functions."""
+    from api.routes.games import _decode_cursor, _encode_cursor, game_public
+
+    club_ids = [_club_id(store, club)] if club is not None else list(store.clubs().values())
+    before = _decode_cursor(cursor) if cursor else None
+    found: list[GameRecord] = []
+    for club_id in club_ids:
+        if situations:
+            found += store.search_games(club_id, situations=situations, limit=limit, before=before, **filters)
+        else:
+            found += store.list_games(club_id, limit=limit, before=before, **filters)
+    found.sort(key=lambda g: (g.created_at, g.id), reverse=True)  # newest first, as each club's page
+    found = found[:limit]
+    next_cursor = _encode_cursor(found[-1]) if len(found) == limit else None
+    if not situations:
+        return {"games": [game_public(g) for g in found], "next_cursor": next_cursor}
+    hits = store.hits([g.id for g in found], situations)
+    return {"games": [{**game_public(g), "hits": hits[g.id]} for g in found], "next_cursor": next_cursor}
+
+
+def _more(page: Mapping[str, Any]) -> None:
+    if page["next_cursor"] and not out.plain:
+        err.print(f"more: add --cursor {page['next_cursor']}", highlight=False, soft_wrap=True)
+
+
+@app.command("list")
+def list_command(
+    club: ClubOption = None,
+    kind: KindOption = None,
+    player: PlayerOption = None,
+    status: StatusOption = None,
+    winner: WinnerOption = None,
+    since: SinceOption = None,
+    until: UntilOption = None,
+    limit: LimitOption = 50,
+    cursor: CursorOption = None,
+    as_json: JsonOption = False,
+    database: DatabaseOption = None,
+) -> None:
+    """List games, newest first, with the filters of GET /v1/games.
+
+    One row a game: id, game, players, status, seq, totals (seat by seat), winner, created. Piped,
+    a header line and tab-separated rows. `--json`: the page GET /v1/games answers."""
+    filters = {"kind": kind, "player": player, "status": status, "winner": winner, "since": since, "until": until}
+    page = _games(_store(database), club, [], limit=limit, cursor=cursor, **filters)
+    if as_json:
+        out.json(page)
+        return
+    if not page["games"] and not out.plain:
+        out.line("no games")
+        return
+    rows = [game_row(g, short=not out.plain) for g in page["games"]]
+    out.table(GAME_COLUMNS, rows, right=("seq",), whole=("id", "status", "seq", "created"))
+    _more(page)
+
+
+def _situations(values: list[str]) -> list[str]:
+    from projections.readmodel import check_situations
+
+    try:
+        situations = check_situations(values)
+    except TablebookError as exc:
+        raise typer.BadParameter(exc.message.removeprefix("has: ")) from None
+    if not situations:
+        raise typer.BadParameter("name at least one situation (e.g. sweep)")
+    return situations
+
+
+@app.command()
+def search(
+    situations: Annotated[
+        list[str],
+        typer.Argument(
+            callback=_situations,
+            metavar="SITUATION",
+            help="what happened in a hand: sweep, marriage, gin... (several: games with all of them)",
+        ),
+    ],
+    club: ClubOption = None,
+    kind: KindOption = None,
+    player: PlayerOption = None,
+    status: StatusOption = None,
+    winner: WinnerOption = None,
+    since: SinceOption = None,
+    until: UntilOption = None,
+    limit: LimitOption = 50,
+    cursor: CursorOption = None,
+    as_json: JsonOption = False,
+    database: DatabaseOption = None,
+) -> None:
+    """Find games where a situation happened (a sweep, a marriage...), newest first.
+
+    As GET /v1/games?has=...: each game, then its hits (hand, seq, situation, seat). The read model
+    catches up with the event log first. `--json`: the page the API answers."""
+    from projections.readmodel import HandFacts
+
+    store = _store(database)
+    facts = HandFacts(store)
+    if err.is_terminal and facts.behind() > 1000:
+        with _progress(err) as progress:
+            task = progress.add_task("hand facts: reading new events", total=facts.behind())
+            facts.catch_up(lambda n: progress.advance(task, n))
+    else:
+        facts.catch_up()
+    filters = {"kind": kind, "player": player, "status": status, "winner": winner, "since": since, "until": until}
+    page = _games(store, club, situations, limit=limit, cursor=cursor, **filters)
+    if as_json:
+        out.json(page)
+        return
+    if not page["games"] and not out.plain:
+        out.line(f"no game with {' and '.join(situations)}")
+        return
+    for game in page["games"]:
+        row = dict(zip(GAME_COLUMNS, game_row(game), strict=True))
+        out.line(
+            (row["id"], "bold"),
+            f"  {row['game']}  {row['players']}  {row['status']}  seq {row['seq']}  totals {row['totals']}"
+            + (f"  winner {row['winner']}" if row["winner"] else "")
+            + f"  {row['created']}",
+        )
+        for hit in game["hits"]:
+            out.line("  ", hit_text(hit, game["players"]))
+    _more(page)
+
+
 def main() -> None:
     """Entry point of the `tablebook` script."""
     try:
         app()
     except TablebookError as exc:
-        err.print(f"[red]error:[/red] {exc.message}")
+        err.print(Text.assemble(("error:", "red"), " ", exc.message), soft_wrap=not err.is_terminal)
         sys.exit(1)
 
 

@@ -7,6 +7,7 @@ imported, since its hashes no longer match its events.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Annotated, Any, Literal
 
@@ -18,7 +19,7 @@ from api.auth import Principal
 from api.deps import PrincipalDep, RecorderDep
 from api.responses import ORJSONResponse
 from api.routes.games import game_public
-from api.visibility import redact_envelopes
+from api.visibility import shown_envelopes, sight_over
 from events.envelope import Envelope
 from events.errors import InvalidEventError
 from events.store import GameRecord
@@ -51,7 +52,7 @@ def _viewer_redactor(principal: Principal) -> export.Redactor | None:
         return None
 
     def redact(rules: GameRules[Any], state: Any, envelopes: list[Envelope]) -> list[Envelope]:
-        return redact_envelopes(principal, rules, state, envelopes)
+        return shown_envelopes(sight_over(principal, rules, state, envelopes), envelopes)
 
     return redact
 
@@ -86,14 +87,12 @@ def export_game(
     created_at, ..., seq, head_hash}` and every envelope with its hash; text: the hand history of
     `docs/hand-history.md`; csv: `hand, seat, player, points, running_total, rule, reason, seqs`."""
     game = recorder.store.get_game(game_id, principal.club_id)
-    envelopes = recorder.store.read_events(game_id)
+    envelopes = recorder.store.read_events(game_id, upto=game.seq)
     rules, state = export.snapshot(game, envelopes)
-    shown = redact_envelopes(principal, rules, state, envelopes)
-    redacted = any(env.get("redacted") for env in shown)
+    shown = shown_envelopes(sight_over(principal, rules, state, envelopes), envelopes)
     head_hash = envelopes[-1]["hash"] if envelopes else game.genesis_hash
-    head = export.header(
-        game, principal.club, seq=len(envelopes), head_hash=head_hash, state=state, rules=rules, redacted=redacted
-    )
+    head = export.header(game, principal.club, seq=len(envelopes), head_hash=head_hash, state=state, rules=rules)
+    export.mark_redacted(head, shown)
     headers = _attachment(game_id, format)
     if format == "json":
         return ORJSONResponse(export.json_document(head, shown), headers=headers)
@@ -140,7 +139,11 @@ def bulk_export(
         limit=limit,
         redact=_viewer_redactor(principal),
     )
-    return StreamingResponse(lines, media_type=export.MEDIA_TYPES["jsonl"])
+    # the first query runs before the answer starts: if it fails, the client gets an error status and
+    # body (parameters no store can hold are refused even earlier, by api.main.StorableText), not a 200
+    # cut short; a failure later ends the stream with an `{"error"}` line
+    first = next(lines, b"")
+    return StreamingResponse(itertools.chain((first,), lines), media_type=export.MEDIA_TYPES["jsonl"])
 
 
 async def _body(request: Request) -> bytes:
@@ -150,32 +153,53 @@ async def _body(request: Request) -> bytes:
     return body
 
 
-@router.post("/v1/import", status_code=201, summary="Import one game (json, jsonl or text)", openapi_extra=IMPORT_BODY)
+@router.post(
+    "/v1/import",
+    status_code=201,
+    summary="Import one game (json, jsonl or text)",
+    openapi_extra=IMPORT_BODY,
+    responses={
+        200: {"description": "the game is already in the club: the existing game, and `duplicate_of` its id"},
+        201: {"description": "a new game"},
+    },
+)
 async def import_game(
     request: Request,
+    response: Response,
     principal: PrincipalDep,
     recorder: RecorderDep,
     format: Annotated[Literal["json", "jsonl", "text"] | None, Query(description="default: recognised")] = None,
+    copy: Annotated[
+        bool, Query(description="import it as a new game even if the club has it already (same record)")
+    ] = False,
 ) -> dict[str, Any]:
-    """A new game in the caller's club, after checking the chain and re-running the rules on every
+    """A new game in the caller's club (201), after checking the chain and re-running the rules on every
     event. json/jsonl keep every envelope as exported (same times, actors, hashes: the same head hash);
     text events are decided again and get this import's time and key. A bad file gets 422 naming the
-    line (jsonl, text) or event index (json) and the reason, and nothing is written."""
+    line (jsonl, text) or event index (json) and the reason, and nothing is written.
+
+    A game the club has already (the same genesis and head hash, or the same genesis and the same
+    events: a text history imported again) is not imported again: the answer is 200 with the existing
+    game and `duplicate_of` its id. `copy=true` imports it anyway, as a new game (201)."""
     principal.require("recorder")
     body = await _body(request)
     fmt = format or importer.sniff(body)
 
-    def work() -> tuple[importer.Imported, GameRecord]:  # parse, verify and write off the event loop
+    def work() -> tuple[importer.Imported, GameRecord, bool]:  # parse, verify and write off the event loop
         checked = importer.read_file(body, actor=principal.actor, fmt=fmt)
-        return checked, importer.import_game(recorder.store, principal.club_id, checked)
+        return checked, *importer.import_or_find(recorder.store, principal.club_id, checked, copy=copy)
 
-    checked, record = await run_in_threadpool(work)
+    checked, record, duplicate = await run_in_threadpool(work)
+    if duplicate:
+        response.status_code = 200
+    head_hash = record.head_hash if duplicate else checked.head.head_hash
     return {
         "game": game_public(record),
+        "duplicate_of": record.id if duplicate else None,
         "format": fmt,
         "events": len(checked.envelopes),
-        "head_hash": checked.head.head_hash,
-        "same_head_hash": checked.same_chain,
+        "head_hash": head_hash,
+        "same_head_hash": checked.source.get("head_hash") == head_hash if duplicate else checked.same_chain,
         "source": dict(importer.describe_source(checked)),
     }
 

@@ -17,6 +17,11 @@ genesis record, with the import's time and actor.
 A file of many games (the NDJSON of `GET /v1/export`, or jsonl exports one
 after another) is read a game at a time (`read_games`): each bad game is
 reported with its reason, the others are imported.
+
+A game the club holds already is not imported again unless asked
+(`existing_copy`, `import_or_find`): the same chain (genesis and head hash),
+or the same genesis and the same events whatever their times and actors (a
+text history, decided again at each import, gets a new chain every time).
 """
 
 from __future__ import annotations
@@ -31,10 +36,11 @@ import orjson
 from events.codec import FORMAT, canonical, genesis_hash, utc_now
 from events.envelope import Envelope
 from events.errors import TablebookError
+from events.schema import unstorable
 from events.store import GameRecord, Head, Store
 from projections import engine
 from projections.histories.errors import BadImportError, located
-from projections.histories.text import TextGame, parse_text
+from projections.histories.text import TextGame, parse_text, seat_tag_names
 from projections.recorder import head_of
 from projections.registry import rules_for
 from projections.rules import GameRules
@@ -131,11 +137,24 @@ def check_players(players: Any, **where: Any) -> list[str]:
     if not isinstance(players, list) or not players or len(players) > MAX_PLAYERS:
         raise BadImportError(f"players: expected a list of 1 to {MAX_PLAYERS} names", field="players", **where)
     for seat, name in enumerate(players):
-        if not isinstance(name, str) or not 1 <= len(name) <= MAX_NAME:
-            raise BadImportError(
-                f"players[{seat}]: a name is a string of 1 to {MAX_NAME} characters", field="players", **where
-            )
+        check_name(seat, name, **where)
     return list(players)
+
+
+def check_name(seat: int, name: Any, **where: Any) -> str:
+    """A player's name as the API takes it: 1 to MAX_NAME characters, none that a store cannot hold (a NUL).
+
+    Raises:
+        BadImportError: anything else, naming the seat (and the place in the file, `where`).
+    """
+    if not isinstance(name, str) or not 1 <= len(name) <= MAX_NAME:
+        raise BadImportError(
+            f"players[{seat}]: a name is a string of 1 to {MAX_NAME} characters", field="players", **where
+        )
+    problem = unstorable(name)
+    if problem:
+        raise BadImportError(f"players[{seat}]: the name {problem}", field="players", **where)
+    return name
 
 
 def check_created(created: Any, **where: Any) -> str:
@@ -234,6 +253,10 @@ def check_envelope(env: Any, **where: Any) -> Envelope:
     for name, ok, what in checks:
         if not ok:
             raise BadImportError(f"{name}: expected {what}, got {env[name]!r}"[:300], field=name, **where)
+    for name in ("type", "recorded_at", "actor"):  # kept in text columns as they are: PostgreSQL refuses a NUL
+        problem = unstorable(env[name])
+        if problem:
+            raise BadImportError(f"{name}: {problem}", field=name, **where)
     if env["type"] == "retract" or "to_seq" in env["data"]:
         to_seq = env["data"].get("to_seq")
         if not isinstance(to_seq, int) or isinstance(to_seq, bool):
@@ -403,6 +426,9 @@ def _text_head(parsed: TextGame) -> GameHead:
     except TablebookError as exc:
         raise BadImportError(exc.message, line=lines["Game"]) from None
     players = parsed.seats()
+    tag_names = seat_tag_names(parsed)
+    for seat, name in enumerate(players):
+        check_name(seat, name, line=lines[tag_names[seat]])
     options = parsed.options()
     try:
         filled = rules.options_for(players, options)
@@ -543,6 +569,41 @@ def import_game(store: Store, club_id: int, game: Imported) -> GameRecord:
     )
 
 
+def _moves(envelopes: Iterable[Envelope]) -> list[tuple[Any, ...]]:
+    """What was played, without when and by whose key (a text import decides the events again)."""
+    return [(env["seq"], env["hand"], env["type"], canonical(env["data"])) for env in envelopes]
+
+
+def existing_copy(store: Store, club_id: int, game: Imported) -> str | None:
+    """The id of a game of the club that is this one imported before, or None.
+
+    The same chain (genesis and head hash: a json or jsonl export imported again); or the same genesis
+    and the same events (seq, hand, type and fields) whatever their times and actors: a text history
+    is decided again with each import's time, so its chain is new each time.
+    """
+    same = store.find_same_chain(club_id, game.genesis, game.head.head_hash)
+    if same:
+        return same[0]
+    moves: list[tuple[Any, ...]] | None = None
+    for game_id in store.find_same_chain(club_id, game.genesis, None):
+        if store.get_game(game_id).seq != len(game.envelopes):
+            continue
+        moves = _moves(game.envelopes) if moves is None else moves
+        if _moves(store.iter_events(game_id)) == moves:
+            return game_id
+    return None
+
+
+def import_or_find(store: Store, club_id: int, game: Imported, *, copy: bool = False) -> tuple[GameRecord, bool]:
+    """`(record, True)`: the game already in the club (`existing_copy`), unless `copy`;
+    else `(record, False)`: the game written as a new game of the club."""
+    if not copy:
+        found = existing_copy(store, club_id, game)
+        if found is not None:
+            return store.get_game(found), True
+    return import_game(store, club_id, game), False
+
+
 def import_many(
     store: Store,
     club: int | Callable[[Imported], int],
@@ -566,11 +627,9 @@ def import_many(
             yield Outcome(source_id, item.line, reason=exc.message)
             continue
         if skip_existing:
-            same = store.find_same_chain(club_id, item.genesis, item.head.head_hash)
-            if same:
-                yield Outcome(
-                    source_id, item.line, reason=f"already in the club as {same[0]} (same chain)", duplicate_of=same[0]
-                )
+            same = existing_copy(store, club_id, item)
+            if same is not None:
+                yield Outcome(source_id, item.line, reason=f"already in the club as {same}", duplicate_of=same)
                 continue
         try:
             record = import_game(store, club_id, item)

@@ -90,7 +90,8 @@ def test_round_trips_of_random_games_in_every_format(
     source = client.get(f"/v1/games/{game_id}", headers=club.recorder).json()
     for fmt in ("json", "jsonl", "text"):
         body = export_of(client, club, game_id, fmt).content
-        response = client.post("/v1/import", content=body, headers=other_club.recorder)
+        # copy=true: each format a game of its own (the same game again is otherwise answered as a duplicate)
+        response = client.post("/v1/import?copy=true", content=body, headers=other_club.recorder)
         assert response.status_code == 201, response.text
         imported = response.json()
         new_id = imported["game"]["id"]
@@ -140,7 +141,7 @@ def test_record_enforcement_violations_survive_every_format(client: TestClient, 
     assert "; illegal schnapsen.follow_suit" in text
     for fmt in ("jsonl", "text"):
         body = export_of(client, club, game_id, fmt).content
-        new_id = client.post("/v1/import", content=body, headers=other_club.recorder).json()["game"]["id"]
+        new_id = client.post("/v1/import?copy=true", content=body, headers=other_club.recorder).json()["game"]["id"]
         assert events_of(client, other_club, new_id)[-1]["violation"] == original[-1]["violation"]
 
 
@@ -304,7 +305,7 @@ def test_a_game_without_events_round_trips(client: TestClient, club: Club, other
     game_id = new_game(client, club, "casino", PLAYERS["casino"], {"target": 11})["id"]
     for fmt in ("json", "jsonl", "text"):
         body = export_of(client, club, game_id, fmt).content
-        response = client.post("/v1/import", content=body, headers=other_club.recorder)
+        response = client.post("/v1/import?copy=true", content=body, headers=other_club.recorder)
         assert response.status_code == 201, response.text
         game = response.json()["game"]
         assert game["seq"] == 0 and game["options"]["target"] == 11 and game["players"] == PLAYERS["casino"]
@@ -450,3 +451,67 @@ def test_cli_rebuild_gives_the_incremental_rows(db: str) -> None:
     result = runner.invoke(cli, ["rebuild", "--database", db])
     assert result.exit_code == 0 and f"{len(rows)} facts" in result.output
     assert store.hand_fact_rows() == rows and rows
+
+
+# --------------------------------------------------------------------------- importing a game the club has (issue 14)
+
+
+def test_importing_a_game_the_club_has_answers_the_game_it_has(client: TestClient, store: Store) -> None:
+    source, target = make_club(store), make_club(store)
+    game_id = record(client, source, "schnapsen", 5)
+    jsonl = export_of(client, source, game_id, "jsonl").content
+    first = client.post("/v1/import", content=jsonl, headers=target.recorder)
+    assert first.status_code == 201 and first.json()["duplicate_of"] is None, first.text
+    copy_id = first.json()["game"]["id"]
+    for fmt in ("jsonl", "json", "text"):  # the same game in any format: the same record
+        body = export_of(client, source, game_id, fmt).content
+        again = client.post("/v1/import", content=body, headers=target.recorder)
+        assert again.status_code == 200, (fmt, again.text)
+        answer = again.json()
+        assert answer["duplicate_of"] == copy_id and answer["game"] == first.json()["game"], fmt
+        assert answer["format"] == fmt and answer["head_hash"] == first.json()["head_hash"]
+    assert games_of(client, target) == [copy_id]
+    own = client.post("/v1/import", content=jsonl, headers=source.recorder)  # the club's own game, exported
+    assert own.status_code == 200 and own.json()["duplicate_of"] == game_id
+    copied = client.post("/v1/import?copy=true", content=jsonl, headers=target.recorder)
+    assert copied.status_code == 201 and copied.json()["duplicate_of"] is None, copied.text
+    assert copied.json()["game"]["id"] not in (copy_id, game_id)
+    assert sorted(games_of(client, target)) == sorted([copy_id, copied.json()["game"]["id"]])
+    assert client.post("/v1/import?copy=false", content=jsonl, headers=target.recorder).status_code == 200
+
+
+def test_a_text_history_imported_twice_is_one_game(client: TestClient, store: Store) -> None:
+    source, target = make_club(store), make_club(store)
+    game_id = record(client, source, "casino", 2)
+    text = export_of(client, source, game_id, "text").content
+    first = client.post("/v1/import", content=text, headers=target.recorder)
+    assert first.status_code == 201, first.text
+    again = client.post("/v1/import", content=text, headers=target.recorder)  # a new chain: decided again
+    assert again.status_code == 200 and again.json()["duplicate_of"] == first.json()["game"]["id"], again.text
+    assert games_of(client, target) == [first.json()["game"]["id"]]
+    # a game of the same genesis whose events differ is another game
+    other = export_of(client, source, game_id, "text").text.splitlines()
+    shorter = [line for line in other if not line.strip().startswith(f"{len(events_of(client, source, game_id))}.")]
+    body = "\n".join(line for line in shorter if not line.startswith("[Events ") and not line.startswith("[HeadHash "))
+    third = client.post("/v1/import", content=body, headers=target.recorder)
+    assert third.status_code == 201 and third.json()["game"]["seq"] == first.json()["game"]["seq"] - 1, third.text
+
+
+def test_cli_import_of_a_game_already_there_says_so_unless_copy(db: str, tmp_path: Path) -> None:
+    game_id = cli_record(db, "Chess & Cards", "schnapsen", seed=4)
+    for fmt in ("jsonl", "text"):
+        path = tmp_path / f"game.{fmt}"
+        assert runner.invoke(cli, ["export", game_id, "-f", fmt, "-o", str(path), "--database", db]).exit_code == 0
+        there = runner.invoke(cli, ["import", str(path), "--database", db])
+        assert there.exit_code == 0, there.output
+        assert f"already in the club as {game_id}" in there.stdout and "imported 0 of 1 games" in there.stdout
+        assert "1 already there" in there.stdout
+    store = Store(db)
+    assert store.game_ids() == [game_id]
+    copied = runner.invoke(cli, ["import", str(tmp_path / "game.jsonl"), "--copy", "--database", db])
+    assert copied.exit_code == 0 and "imported 1 of 1 games" in copied.stdout, copied.output
+    assert len(store.game_ids()) == 2
+    elsewhere = runner.invoke(cli, ["import", str(tmp_path / "game.text"), "--club", "Other", "--database", db])
+    assert "imported 1 of 1 games" in elsewhere.stdout, elsewhere.output
+    twice = runner.invoke(cli, ["import", str(tmp_path / "game.text"), "--club", "Other", "--database", db])
+    assert "1 already there" in twice.stdout and len(store.game_ids()) == 3, twice.output
