@@ -43,7 +43,7 @@ def verify(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> dict
     problem without its hashes: they are hashes over hidden cards (see `api/visibility.py`).
     """
     live = recorder.live(game_id, principal.club_id)
-    report = verify_game(live.game, recorder.store.iter_events(game_id, upto=live.state.seq)).to_dict()
+    report = verify_game(live.game, recorder.store.iter_events(game_id)).to_dict()
     sight = sight_of(principal, recorder.store, live)
     if sight.hashes_from is not None:
         report["head_hash"] = None
