@@ -4,7 +4,7 @@ The server runs `api.asgi:app` on a free loopback port with
 `TABLEBOOK_DATABASE_URL` pointing at a fresh, migrated SQLite file; the games
 are recorded into that file before it starts (so its state cache begins
 empty), and later events go through its HTTP API. Chromium is
-`/usr/bin/chromium` (`apt-get install chromium`; `.ci/run` installs it),
+`/usr/bin/chromium` (`apt-get install chromium`; `make test` installs it through scripts/ensure-services),
 driven headless by Playwright. Screenshots go to `test-output/screenshots/`.
 """
 
@@ -75,7 +75,7 @@ class Server:
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     if not os.path.exists(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does)")
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (make test does it as root)")
     path = tmp_path_factory.mktemp("browser") / "tablebook.db"
     database_url = f"sqlite:///{path}"
     upgrade(database_url)
