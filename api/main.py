@@ -14,12 +14,14 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import parse_qsl
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
 
+from api.models import errors
+from api.queries import known_query
 from api.responses import ORJSONResponse, error_body
 from api.settings import Settings
 from events.errors import TablebookError, clip
@@ -260,6 +262,7 @@ def _validation_message(exc: RequestValidationError) -> tuple[str, str]:
 
 def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
     """The application, on the store of `settings.database_url` (or the given one)."""
+    from api.docs import install_docs
     from api.routes import audits, events, exports, games, pages, replays, tables
 
     settings = settings or Settings()
@@ -269,6 +272,9 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         version="1.0",
         description="Event-sourced game records for card clubs: record, replay, score, audit, export.",
         default_response_class=ORJSONResponse,
+        dependencies=[Depends(known_query)],  # an unknown query parameter is a 422 on every API route
+        docs_url=None,  # api.docs serves /docs and /redoc, with no CDN
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.recorder = Recorder(store, StateCache(settings.cache_size))
@@ -304,6 +310,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.include_router(audits.router)
     app.include_router(exports.router)
     app.include_router(pages.router)
+    install_docs(app)
 
     app.mount("/static", pages.static_files(), name="static")
 
@@ -318,7 +325,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         response_model=Health,
         tags=["service"],
         summary="Is the service up: the database answers",
-        responses={503: {"description": 'the database does not answer: `{"error": {"code": "unavailable", ...}}`'}},
+        responses=errors(422, 503),
     )
     async def healthz() -> Any:
         """`{"ok": true, "database": "sqlite" | "postgresql", "version"}` once the database has answered a

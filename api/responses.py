@@ -9,6 +9,12 @@ from fastapi.responses import JSONResponse
 
 
 class ORJSONResponse(JSONResponse):
+    """orjson, with `OPT_NON_STR_KEYS` (seat-keyed dicts have int keys).
+
+    Not `fastapi.responses.ORJSONResponse`: the locked FastAPI (0.165) deprecates that class and warns
+    (`FastAPIDeprecationWarning`) when it is used or subclassed; the render below is the same.
+    """
+
     media_type = "application/json"
 
     def render(self, content: Any) -> bytes:

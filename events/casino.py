@@ -13,7 +13,7 @@ from typing import Any
 
 from events.common import COMMON_EVENTS
 from events.errors import InvalidEventError
-from events.schema import Shape, card, integer, list_of, per_seat_list, seat
+from events.schema import CARD_PATTERN, MAX_INT, Shape, card, described, integer, list_of, per_seat_list, seat
 
 _BUILD_ID = re.compile(r"^[bB][1-9][0-9]{0,3}$")
 FACE_RANKS = ("J", "Q", "K")
@@ -33,6 +33,17 @@ def table_item(value: Any, path: str, seats: int) -> str:
         ) from None
 
 
+described(
+    table_item,
+    {
+        "type": "string",
+        "anyOf": [{"pattern": CARD_PATTERN}, {"pattern": r"^\s*[bB][1-9][0-9]{0,3}\s*$"}],
+        "description": "a loose card (`TD`) or a build id (`b1`)",
+        "examples": ["TD", "b1"],
+    },
+)
+
+
 def build_value(value: Any, path: str, seats: int) -> int | str:
     """An integer (a number build) or `J`, `Q`, `K` (a face build)."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -41,6 +52,19 @@ def build_value(value: Any, path: str, seats: int) -> int | str:
     if isinstance(value, str) and value.strip().upper() in FACE_RANKS:
         return value.strip().upper()
     raise InvalidEventError(f"{path}: expected a number from 2 to 10 or a face rank J, Q, K, got {value!r}", field=path)
+
+
+described(
+    build_value,
+    {
+        "anyOf": [
+            {"type": "integer", "minimum": -MAX_INT, "maximum": MAX_INT},
+            {"type": "string", "pattern": r"^\s*[JjQqKk]\s*$"},
+        ],
+        "description": "the build's value: a number (2 to 10, a rule) or a face rank `J`, `Q`, `K` (either case)",
+        "examples": [7, "K"],
+    },
+)
 
 
 EVENTS: dict[str, Shape] = {

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 import reprlib
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from events.cards import parse_card
 from events.errors import InvalidEventError
@@ -20,6 +21,13 @@ from events.errors import InvalidEventError
 #: A validator gets the raw value, its path in the event (for messages) and
 #: the number of seats of the game; it returns the normalised value.
 Validator = Callable[[Any, str, int], Any]
+V = TypeVar("V", bound=Validator)
+
+#: the JSON Schema of each validator, for the OpenAPI document and docs/events.md (`json_schema`); weak
+#: keys, so a validator made on the fly (none is, today) leaves nothing behind
+_JSON_SCHEMAS: weakref.WeakKeyDictionary[Validator, dict[str, Any]] = weakref.WeakKeyDictionary()
+#: the most seats any game has (a seat's JSON Schema bound; the game's own count is checked at run time)
+MAX_SEATS = 8
 
 MAX_TEXT = 2000
 #: the largest integer an event field holds unless its schema says less (a seq, a hand, a ref): PostgreSQL
@@ -44,6 +52,19 @@ _SHORT.maxlevel = 3
 _SHORT.maxstring = 40
 _SHORT.maxother = 40
 _SHORT.maxlist = _SHORT.maxdict = _SHORT.maxtuple = 6
+
+
+def described(validator: V, schema: dict[str, Any]) -> V:
+    """`validator`, with the JSON Schema of the values it accepts (what `json_schema` answers)."""
+    _JSON_SCHEMAS[validator] = schema
+    return validator
+
+
+def json_schema(validator: Validator) -> dict[str, Any]:
+    """The JSON Schema of the values `validator` accepts (a copy; `{}`, anything, if it has none)."""
+    import copy
+
+    return copy.deepcopy(_JSON_SCHEMAS.get(validator, {}))
 
 
 def show(value: Any) -> str:
@@ -76,11 +97,30 @@ def seat(value: Any, path: str, seats: int) -> int:
     return value
 
 
+described(
+    seat,
+    {"type": "integer", "minimum": 0, "maximum": MAX_SEATS - 1, "description": "a seat: 0 to the game's seats - 1"},
+)
+
+
 def card(value: Any, path: str, seats: int) -> str:
     """A card code, returned canonical."""
     if not isinstance(value, str) or len(value) > 8:  # a card is 2 or 3 characters, with a little white space
         raise _fail(path, f"{show(value)} is not a card code (rank A23456789TJQK, then suit CDHS, e.g. 'TD')")
     return parse_card(value, path)
+
+
+#: what `parse_card` reads: a rank (`10` for `T` too) then a suit, either case, with spaces around
+CARD_PATTERN = r"^\s*(10|[2-9AaTtJjQqKk])[CcDdHhSs]\s*$"
+described(
+    card,
+    {
+        "type": "string",
+        "pattern": CARD_PATTERN,
+        "description": "a card: rank A23456789TJQK then suit CDHS (e.g. `TD`); case-insensitive, `10` for `T`",
+        "examples": ["TD"],
+    },
+)
 
 
 def integer(minimum: int = -MAX_INT, maximum: int = MAX_INT) -> Validator:
@@ -99,7 +139,7 @@ def integer(minimum: int = -MAX_INT, maximum: int = MAX_INT) -> Validator:
             raise _fail(path, f"{value} is above {maximum}")
         return value
 
-    return check
+    return described(check, {"type": "integer", "minimum": minimum, "maximum": maximum})
 
 
 def ascii_integer(text: str, path: str, maximum: int = MAX_INT) -> int:
@@ -128,6 +168,9 @@ def number(value: Any, path: str, seats: int) -> int | float:
     return value
 
 
+described(number, {"type": "number", "minimum": -MAX_POINTS, "maximum": MAX_POINTS})
+
+
 def unstorable(value: str) -> str | None:
     """Why the database cannot keep `value` as it is (a NUL, a lone surrogate), or None.
 
@@ -151,6 +194,9 @@ def boolean(value: Any, path: str, seats: int) -> bool:
     return value
 
 
+described(boolean, {"type": "boolean"})
+
+
 def text(minimum: int = 0, maximum: int = MAX_TEXT) -> Validator:
     """A string of `minimum` to `maximum` characters."""
 
@@ -164,7 +210,7 @@ def text(minimum: int = 0, maximum: int = MAX_TEXT) -> Validator:
             raise _fail(path, problem)
         return value
 
-    return check
+    return described(check, {"type": "string", "minLength": minimum, "maxLength": maximum})
 
 
 def one_of(*choices: Any) -> Validator:
@@ -177,7 +223,7 @@ def one_of(*choices: Any) -> Validator:
         shown = ", ".join(repr(c) for c in choices)
         raise _fail(path, f"expected one of {shown}, got {show(value)}")
 
-    return check
+    return described(check, {"enum": list(choices)})
 
 
 def list_of(item: Validator, length: int | None = None, max_length: int = 64) -> Validator:
@@ -192,7 +238,8 @@ def list_of(item: Validator, length: int | None = None, max_length: int = 64) ->
             raise _fail(path, f"at most {max_length} items, got {len(value)}")
         return [item(v, f"{path}[{i}]", seats) for i, v in enumerate(value)]
 
-    return check
+    bounds = {"minItems": length, "maxItems": length} if length is not None else {"maxItems": max_length}
+    return described(check, {"type": "array", "items": json_schema(item), **bounds})
 
 
 def per_seat_list(item: Validator) -> Validator:
@@ -202,7 +249,16 @@ def per_seat_list(item: Validator) -> Validator:
         items: list[Any] = list_of(item, length=seats)(value, path, seats)
         return items
 
-    return check
+    return described(
+        check,
+        {
+            "type": "array",
+            "items": json_schema(item),
+            "minItems": 1,
+            "maxItems": MAX_SEATS,
+            "description": "one item per seat, in seat order",
+        },
+    )
 
 
 def seat_map(item: Validator, *, every_seat: bool = False) -> Validator:
@@ -232,7 +288,16 @@ def seat_map(item: Validator, *, every_seat: bool = False) -> Validator:
             raise _fail(path, f"must name every seat; missing {', '.join(missing)}")
         return out
 
-    return check
+    which = "every seat" if every_seat else "some seats"
+    return described(
+        check,
+        {
+            "type": "object",
+            "propertyNames": {"pattern": "^(0|[1-9][0-9]?)$"},
+            "additionalProperties": json_schema(item),
+            "description": f'keyed by seat numbers written as strings (`"0"`, `"1"`): {which}',
+        },
+    )
 
 
 def record(required: Mapping[str, Validator], optional: Mapping[str, Validator] | None = None) -> Validator:
@@ -242,7 +307,7 @@ def record(required: Mapping[str, Validator], optional: Mapping[str, Validator] 
     def check(value: Any, path: str, seats: int) -> dict[str, Any]:
         return shape.check(value, path, seats)
 
-    return check
+    return described(check, shape.json_schema())
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +332,18 @@ class Shape:
             if name in value:
                 out[name] = validator(value[name], f"{path}.{name}" if path else name, seats)
         return out
+
+    def json_schema(self, kind: str | None = None) -> dict[str, Any]:
+        """The JSON Schema of this object; with `kind`, of the event `{"type": kind, ...}`."""
+        properties: dict[str, Any] = {"type": {"const": kind}} if kind is not None else {}
+        properties.update({name: json_schema(v) for name, v in self.required.items()})
+        properties.update({name: json_schema(v) for name, v in self.optional.items()})
+        required = (["type"] if kind is not None else []) + list(self.required)
+        schema: dict[str, Any] = {"type": "object", "properties": properties}
+        if required:
+            schema["required"] = required
+        schema["additionalProperties"] = False
+        return schema
 
 
 EventSchemas = Mapping[str, Shape]

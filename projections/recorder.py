@@ -10,10 +10,11 @@ after which the game is reloaded and the batch decided again.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from cachetools import LRUCache
 
 from events.codec import genesis_hash, utc_now
 from events.envelope import Envelope, event_of
@@ -40,23 +41,28 @@ class Live:
 
 
 class StateCache:
-    """A bounded LRU of `Live` entries, safe across threads."""
+    """A bounded LRU of `Live` entries (`cachetools.LRUCache`), safe across threads.
+
+    A read (`get`) makes its game the most recent; `put` never moves a cached head backwards (a
+    slower request that folded an older head loses to the newer one already cached).
+    """
 
     def __init__(self, capacity: int = 1024) -> None:
+        if capacity < 1:
+            raise ValueError(f"a state cache holds at least one game, not {capacity}")
         self.capacity = capacity
-        self._entries: OrderedDict[str, Live] = OrderedDict()
+        self._entries: LRUCache[str, Live] = LRUCache(maxsize=capacity)
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
     def get(self, game_id: str) -> Live | None:
         with self._lock:
-            entry = self._entries.get(game_id)
+            entry = self._entries.get(game_id)  # LRUCache.get marks it the most recently used
             if entry is None:
                 self.misses += 1
-                return None
-            self.hits += 1
-            self._entries.move_to_end(game_id)
+            else:
+                self.hits += 1
             return entry
 
     def put(self, entry: Live) -> None:
@@ -64,17 +70,15 @@ class StateCache:
             current = self._entries.get(entry.game.id)
             if current is not None and current.state.seq > entry.state.seq:
                 return  # never move a cached head backwards
-            self._entries[entry.game.id] = entry
-            self._entries.move_to_end(entry.game.id)
-            while len(self._entries) > self.capacity:
-                self._entries.popitem(last=False)
+            self._entries[entry.game.id] = entry  # the least recently used entry goes when it is full
 
     def drop(self, game_id: str) -> None:
         with self._lock:
             self._entries.pop(game_id, None)
 
     def __len__(self) -> int:
-        return len(self._entries)
+        with self._lock:
+            return len(self._entries)
 
 
 def initial_state_of(game: GameRecord) -> tuple[GameRules[Any], Any]:
@@ -99,7 +103,7 @@ class Recorder:
 
     def __init__(self, store: Store, cache: StateCache | None = None) -> None:
         self.store = store
-        self.cache = cache or StateCache()
+        self.cache = cache if cache is not None else StateCache()  # an empty cache is falsy (len 0)
 
     # ------------------------------------------------------------------ games
 

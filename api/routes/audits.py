@@ -8,6 +8,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import PrincipalDep, RecorderDep
+from api.models import BODY, GAME, AuditReport, ClaimComparison, errors
 from api.requests import StrictJSONRoute
 from events.errors import ImpossibleEventError, InvalidEventError
 from events.schema import MAX_INT, MAX_POINTS
@@ -29,7 +30,7 @@ class ClaimCheck(BaseModel):
     points: dict[str, Points]
 
 
-@router.get("", summary="The audit of a game (auditor keys)")
+@router.get("", summary="The audit of a game (auditor keys)", responses={200: {"model": AuditReport}, **errors(*GAME)})
 def get_audit(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
     """`{chain, violations, retractions, claims, notes, game_notes, score}`."""
     principal.require("auditor")
@@ -37,7 +38,11 @@ def get_audit(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> d
     return audit_game(game, recorder.store.read_events(game_id))
 
 
-@router.post("", summary="Compare a claim with the computed score (auditor keys)")
+@router.post(
+    "",
+    summary="Compare a claim with the computed score (auditor keys)",
+    responses={200: {"model": ClaimComparison}, **errors(*GAME, *BODY)},
+)
 async def post_audit(game_id: str, body: ClaimCheck, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
     """The same comparison as for a recorded `score_claimed`, for a claim that is not recorded."""
     principal.require("auditor")

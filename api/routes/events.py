@@ -9,6 +9,7 @@ from fastapi import APIRouter, Header, Query, Request
 
 from api.auth import CORRECTIONS
 from api.deps import PrincipalDep, RecorderDep
+from api.models import APPEND_EXAMPLES, BODY, GAME, Appended, EventPage, errors
 from api.visibility import shown_envelopes, sight_of
 from events.codec import canonical, sha256_hex
 from events.errors import ForbiddenError, InvalidEventError
@@ -20,25 +21,9 @@ APPEND_BODY = {
         "required": True,
         "content": {
             "application/json": {
-                "schema": {
-                    "type": "object",
-                    "required": ["events"],
-                    "additionalProperties": False,
-                    "properties": {
-                        "expected_seq": {
-                            "type": "integer",
-                            "minimum": 0,
-                            "description": "the seq of the last event you have seen (0 for a new game)",
-                        },
-                        "events": {
-                            "type": "array",
-                            "minItems": 1,
-                            "maxItems": 1000,
-                            "items": {"type": "object", "description": "an event of the game's vocabulary"},
-                        },
-                    },
-                },
-                "example": {"expected_seq": 0, "events": [{"type": "note", "text": "table 3"}]},
+                # `{expected_seq?, events: [Event]}`, each game's events generated from events/<game>.py
+                "schema": {"$ref": "#/components/schemas/AppendBody"},
+                "examples": APPEND_EXAMPLES,
             }
         },
     }
@@ -72,7 +57,13 @@ def _body_hash(document: Any) -> str:
         raise InvalidEventError("the body is nested too deeply to be an append", field="events") from None
 
 
-@router.post("", status_code=201, summary="Append events", openapi_extra=APPEND_BODY)
+@router.post(
+    "",
+    status_code=201,
+    summary="Append events",
+    openapi_extra=APPEND_BODY,
+    responses={201: {"model": Appended, "description": "the batch, stored"}, **errors(*GAME, 409, *BODY)},
+)
 async def append_events(
     game_id: str,
     request: Request,
@@ -107,7 +98,7 @@ async def append_events(
     return {"events": stored}
 
 
-@router.get("", summary="Read events")
+@router.get("", summary="Read events", responses={200: {"model": EventPage}, **errors(401, 404, 422)})
 async def read_events(
     game_id: str,
     principal: PrincipalDep,

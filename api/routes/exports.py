@@ -17,11 +17,12 @@ from starlette.concurrency import run_in_threadpool
 
 from api.auth import Principal
 from api.deps import PrincipalDep, RecorderDep
+from api.models import AUTH, BODY, GAME, BulkImported, ImportedGame, errors
+from api.queries import SINCE, UNTIL, GameKind, Moment, stored_time
 from api.responses import ORJSONResponse
 from api.routes.games import game_public
 from api.visibility import shown_envelopes, sight_over
 from events.envelope import Envelope
-from events.errors import InvalidEventError
 from events.store import GameRecord
 from projections.histories import export, importer
 from projections.histories.errors import BadImportError
@@ -68,13 +69,14 @@ def _attachment(game_id: str, fmt: str) -> dict[str, str]:
     responses={
         200: {
             "content": {
-                "application/json": {},
-                "application/x-ndjson": {},
-                "text/plain": {},
-                "text/csv": {},
+                "application/json": {"schema": {"type": "object", "description": "`{header, events}`"}},
+                "application/x-ndjson": {"schema": {"type": "string"}},
+                "text/plain": {"schema": {"type": "string"}},
+                "text/csv": {"schema": {"type": "string"}},
             },
             "description": "the export",
-        }
+        },
+        **errors(*GAME),
     },
 )
 def export_game(
@@ -110,14 +112,17 @@ def export_game(
     "/v1/export",
     summary="Bulk export: the club's games as NDJSON, streamed",
     response_class=StreamingResponse,
-    responses={200: {"content": {"application/x-ndjson": {}}, "description": "NDJSON lines"}},
+    responses={
+        200: {"content": {"application/x-ndjson": {"schema": {"type": "string"}}}, "description": "NDJSON lines"},
+        **errors(*AUTH),
+    },
 )
 def bulk_export(
     principal: PrincipalDep,
     recorder: RecorderDep,
-    game: Annotated[str | None, Query(description="only this game kind: " + ", ".join(KINDS))] = None,
-    since: Annotated[str | None, Query(description="games created at or after (ISO 8601)")] = None,
-    until: Annotated[str | None, Query(description="games created before (ISO 8601)")] = None,
+    game: Annotated[GameKind | None, Query(description="only this game kind: " + ", ".join(KINDS))] = None,
+    since: Annotated[Moment | None, Query(description=SINCE)] = None,
+    until: Annotated[Moment | None, Query(description=UNTIL)] = None,
     cursor: Annotated[str | None, Query(description="resume after the game of this cursor")] = None,
     limit: Annotated[int | None, Query(ge=1, le=100_000, description="at most this many games")] = None,
 ) -> StreamingResponse:
@@ -125,16 +130,14 @@ def bulk_export(
     (a header line, then one envelope a line), then `{"cursor", "after"}`; the last line is
     `{"next_cursor", "games"}` (`next_cursor` is null when nothing more matched). Resume an interrupted
     download with the last `cursor` seen. `tablebook import` reads this file back."""
-    if game is not None and game not in KINDS:
-        raise InvalidEventError(f"game: unknown game {game!r}; known games: {', '.join(KINDS)}", field="game")
     if cursor is not None:
         export.decode_cursor(cursor)  # a bad cursor is a 422 before the stream begins
     lines: Iterator[bytes] = export.bulk_lines(
         recorder.store,
         club_id=principal.club_id,
-        kind=game,
-        since=since,
-        until=until,
+        kind=game.value if game is not None else None,
+        since=stored_time(since),
+        until=stored_time(until),
         cursor=cursor,
         limit=limit,
         redact=_viewer_redactor(principal),
@@ -159,8 +162,12 @@ async def _body(request: Request) -> bytes:
     summary="Import one game (json, jsonl or text)",
     openapi_extra=IMPORT_BODY,
     responses={
-        200: {"description": "the game is already in the club: the existing game, and `duplicate_of` its id"},
-        201: {"description": "a new game"},
+        200: {
+            "model": ImportedGame,
+            "description": "the game is already in the club: the existing game, and `duplicate_of` its id",
+        },
+        201: {"model": ImportedGame, "description": "a new game"},
+        **errors(*AUTH, *BODY),
     },
 )
 async def import_game(
@@ -204,7 +211,12 @@ async def import_game(
     }
 
 
-@router.post("/v1/import/bulk", summary="Import many games (the NDJSON of GET /v1/export)", openapi_extra=IMPORT_BODY)
+@router.post(
+    "/v1/import/bulk",
+    summary="Import many games (the NDJSON of GET /v1/export)",
+    openapi_extra=IMPORT_BODY,
+    responses={200: {"model": BulkImported}, **errors(*AUTH, *BODY)},
+)
 async def import_bulk(
     request: Request,
     principal: PrincipalDep,

@@ -16,6 +16,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from api.deps import PrincipalDep, RecorderDep
+from api.models import AUTH, BODY, errors
+from api.queries import SINCE, UNTIL, GameKind, Moment, stored_time
 from api.requests import StrictJSONRoute
 from events.errors import InvalidEventError
 from events.schema import unstorable
@@ -113,7 +115,7 @@ def _decode_cursor(cursor: str) -> tuple[str, str]:
     return created, gid
 
 
-@router.post("", status_code=201, response_model=GamePublic, summary="Create a game")
+@router.post("", status_code=201, response_model=GamePublic, summary="Create a game", responses=errors(*AUTH, *BODY))
 async def create_game(body: GameCreate, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
     """Register a new game stream; its options are echoed with defaults filled in."""
     principal.require("recorder")
@@ -121,16 +123,22 @@ async def create_game(body: GameCreate, principal: PrincipalDep, recorder: Recor
     return game_public(game)
 
 
-@router.get("", response_model=GamePage, response_model_exclude_unset=True, summary="List and search games")
+@router.get(
+    "",
+    response_model=GamePage,
+    response_model_exclude_unset=True,
+    summary="List and search games",
+    responses=errors(*AUTH),
+)
 def list_games(
     principal: PrincipalDep,
     recorder: RecorderDep,
-    game: Annotated[str | None, Query(description="game kind")] = None,
+    game: Annotated[GameKind | None, Query(description="game kind: " + ", ".join(KINDS))] = None,
     player: Annotated[str | None, Query(description="a player's name, exactly")] = None,
     status: Annotated[Literal["live", "finished"] | None, Query()] = None,
     winner: Annotated[int | None, Query(ge=0, le=7, description="the winning seat")] = None,
-    since: Annotated[str | None, Query(description="created at or after (ISO 8601)")] = None,
-    until: Annotated[str | None, Query(description="created before (ISO 8601)")] = None,
+    since: Annotated[Moment | None, Query(description=SINCE)] = None,
+    until: Annotated[Moment | None, Query(description=UNTIL)] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, Query(description="next_cursor of the previous page")] = None,
     has: Annotated[
@@ -144,12 +152,12 @@ def list_games(
     """A page of the club's games, newest first; with `has=`, only games where those situations happened."""
     situations = check_situations(has or [])
     filters: dict[str, Any] = {
-        "kind": game,
+        "kind": game.value if game is not None else None,
         "status": status,
         "player": player,
         "winner": winner,
-        "since": since,
-        "until": until,
+        "since": stored_time(since),
+        "until": stored_time(until),
         "limit": limit,
         "before": _decode_cursor(cursor) if cursor else None,
     }
@@ -164,7 +172,7 @@ def list_games(
     return {"games": [game_public(g) for g in games], "next_cursor": next_cursor}
 
 
-@router.get("/{game_id}", response_model=GamePublic, summary="A game's metadata")
+@router.get("/{game_id}", response_model=GamePublic, summary="A game's metadata", responses=errors(401, 404, 422))
 async def get_game(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
     """Metadata, status, head seq and totals of one game."""
     return game_public(recorder.store.get_game(game_id, principal.club_id))

@@ -34,6 +34,7 @@ from starlette.staticfiles import NotModifiedResponse, StaticFiles
 from starlette.types import Scope
 
 from api.deps import PrincipalDep, RecorderDep
+from api.models import BODY, GAME, errors
 from api.share import create_share, list_shares, revoke_share
 from api.visibility import first_hidden_hand, live_hand
 from events.errors import NotFoundError
@@ -153,6 +154,7 @@ def _share_path(game_id: str, token: str) -> str:
     response_model=ShareCreated,
     tags=["shares"],
     summary="Create a read-only share link (finished hands only)",
+    responses=errors(*GAME, *BODY),
 )
 async def create_share_link(
     game_id: str, request: Request, principal: PrincipalDep, recorder: RecorderDep
@@ -170,7 +172,13 @@ async def create_share_link(
     return {**record.to_public(), "token": token, "path": path, "url": str(request.base_url).rstrip("/") + path}
 
 
-@router.get("/v1/games/{game_id}/share", response_model=ShareList, tags=["shares"], summary="A game's share links")
+@router.get(
+    "/v1/games/{game_id}/share",
+    response_model=ShareList,
+    tags=["shares"],
+    summary="A game's share links",
+    responses=errors(*GAME),
+)
 async def get_share_links(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
     """Every share link of the game, revoked ones included (never the tokens themselves)."""
     principal.require("recorder", "auditor")
@@ -180,7 +188,11 @@ async def get_share_links(game_id: str, principal: PrincipalDep, recorder: Recor
 
 
 @router.delete(
-    "/v1/games/{game_id}/share/{share_id}", response_model=SharePublic, tags=["shares"], summary="Revoke a share link"
+    "/v1/games/{game_id}/share/{share_id}",
+    response_model=SharePublic,
+    tags=["shares"],
+    summary="Revoke a share link",
+    responses=errors(*GAME),
 )
 async def revoke_share_link(
     game_id: str, share_id: str, principal: PrincipalDep, recorder: RecorderDep
@@ -209,7 +221,13 @@ class HandIndex(BaseModel):
     hands: list[HandSpan]
 
 
-@router.get("/v1/games/{game_id}/hands", response_model=HandIndex, tags=["replays"], summary="The hands and their seqs")
+@router.get(
+    "/v1/games/{game_id}/hands",
+    response_model=HandIndex,
+    tags=["replays"],
+    summary="The hands and their seqs",
+    responses=errors(401, 404, 422),
+)
 async def get_hands(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
     """`{game, head, live_hand, hands: [{hand, first_seq, last_seq, events, live}]}`.
 

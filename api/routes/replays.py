@@ -9,9 +9,10 @@ from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, Header, Query, Request
-from fastapi.responses import StreamingResponse
+from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.deps import PrincipalDep, RecorderDep, get_principal
+from api.models import GAME, STREAM_RESPONSE, Replay, errors
 from api.visibility import shown_envelopes, sight_of, sight_over, viewpoint_for
 from events.errors import TablebookError
 from events.schema import ascii_integer
@@ -20,15 +21,20 @@ from projections.replay import hand_frames
 
 router = APIRouter(prefix="/v1/games/{game_id}", tags=["replays"])
 
-#: how often the stream looks for new events, and sends a keep-alive comment
+#: how often the stream looks for new events
 POLL_SECONDS = 0.25
+#: how often it sends a keep-alive comment (sse-starlette's ping), whatever else it sends
 KEEPALIVE_SECONDS = 15.0
 #: how often an idle stream checks its key again (it also checks before sending new events): a revoked key
 #: or share link stops streaming at once
 RECHECK_SECONDS = 1.0
+#: how long a client waits before it reconnects (the stream's first field)
+RETRY_MILLISECONDS = 1000
+#: the line end of the stream's fields: `\n`, as before sse-starlette (whose default is `\r\n`)
+SEP = "\n"
 
 
-@router.get("/replay", summary="A hand, frame by frame")
+@router.get("/replay", summary="A hand, frame by frame", responses={200: {"model": Replay}, **errors(*GAME)})
 async def replay(
     game_id: str,
     principal: PrincipalDep,
@@ -44,7 +50,12 @@ async def replay(
     return {"game": game_id, "hand": hand, "viewpoint": frames[0]["state"]["viewpoint"], "frames": frames}
 
 
-@router.get("/stream", summary="Server-sent events, live", response_class=StreamingResponse)
+@router.get(
+    "/stream",
+    summary="Server-sent events, live",
+    response_class=EventSourceResponse,
+    responses={200: STREAM_RESPONSE, **errors(401, 404, 422)},
+)
 async def stream(
     game_id: str,
     request: Request,
@@ -57,18 +68,22 @@ async def stream(
     access_token: Annotated[  # read by api.deps.get_principal; declared here for the OpenAPI schema
         str | None, Query(description="a key or share token, for EventSource clients that cannot send headers")
     ] = None,
-) -> StreamingResponse:
-    """Each new envelope as an SSE `envelope` event whose id is its seq (redacted for viewers)."""
+) -> EventSourceResponse:
+    """Each new envelope as an SSE `envelope` event whose id is its seq (redacted for viewers).
+
+    The stream begins with `retry: 1000`, sends a `: keep-alive` comment every 15 s, and ends with an
+    `error` event (`{"error": {...}}`) when its key or share link is revoked. Lines end with LF.
+    """
     recorder.live(game_id, principal.club_id)
     start = after
     resume = (last_event_id or "").strip()  # ASCII digits only, bounded: anything else is 422, not a 500
     if resume:
         start = max(start, ascii_integer(resume, "last_event_id"))
 
-    async def events() -> AsyncIterator[bytes]:
-        sent, cursor, idle = 0, start, 0.0
+    async def events() -> AsyncIterator[ServerSentEvent]:
+        sent, cursor = 0, start
         checked = time.monotonic()
-        yield b"retry: 1000\n\n"
+        yield ServerSentEvent(retry=RETRY_MILLISECONDS, sep=SEP)
         while True:
             fresh = recorder.store.read_events(game_id, cursor, 500)
             if fresh or time.monotonic() - checked >= RECHECK_SECONDS:
@@ -78,26 +93,34 @@ async def stream(
                 try:
                     await get_principal(request)
                 except TablebookError as refused:
-                    yield b"event: error\ndata: %s\n\n" % orjson.dumps({"error": refused.to_dict()})
+                    yield ServerSentEvent(_json({"error": refused.to_dict()}), event="error", sep=SEP)
                     return
             if fresh:
                 # what may be seen is decided at the head read now, and only events up to it are sent
                 live, fresh = recorder.read(game_id, principal.club_id, cursor, 500)
                 for env in shown_envelopes(sight_of(principal, recorder.store, live), fresh):
-                    yield b"id: %d\nevent: envelope\ndata: %s\n\n" % (env["seq"], orjson.dumps(env))
+                    yield ServerSentEvent(_json(env), id=str(env["seq"]), event="envelope", sep=SEP)
                     cursor, sent = env["seq"], sent + 1
                     if limit is not None and sent >= limit:
                         return
-                idle = 0.0
                 continue
-            if not follow or await request.is_disconnected():
+            if not follow:
                 return
-            await asyncio.sleep(POLL_SECONDS)
-            idle += POLL_SECONDS
-            if idle >= KEEPALIVE_SECONDS:
-                idle = 0.0
-                yield b": keep-alive\n\n"
+            await asyncio.sleep(POLL_SECONDS)  # a client that leaves cancels this (sse-starlette listens)
 
-    return StreamingResponse(
-        events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return EventSourceResponse(
+        events(),
+        headers={"Cache-Control": "no-cache"},
+        ping=KEEPALIVE_SECONDS,
+        ping_message_factory=_keep_alive,
+        sep=SEP,
     )
+
+
+def _json(value: Any) -> str:
+    """One line of JSON (orjson escapes every line break inside strings)."""
+    return orjson.dumps(value).decode()
+
+
+def _keep_alive() -> ServerSentEvent:
+    return ServerSentEvent(comment="keep-alive", sep=SEP)

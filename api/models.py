@@ -1,0 +1,584 @@
+"""The documents of API v1, as pydantic models for the OpenAPI schema (`/docs`, `/redoc`, `/openapi.json`).
+
+They describe what the routes answer; most routes do not validate their answers against them
+(`responses={200: {"model": ...}}`, not `response_model`): the answers stay exactly what the
+server builds, and the hot read routes pay nothing. Every model allows fields it does not name
+(`extra="allow"`), so a new field is never dropped; `tests/api/test_openapi.py` checks real
+answers of every route against this schema.
+
+Errors: one model per status, `{"error": {"code", "message", ...}}` (`ERRORS`, `errors()`).
+Events: each game's event vocabulary, generated from its schemas (`events/<game>.py`), as a
+union on `type` per game (`event_schemas()`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+
+from projections.registry import KINDS, rules_for
+
+# --------------------------------------------------------------------------- errors
+
+
+class Doc(BaseModel):
+    """A document the server answers: the named fields, and any others it may add."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class ErrorDetail(Doc):
+    code: str = Field(description="a stable code: what went wrong")
+    message: str = Field(description="what went wrong, for people")
+
+
+class UnauthorizedDetail(ErrorDetail):
+    code: Literal["unauthorized"]
+
+
+class ForbiddenDetail(ErrorDetail):
+    code: Literal["forbidden"]
+    role: str | None = Field(default=None, description="the role of the key (or `share`)")
+    index: int | None = Field(default=None, description="an auditor's batch: the event that is no correction")
+    hand: int | None = Field(default=None, description="a share link: the hand still being played")
+    live: bool | None = None
+
+
+class NotFoundDetail(ErrorDetail):
+    code: Literal["not_found"]
+
+
+class TimeoutDetail(ErrorDetail):
+    code: Literal["timeout"]
+
+
+class ConflictDetail(ErrorDetail):
+    code: Literal["seq_conflict", "idempotency_mismatch", "tampered"]
+    expected: int | None = Field(default=None, description="seq_conflict: the `expected_seq` sent")
+    actual: int | None = Field(default=None, description="seq_conflict: the game's head seq")
+
+
+class TooLargeDetail(ErrorDetail):
+    code: Literal["too_large"]
+    limit: int | None = Field(default=None, description="the route's body limit, in bytes")
+
+
+class UnavailableDetail(ErrorDetail):
+    code: Literal["unavailable"]
+
+
+class InvalidDetail(ErrorDetail):
+    code: Literal["invalid", "impossible", "illegal"]
+    field: str | None = Field(default=None, description="where: a field path (`events.hands[0]`), a parameter")
+    index: int | None = Field(default=None, description="the event's index in the batch")
+    rule: str | None = Field(default=None, description="illegal: the rule's id (`schnapsen.follow_suit`)")
+    line: int | None = Field(default=None, description="an import: the line of the file")
+
+
+class ErrorBody401(Doc):
+    error: UnauthorizedDetail
+
+
+class ErrorBody403(Doc):
+    error: ForbiddenDetail
+
+
+class ErrorBody404(Doc):
+    error: NotFoundDetail
+
+
+class ErrorBody408(Doc):
+    error: TimeoutDetail
+
+
+class ErrorBody409(Doc):
+    error: ConflictDetail
+
+
+class ErrorBody413(Doc):
+    error: TooLargeDetail
+
+
+class ErrorBody422(Doc):
+    error: InvalidDetail
+
+
+class ErrorBody503(Doc):
+    error: UnavailableDetail
+
+
+#: status -> (the model of its body, what it means)
+ERRORS: dict[int, tuple[type[BaseModel], str]] = {
+    401: (ErrorBody401, "`unauthorized`: no key, not a Tablebook key, an unknown or revoked key or share link"),
+    403: (ErrorBody403, "`forbidden`: the key's role (or a share link) may not do this"),
+    404: (ErrorBody404, "`not_found`: no such game in the key's club (or no such hand, seq, share link)"),
+    408: (ErrorBody408, "`timeout`: the request body did not arrive in time"),
+    409: (ErrorBody409, "`seq_conflict` (with `expected`, `actual`) or `idempotency_mismatch`"),
+    413: (ErrorBody413, "`too_large`: the request body is over the route's limit (with `limit`)"),
+    422: (
+        ErrorBody422,
+        "`invalid` (malformed: with `field`), `impossible` or `illegal` (with `rule`, and the event's `index`)",
+    ),
+    503: (ErrorBody503, "`unavailable`: the database does not answer"),
+}
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """`responses=` of a route: the error bodies of these statuses."""
+    return {status: {"model": ERRORS[status][0], "description": ERRORS[status][1]} for status in statuses}
+
+
+#: every route that reads a key; a share link is refused (403) on most routes
+AUTH = (401, 403, 422)
+#: ... of one game
+GAME = (401, 403, 404, 422)
+#: ... with a request body
+BODY = (408, 413)
+
+
+# --------------------------------------------------------------------------- envelopes
+
+
+class Violation(Doc):
+    rule: str = Field(description="the rule an event stored under `record` enforcement breaks")
+    message: str
+
+
+class Envelope(Doc):
+    """A stored event: `{seq, hand, type, data, recorded_at, actor, result, prev_hash, hash}`.
+
+    A viewer gets a live hand's hidden cards as `??` (`redacted: true`) and no hash over them
+    (`null`); a share link gets a live hand's events `withheld` (type `withheld`, no data).
+    """
+
+    seq: int
+    hand: int
+    type: str = Field(description="the event's type (`withheld` for a share link's hidden hand)")
+    data: dict[str, Any] = Field(description="the event's fields, as sent (card codes canonical)")
+    recorded_at: str | None = None
+    actor: str | None = Field(default=None, description="`key:<id>` or `share:<id>`")
+    result: dict[str, Any] = Field(description="derived facts: trick winner, points, `game_ended`...")
+    prev_hash: str | None = None
+    hash: str | None = None
+    violation: Violation | None = None
+    redacted: bool | None = None
+    withheld: bool | None = None
+
+
+class Appended(Doc):
+    """201: the envelopes of the batch, in order."""
+
+    events: list[Envelope]
+
+
+class EventPage(Doc):
+    events: list[Envelope]
+    head: int = Field(description="the game's head seq")
+
+
+# --------------------------------------------------------------------------- the state document
+
+SeatPoints = dict[str, int]
+
+
+class SeatView(Doc):
+    """One seat: its cards if the viewpoint sees them, else `card_count`; its name."""
+
+    seat: int
+    name: str | None = None
+    cards: list[str] | None = Field(default=None, description="the cards held, if seen (`??`: a hidden card)")
+    card_count: int | None = None
+
+
+class TableBase(Doc):
+    pass
+
+
+class SchnapsenTable(TableBase):
+    dealer: int | None
+    leader: int | None
+    trump_suit: str | None
+    trump_card: str | None
+    trump_face_up: bool
+    talon: int
+    closed_by: int | None
+    trick: list[dict[str, Any]] = Field(description="`[{seat, card}]`")
+    draws_due: list[int]
+    marriages: list[dict[str, Any]] = Field(description="`[{seat, suit, points, credited, seq}]`")
+    last_trick: dict[str, Any] | None = Field(description="`{winner, cards, points, seq}`")
+    strict: bool
+
+
+class CasinoTable(TableBase):
+    dealer: int | None
+    deal: int
+    deals: int
+    last_deal: bool
+    stock: int
+    loose: list[str]
+    builds: list[dict[str, Any]]
+    last_capture: dict[str, Any] | None = Field(description="`{seat, seq}`")
+    rest: dict[str, Any] | None = Field(description="the cards left when the round ended: `{seat, cards}`")
+    target: int
+    sweeps_score: bool
+
+
+class GinTable(TableBase):
+    box: int | None
+    captain: int | None
+    sitter: int | None
+    cut: dict[str, str] | None
+    pile: list[str]
+    pile_top: str | None
+    stock: int
+    passes: int
+    stock_only: bool
+    knock: dict[str, Any] | None
+    layout: Any
+    last_hand: dict[str, Any] | None = Field(description="`{hand, points}`")
+
+
+class SevenAndAHalfTable(TableBase):
+    banker: int | None
+    next_banker: int | None
+    order: list[int]
+    turn: Any
+    stakes: dict[str, int]
+    banker_card_shown: bool
+    bank_taken_by: int | None
+    min_bet: int
+    max_bet: int
+    variants: dict[str, Any]
+
+
+class SmearTable(TableBase):
+    dealer: int | None
+    bids: list[dict[str, Any]] = Field(description="`[{seat, amount (null: a pass), seq}]`")
+    high_bid: int | None
+    bidder: int | None
+    trump: str | None
+    leader: int | None
+    trick: list[dict[str, Any]]
+    tricks_played: int
+    last_trick: dict[str, Any] | None = Field(description="`{number, winner, cards, seq}`")
+
+
+class StateBase(Doc):
+    """`{game, seq, hand, viewpoint, phase, to_act, seats, table, hand_points, totals, finished, winner}`."""
+
+    seq: int
+    hand: int
+    viewpoint: int | Literal["all", "public"] = Field(description="a seat, `all` (everything) or `public`")
+    phase: str
+    to_act: Any = Field(description="the seats whose turn it is")
+    seats: list[SeatView]
+    hand_points: SeatPoints = Field(description="the points of the hand in progress, if it ended now")
+    totals: SeatPoints
+    finished: bool
+    winner: int | None
+
+
+class SchnapsenState(StateBase):
+    game: Literal["schnapsen"]
+    table: SchnapsenTable
+
+
+class CasinoState(StateBase):
+    game: Literal["casino"]
+    table: CasinoTable
+
+
+class GinState(StateBase):
+    game: Literal["gin-rummy-3"]
+    table: GinTable
+
+
+class SevenAndAHalfState(StateBase):
+    game: Literal["seven-and-a-half"]
+    table: SevenAndAHalfTable
+
+
+class SmearState(StateBase):
+    game: Literal["cutthroat-smear"]
+    table: SmearTable
+
+
+class StateDocument(
+    RootModel[
+        Annotated[
+            SchnapsenState | CasinoState | GinState | SevenAndAHalfState | SmearState, Field(discriminator="game")
+        ]
+    ]
+):
+    """The table at a seq from a viewpoint; `table` is the game's own (one schema per game)."""
+
+
+# --------------------------------------------------------------------------- score, verify, replay, audit
+
+
+class ScoreLineDoc(Doc):
+    seat: int
+    points: int
+    rule: str = Field(description="the rule's id (`schnapsen.last_trick`)")
+    reason: str
+    events: list[int] = Field(description="the seqs the points come from")
+
+
+class HandScoreDoc(Doc):
+    hand: int
+    points: SeatPoints
+    lines: list[ScoreLineDoc]
+
+
+class ScoreSheet(Doc):
+    totals: SeatPoints
+    finished: bool
+    winner: int | None
+    hands: list[HandScoreDoc]
+
+
+class Problem(Doc):
+    seq: int | None = None
+    problem: str | None = None
+    message: str | None = None
+
+
+class VerifyReport(Doc):
+    ok: bool
+    events: int
+    head_hash: str | None
+    first_bad_seq: int | None = None
+    problems: list[Problem]
+
+
+class Frame(Doc):
+    seq: int
+    event: dict[str, Any] = Field(description="`{type, ...fields}`, redacted for the viewpoint")
+    result: dict[str, Any]
+    actor: str | None = None
+    recorded_at: str | None = None
+    state: StateDocument
+    violation: Violation | None = None
+    retracted_by: int | None = None
+
+
+class Replay(Doc):
+    game: str
+    hand: int
+    viewpoint: int | Literal["all", "public"]
+    frames: list[Frame]
+
+
+class ClaimLine(ScoreLineDoc):
+    hand: int
+
+
+class ClaimComparison(Doc):
+    hand: int | None
+    claimed: dict[str, float]
+    computed: SeatPoints | None
+    agrees: bool
+    summary: str
+    lines: list[ClaimLine]
+
+
+class RecordedClaim(ClaimComparison):
+    seq: int
+    retracted: bool
+
+
+class AuditChain(Doc):
+    ok: bool
+    events: int
+    head_hash: str | None
+    problems: list[Problem]
+
+
+class AuditViolation(Doc):
+    seq: int
+    hand: int
+    type: str
+    rule: str
+    message: str
+    retracted: bool
+
+
+class AuditRetraction(Doc):
+    seq: int
+    to_seq: int
+    reason: str
+    actor: str
+    recorded_at: str
+    retracted: list[int]
+
+
+class AuditNote(Doc):
+    seq: int
+    text: str
+    ref: int | None
+    actor: str
+    recorded_at: str
+    retracted: bool
+
+
+class GameNote(Doc):
+    seq: int
+    hand: int
+    text: str
+    retracted: bool
+
+
+class AuditReport(Doc):
+    game: str
+    chain: AuditChain
+    violations: list[AuditViolation]
+    retractions: list[AuditRetraction]
+    claims: list[RecordedClaim]
+    notes: list[AuditNote]
+    game_notes: list[GameNote]
+    score: ScoreSheet | None
+
+
+# --------------------------------------------------------------------------- imports
+
+
+class ImportedGame(Doc):
+    """`POST /v1/import`: the game (new, or the one the club had), and where it came from."""
+
+    game: dict[str, Any] = Field(description="the game's metadata, as `GET /v1/games/{id}` answers it")
+    duplicate_of: str | None
+    format: Literal["json", "jsonl", "text"]
+    events: int
+    head_hash: str
+    same_head_hash: bool
+    source: dict[str, Any] = Field(description="the export's `id`, `club` and `head_hash`")
+
+
+class BulkImported(Doc):
+    imported: list[dict[str, Any]] = Field(description="`[{id, source_id, events}]`")
+    skipped: list[dict[str, Any]] = Field(description="`[{source_id, line, reason, duplicate_of}]`")
+    summary: dict[str, int] = Field(description="`{imported, skipped, events}`")
+
+
+# --------------------------------------------------------------------------- events (request bodies)
+
+_COMMON = ("score_claimed", "note", "hand_voided", "retract")
+
+
+def _title(kind: str) -> str:
+    return "".join(part.capitalize() for part in kind.replace("-", "_").split("_"))
+
+
+def event_schemas() -> dict[str, dict[str, Any]]:
+    """Components of the events, generated from each game's schemas (`rules.events`, `events/<game>.py`).
+
+    `<Game><Type>` for a game's own events (`SchnapsenPlay`), `<Type>` for the common ones (`Note`);
+    `<Game>Event`, a union on `type` of the game's events; `Event`, any game's event; `AppendBody`.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    games: list[dict[str, str]] = []
+    for kind in KINDS:
+        rules = rules_for(kind)
+        mapping: dict[str, str] = {}
+        for name, shape in rules.events.items():
+            component = _title(name) if name in _COMMON else _title(kind) + _title(name)
+            schema = shape.json_schema(name)
+            schema["title"] = f"{name}" if name in _COMMON else f"{rules.title}: {name}"
+            out[component] = schema
+            mapping[name] = f"#/components/schemas/{component}"
+        union = f"{_title(kind)}Event"
+        out[union] = {
+            "title": f"{rules.title} event",
+            "description": f"an event of `{kind}`: one of " + ", ".join(f"`{n}`" for n in rules.events),
+            "oneOf": [{"$ref": ref} for ref in mapping.values()],
+            "discriminator": {"propertyName": "type", "mapping": mapping},
+        }
+        games.append({"$ref": f"#/components/schemas/{union}"})
+    out["Event"] = {
+        "title": "Event",
+        "description": "an event of the game's vocabulary (`docs/events.md`); the common events `score_claimed`, "
+        "`note`, `hand_voided` and `retract` are every game's",
+        "anyOf": games,
+    }
+    out["AppendBody"] = {
+        "title": "AppendBody",
+        "type": "object",
+        "required": ["events"],
+        "additionalProperties": False,
+        "properties": {
+            "expected_seq": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "the seq of the last event you have seen (0 for a new game): 409 `seq_conflict` "
+                "if the game is elsewhere",
+            },
+            "events": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 1000,
+                "items": {"$ref": "#/components/schemas/Event"},
+                "description": "checked in order; one refusal and nothing is written",
+            },
+        },
+    }
+    return out
+
+
+#: request body examples of the append route, one per game (valid first events of a game)
+APPEND_EXAMPLES: dict[str, dict[str, Any]] = {
+    "schnapsen": {
+        "summary": "Schnapsen: the deal and a lead with a marriage",
+        "value": {
+            "expected_seq": 0,
+            "events": [
+                {
+                    "type": "deal",
+                    "dealer": 1,
+                    "trump_card": "JH",
+                    "hands": [["KH", "QH", "TD", "AC", "JS"], ["TS", "AD", "KC", "QS", "JD"]],
+                },
+                {"type": "play", "seat": 0, "card": "KH", "marriage": True},
+            ],
+        },
+    },
+    "casino": {
+        "summary": "Casino: a deal with the table, then a trail",
+        "value": {
+            "events": [
+                {
+                    "type": "deal",
+                    "dealer": 1,
+                    "hands": [["2C", "5D", "9H", "KS"], ["3C", "7D", "TH", "JS"]],
+                    "table": ["4C", "6D", "8H", "QS"],
+                },
+                {"type": "trail", "seat": 0, "card": "KS"},
+            ]
+        },
+    },
+    "gin-rummy-3": {
+        "summary": "Gin Rummy for three: the cut for seats",
+        "value": {"events": [{"type": "cut", "cards": ["KS", "7D", "2C"]}]},
+    },
+    "seven-and-a-half": {
+        "summary": "Seven and a Half: a stake",
+        "value": {"events": [{"type": "bet", "seat": 1, "amount": 10}]},
+    },
+    "cutthroat-smear": {
+        "summary": "Cutthroat Smear: a bid after the deal",
+        "value": {"events": [{"type": "bid", "seat": 1, "amount": 2}]},
+    },
+    "note": {
+        "summary": "Any game: a note (an auditor key may append it too)",
+        "value": {"events": [{"type": "note", "text": "table 3, second session"}]},
+    },
+}
+
+
+#: `GET /v1/games/{id}/stream`'s 200: an event stream, not JSON
+STREAM_RESPONSE: dict[str, Any] = {
+    "description": "`text/event-stream`: `retry: 1000`, then an `envelope` event (id: its seq, data: the "
+    "envelope's JSON) for each new event; `: keep-alive` comments; an `error` event (data "
+    '`{"error": {...}}`) if the key or share link is revoked',
+    "content": {"text/event-stream": {"schema": {"type": "string"}}},
+}
