@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import functools
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -114,10 +113,13 @@ def _query_names(dependant: Dependant) -> set[str]:
     return names
 
 
-@functools.lru_cache(maxsize=512)
 def declared_query(route: APIRoute) -> frozenset[str]:
-    """The query parameters of `route`: walked once per route (the routes live as long as the app)."""
-    return frozenset(_query_names(route.dependant))
+    """The query parameters of `route`: walked once per route and kept on it (routes are not hashable)."""
+    known: frozenset[str] | None = getattr(route, "_declared_query", None)
+    if known is None:
+        known = frozenset(_query_names(route.dependant))
+        route._declared_query = known  # type: ignore[attr-defined]
+    return known
 
 
 async def known_query(request: Request) -> None:
