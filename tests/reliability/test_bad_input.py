@@ -349,6 +349,12 @@ def test_every_route_answers_generated_requests_without_a_5xx(
             headers["Authorization"] = f"Bearer {keys[who]}"
         kwargs = case.as_transport_kwargs(base_url=url, headers=headers)
         kwargs.pop("base_url", None)
+        # the schema's bearer scheme makes schemathesis generate an Authorization of its own (some not even
+        # sendable, such as "Bearer "): the key under test is the only credential sent
+        sent = {k: v for k, v in (kwargs.get("headers") or {}).items() if k.lower() != "authorization"}
+        if keys[who] is not None:
+            sent["Authorization"] = f"Bearer {keys[who]}"
+        kwargs["headers"] = sent
         for drop in ("verify", "cert", "allow_redirects", "stream"):
             kwargs.pop(drop, None)
         try:
