@@ -2,8 +2,13 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-HOST ?= $(or $(TABLEBOOK_HOST),127.0.0.1)
-PORT ?= $(or $(TABLEBOOK_PORT),8000)
+# `make run HOST=... PORT=...`, else TABLEBOOK_HOST / TABLEBOOK_PORT, else 127.0.0.1:8000 (expanded once)
+ifeq ($(origin HOST),undefined)
+HOST := $(or $(TABLEBOOK_HOST),127.0.0.1)
+endif
+ifeq ($(origin PORT),undefined)
+PORT := $(or $(TABLEBOOK_PORT),8000)
+endif
 export TABLEBOOK_DATABASE_URL ?= sqlite:///./data/tablebook.db
 
 .PHONY: run test services lint typecheck format bench reliability lock clean help
@@ -24,8 +29,8 @@ $(BIN)/.installed: pyproject.toml requirements.lock
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	@touch $@
 
-run: export TABLEBOOK_HOST = $(HOST)
-run: export TABLEBOOK_PORT = $(PORT)
+run: export TABLEBOOK_HOST := $(HOST)
+run: export TABLEBOOK_PORT := $(PORT)
 run: $(BIN)/.installed
 	@mkdir -p data
 	$(BIN)/tablebook migrate
@@ -53,6 +58,7 @@ format: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m bench
+	$(BIN)/python -m bench.folds
 	$(BIN)/python -m bench.bulk_export
 
 reliability: $(BIN)/.installed
