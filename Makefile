@@ -60,6 +60,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.folds
 	$(BIN)/python -m bench.bulk_export
+	$(BIN)/python -m bench.state_at
 
 reliability: $(BIN)/.installed
 	$(BIN)/python -m pytest tests/reliability -m "reliability or not reliability" --full-reliability

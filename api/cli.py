@@ -181,11 +181,13 @@ def serve(
     upgrade(url)
     os.environ["TABLEBOOK_DATABASE_URL"] = url  # the app of each worker reads it (api/asgi.py)
     base = f"http://{_address(host, port)}"
-    console.print(f"Tablebook API:  {base}/v1/games   (send: Authorization: Bearer <key>)", highlight=False)
-    console.print(f"API docs:       {base}/docs", highlight=False)
-    console.print(f"Replay page:    {base}/replay/<game id>", highlight=False)
+    console.print(
+        f"Tablebook API:  {base}/v1/games   (send: Authorization: Bearer <key>)", highlight=False, soft_wrap=True
+    )
+    console.print(f"API docs:       {base}/docs", highlight=False, soft_wrap=True)
+    console.print(f"Replay page:    {base}/replay/<game id>", highlight=False, soft_wrap=True)
     shown = make_url(url).render_as_string(hide_password=True)
-    console.print(f"Health:         {base}/healthz   (database: {shown})", highlight=False)
+    console.print(f"Health:         {base}/healthz   (database: {shown})", highlight=False, soft_wrap=True)
     # uvicorn's own messages from warnings up; the access log (stdout) on unless turned off
     log_config = copy.deepcopy(LOGGING_CONFIG)
     log_config["loggers"]["uvicorn.error"]["level"] = "WARNING"
@@ -232,15 +234,6 @@ def keys_revoke(
     console.print(f"revoked {key_id}")
 
 
-DEMO_PLAYERS = {
-    "schnapsen": ["Anna", "Ben"],
-    "casino": ["Ann", "Ben", "Cho"],
-    "gin-rummy-3": ["Ben", "Jo", "Ida"],
-    "seven-and-a-half": ["Juan", "Ines", "Carlo", "Sara"],
-    "cutthroat-smear": ["Ruby", "Ava", "Liam"],
-}
-
-
 #: the club of `tablebook demo` and `tablebook demo-keys` (make run)
 DEMO_CLUB = "Demo club"
 
@@ -277,7 +270,7 @@ def demo(
 def record_simulated_game(recorder: Recorder, club_id: int, kind: str, rng: random.Random) -> str:
     """Simulate one game and record it through the same write path as the API."""
     rules = rules_for(kind)
-    players = DEMO_PLAYERS[kind]
+    players = list(rules.demo_players)
     options: dict[str, Any] = {}
     playout = play(rules, players, options, rng=rng, max_events=1500)
     events = list(playout.events)

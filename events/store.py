@@ -55,7 +55,7 @@ from sqlalchemy.pool import NullPool
 from events.codec import dumps, loads, utc_now
 from events.envelope import Envelope
 from events.errors import NotFoundError, StreamConflictError, TablebookError
-from events.tables import ApiKey, AppendRequest, Club, Event, Game
+from events.tables import ApiKey, AppendRequest, Club, Event, Game, Snapshot
 
 DEFAULT_URL = "sqlite:///./data/tablebook.db"
 #: the key of the PostgreSQL advisory lock that orders all appends
@@ -988,6 +988,94 @@ class Store:
         if player is not None:
             records = [r for r in records if player in r.players]
         return records
+
+    # ------------------------------------------------------------------ snapshots (a disposable cache)
+
+    def _query(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        """The rows of a raw statement written with `?` placeholders, read on the engine's raw connection."""
+        if self.dialect == "postgresql":
+            sql = sql.replace("?", "%s")
+        raw = self.engine.raw_connection()
+        try:
+            cursor = raw.cursor()
+            cursor.execute(sql, tuple(params))
+            rows = cursor.fetchall()
+            cursor.close()
+            raw.rollback()
+        finally:
+            raw.close()
+        return list(rows)
+
+    def read_snapshot(self, game_id: str, version: str, at_most: int) -> tuple[int, str] | None:
+        """The newest snapshot `(seq, state text)` of a game at or below seq `at_most`, for that code version."""
+        rows = self._query(
+            "SELECT seq, state FROM snapshot WHERE game_id = ? AND version = ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
+            (game_id, version, max(min(at_most, MAX_SEQ), -1)),
+        )
+        return (int(rows[0][0]), str(rows[0][1])) if rows else None
+
+    def write_snapshots(self, game_id: str, version: str, states: Sequence[tuple[int, str]]) -> int:
+        """Store snapshots `(seq, state text)` in one short transaction; how many were new.
+
+        A snapshot already there (another process wrote it) is left as it is, and none is written past
+        the head the game's row names (an event there is not part of the record yet).
+        """
+        if not states:
+            return 0
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        table = Snapshot.__table__  # type: ignore[attr-defined]
+        made = pg_insert if self.dialect == "postgresql" else sqlite_insert
+        now = utc_now()
+        with self._write() as conn, conn.begin():
+            head = conn.execute(select(GAMES.c.seq).where(GAMES.c.id == game_id)).scalar()
+            rows = [
+                {"game_id": game_id, "version": version, "seq": seq, "state": text, "created_at": now}
+                for seq, text in states
+                if head is not None and 0 <= seq <= head
+            ]
+            if not rows:
+                return 0
+            written = 0
+            for i in range(0, len(rows), 500):  # one multi-row INSERT a chunk, returning the rows it wrote
+                query = made(table).values(rows[i : i + 500]).on_conflict_do_nothing().returning(table.c.seq)
+                written += len(conn.execute(query).fetchall())
+            return written
+
+    def delete_snapshots(self, game_id: str | None = None) -> int:
+        """Drop the snapshots of a game (every game's when None): nothing of the record is lost."""
+        table = Snapshot.__table__  # type: ignore[attr-defined]
+        query = table.delete() if game_id is None else table.delete().where(table.c.game_id == game_id)
+        with self._write() as conn, conn.begin():
+            return int(conn.execute(query).rowcount or 0)
+
+    def snapshot_seqs(self, game_id: str, version: str | None = None) -> list[int]:
+        """The seqs a game has snapshots at (of one code version, or any), in order."""
+        if version is None:
+            rows = self._query("SELECT DISTINCT seq FROM snapshot WHERE game_id = ? ORDER BY seq", (game_id,))
+        else:
+            rows = self._query(
+                "SELECT seq FROM snapshot WHERE game_id = ? AND version = ? ORDER BY seq", (game_id, version)
+            )
+        return [int(r[0]) for r in rows]
+
+    def retracts(self, game_id: str, after: int = 0, upto: int | None = None) -> list[tuple[int, int]]:
+        """`(seq, to_seq)` of every retract with `after < seq <= upto`, in seq order."""
+        upto = MAX_SEQ if upto is None else max(min(upto, MAX_SEQ), -1)
+        rows = self._query(
+            "SELECT seq, data FROM event WHERE game_id = ? AND seq > ? AND seq <= ? AND type = 'retract' ORDER BY seq",
+            (game_id, max(min(after, MAX_SEQ), -1), upto),
+        )
+        return [(int(seq), int(loads(data)["to_seq"])) for seq, data in rows]
+
+    def hand_seqs(self, game_id: str, hand: int, upto: int) -> tuple[int, int] | None:
+        """The lowest and highest seq at or below `upto` recorded in hand `hand` (None: there is none)."""
+        rows = self._query(
+            "SELECT MIN(seq), MAX(seq) FROM event WHERE game_id = ? AND hand = ? AND seq <= ?",
+            (game_id, max(min(hand, MAX_SEQ), -1), max(min(upto, MAX_SEQ), -1)),
+        )
+        return None if not rows or rows[0][0] is None else (int(rows[0][0]), int(rows[0][1]))
 
 
 def _key_record(row: Any) -> KeyRecord:

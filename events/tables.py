@@ -131,3 +131,17 @@ class ShareToken(SQLModel, table=True):
     created_by: str = Field(max_length=64)
     created_at: str = Field(sa_column=Column(Text, nullable=False))
     revoked_at: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class Snapshot(SQLModel, table=True):
+    """A cache of folded states (`projections/snapshots.py`): not hashed, not part of the record.
+
+    A row is the state after event `seq` of a game, encoded by the game's code of `version`; a changed
+    rule module has another version and never reads it. Deleting every row loses nothing.
+    """
+
+    game_id: str = Field(primary_key=True, max_length=32)
+    version: str = Field(primary_key=True, max_length=64)
+    seq: int = Field(primary_key=True)
+    state: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: str = Field(sa_column=Column(Text, nullable=False))

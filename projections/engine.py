@@ -9,12 +9,13 @@ table state, `retract` restores the state at `to_seq`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from events.envelope import Envelope, event_of, seal
 from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError
 from events.schema import parse_event
+from projections.fastreplace import replace
 from projections.rules import EMPTY, OMNISCIENT, SPECTATOR, BaseState, Event, GameRules, S, Viewpoint, seat_dict
 
 #: Events the engine handles itself; the game handles everything else.
@@ -78,6 +79,19 @@ def decide(rules: GameRules[S], state: S, raw: Any) -> Decision:
             raise
         return Decision(event, {"rule": breach.rule, "message": breach.reason})
     return Decision(event, None)
+
+
+def is_legal(rules: GameRules[S], state: S, event: Any) -> bool:
+    """Would `event` be accepted now with no violation, whatever the enforcement? (`GameRules.is_legal`)
+
+    The write path's own check (`decide`), answered as a bool: no enumeration of `legal_events`, so
+    it also holds for the amounts `legal_events` only samples, and for chance events (a deal is legal
+    when its cards are). An event out of shape, impossible, or against a rule is not legal.
+    """
+    try:
+        return decide(rules, state, event).violation is None
+    except (InvalidEventError, ImpossibleEventError, IllegalEventError):
+        return False
 
 
 def sealed(state: BaseState, decision: Decision, *, recorded_at: str, actor: str, prev_hash: str) -> Envelope:

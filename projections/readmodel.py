@@ -36,31 +36,15 @@ from typing import Any
 from events.envelope import Envelope, event_of
 from events.errors import InvalidEventError, TablebookError
 from events.store import Store
-from projections.registry import rules_for
+from projections.registry import KINDS, rules_for
 from projections.rules import GameRules
 
 #: the checkpoint's name in `projection_checkpoint`
 NAME = "hand_facts"
 
-#: Every search tag the five games give, by game (their `situations` functions); `has=` accepts these.
-SITUATIONS: dict[str, tuple[str, ...]] = {
-    "casino": ("sweep", "three_faces", "build_captured", "build", "multiple_build", "increase", "face_build"),
-    "schnapsen": ("marriage", "close", "exchange", "failed_close"),
-    "gin-rummy-3": ("knock", "gin", "undercut", "better_melding", "layoff", "drawn_hand", "upcard"),
-    "seven-and-a-half": (
-        "bust",
-        "banker_bust",
-        "all_bust",
-        "seven_and_a_half",
-        "two_card_bonus",
-        "pair_of_sevens",
-        "split",
-        "face_down",
-        "bank_passed",
-        "session_closed",
-    ),
-    "cutthroat-smear": ("bid_4", "throw_in", "jack", "made_bid", "failed_bid", "game_tied", "voided"),
-}
+#: Every search tag each game declares (`GameRules.situation_tags`, which its `situations` gives); `has=`
+#: accepts these.
+SITUATIONS: dict[str, tuple[str, ...]] = {kind: tuple(rules_for(kind).situation_tags) for kind in KINDS}
 KNOWN: frozenset[str] = frozenset(tag for tags in SITUATIONS.values() for tag in tags)
 
 

@@ -9,25 +9,31 @@ after which the game is reloaded and the batch decided again.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from cachetools import LRUCache
+from sqlalchemy.exc import SQLAlchemyError
 
 from events.codec import genesis_hash, utc_now
 from events.envelope import Envelope, event_of
 from events.errors import InvalidEventError, NotFoundError, StreamConflictError, TablebookError
 from events.store import DuplicateRequest, GameRecord, Head, Store
-from projections import engine
+from projections import engine, snapshots
 from projections.registry import rules_for
-from projections.rules import GameRules, seat_dict
+from projections.rules import BaseState, GameRules, seat_dict
 
 #: a batch holds at most this many events (the body is also capped at 1 MiB)
 MAX_BATCH = 1000
+#: snapshots one fold writes at most (the newest boundaries it passed): each costs an encode of the state
+WRITES_PER_FOLD = 3
 #: how many times an append is decided again after losing a race to another process
 RETRIES = 5
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,9 +107,11 @@ def head_of(rules: GameRules[Any], state: Any, head_hash: str) -> Head:
 class Recorder:
     """Creates games, appends events, and serves folded states."""
 
-    def __init__(self, store: Store, cache: StateCache | None = None) -> None:
+    def __init__(self, store: Store, cache: StateCache | None = None, *, snapshots: bool = True) -> None:
         self.store = store
         self.cache = cache if cache is not None else StateCache()  # an empty cache is falsy (len 0)
+        #: read and write the `snapshot` table (projections/snapshots.py); off, every fold starts at event 1
+        self.snapshots = snapshots
 
     # ------------------------------------------------------------------ games
 
@@ -165,15 +173,103 @@ class Recorder:
         return self._load(game)
 
     def _load(self, game: GameRecord) -> Live:
-        """Fold a game from its first event up to the head its row names, and cache it."""
-        rules, initial = initial_state_of(game)
-        envelopes = self.store.read_events(game.id, upto=game.seq)
-        state = engine.fold(rules, initial, envelopes)
-        head_hash = envelopes[-1]["hash"] if envelopes else game.genesis_hash
+        """Fold a game up to the head its row names, from its newest snapshot, and cache it."""
+        rules = rules_for(game.kind)
+        start, envelopes = self._start(game, rules, game.seq)
+        state = self._fold(game, rules, start, envelopes)
+        if envelopes:
+            head_hash = envelopes[-1]["hash"]
+        elif state.seq:  # the snapshot is at the head: its event's hash
+            head_hash = self.store.read_events(game.id, state.seq - 1, 1, upto=state.seq)[0]["hash"]
+        else:
+            head_hash = game.genesis_hash
         entry = Live(game, rules, state, head_hash)
         self.cache.drop(game.id)  # the cache may hold a head this process never saw committed
         self.cache.put(entry)
         return entry
+
+    # ------------------------------------------------------------------ snapshots
+
+    def _start(self, game: GameRecord, rules: GameRules[Any], upto: int) -> tuple[Any, list[Envelope]]:
+        """Where a fold to `upto` starts: a state (a snapshot, or the initial state) and the envelopes after it.
+
+        The newest snapshot at or below `upto`, unless a retract after it restores an older state: then
+        the newest at or below that retract's `to_seq`, and so on (`projections/snapshots.py`).
+        """
+        bound = upto
+        while True:
+            start = self._snapshot(game, rules, bound)
+            envelopes = self.store.read_events(game.id, start.seq, upto=upto)
+            lowest = snapshots.lowest_target(envelopes, start.seq)
+            if lowest is None:
+                return start, envelopes
+            bound = lowest
+
+    def _snapshot(self, game: GameRecord, rules: GameRules[Any], at_most: int) -> Any:
+        """The newest usable snapshot at or below `at_most`, or the initial state."""
+        if self.snapshots and at_most > 0:
+            found = self.store.read_snapshot(game.id, snapshots.version_of(game.kind, rules), at_most)
+            if found is not None:
+                try:
+                    state = snapshots.decode(found[1])
+                except snapshots.SnapshotError:
+                    state = None
+                if isinstance(state, BaseState) and state.seq == found[0]:
+                    return state
+        return rules.initial_state(list(game.players), game.options)
+
+    def _fold(self, game: GameRecord, rules: GameRules[Any], start: Any, envelopes: Sequence[Envelope]) -> Any:
+        """Fold `envelopes` from `start`, and store the snapshots passed on the way."""
+        passed: list[tuple[int, Any]] | None = [] if self.snapshots else None
+        state = snapshots.fold_from(rules, start, envelopes, passed)
+        if passed:
+            # a fold keeps the newest boundary of every EVERY events, and of those only the newest few: encoding
+            # is O(state), a long session's state grows with its hands, and a read must not pay for many
+            thinned = [
+                p
+                for i, p in enumerate(passed)
+                if i + 1 == len(passed) or passed[i + 1][0] // snapshots.EVERY != p[0] // snapshots.EVERY
+            ]
+            self._keep(game, rules, thinned[-WRITES_PER_FOLD:])
+        return state
+
+    def _keep(self, game: GameRecord, rules: GameRules[Any], passed: Sequence[tuple[int, Any]]) -> None:
+        """Write snapshots (a cache: a failure to write one is only a slower read later)."""
+        try:
+            texts = [(seq, snapshots.encode(state)) for seq, state in passed]
+            self.store.write_snapshots(game.id, snapshots.version_of(game.kind, rules), texts)
+        except (snapshots.SnapshotError, SQLAlchemyError) as error:
+            log.warning("snapshots of game %s not written: %s", game.id, error)
+
+    def fold_to(self, game: GameRecord, rules: GameRules[Any], seq: int) -> Any:
+        """The state after event `seq` (at most the head of `game`), folded from the nearest snapshot."""
+        start, envelopes = self._start(game, rules, seq)
+        return self._fold(game, rules, start, envelopes)
+
+    def hand_span(self, live: Live, hand: int) -> tuple[Any, list[Envelope], int] | None:
+        """What a replay of hand `hand` walks: a state, every envelope after it up to the hand's last one, and
+        that last seq (None: no event of that hand up to the head).
+
+        The state is the one just before the hand's first event, or an older one when a retract in the
+        span restores a state before it (`engine.walk` then meets it on its way).
+        """
+        span = self.store.hand_seqs(live.game.id, hand, live.state.seq)
+        if span is None:
+            return None
+        first, last = span
+        before = first - 1
+        while before > 0:
+            reaching = [to for _, to in self.store.retracts(live.game.id, before, last) if to <= before]
+            lowest = min(reaching, default=None)
+            if lowest is None:
+                break
+            before = max(lowest - 1, 0)
+        start = (
+            live.rules.initial_state(list(live.game.players), live.game.options)
+            if before == 0
+            else self.fold_to(live.game, live.rules, before)
+        )
+        return start, self.store.read_events(live.game.id, before, upto=last), last
 
     def forget(self, game_id: str) -> None:
         """Drop a game from the cache (after an erasure, say)."""
@@ -270,6 +366,8 @@ class Recorder:
 
     def _retracted_state(self, entry: Live, pending: list[Envelope], to_seq: int, seq: int) -> Any:
         """The state at `to_seq`, from the stored events and this batch's earlier ones."""
+        if to_seq <= entry.state.seq:  # a stored state: folded from the nearest snapshot
+            return engine.restore(self.fold_to(entry.game, entry.rules, to_seq), seq)
         rules, initial = initial_state_of(entry.game)
         history = [*self.store.read_events(entry.game.id, 0, entry.state.seq), *pending]
         kept = engine.fold(rules, initial, [env for env in history if env["seq"] <= to_seq])
@@ -288,8 +386,7 @@ class Recorder:
             return entry, entry.state
         if seq < 0 or seq > entry.state.seq:
             raise NotFoundError(f"seq {seq} is not in this game (its events are 1 to {entry.state.seq})")
-        rules, initial = initial_state_of(entry.game)
-        return entry, engine.fold(rules, initial, self.store.read_events(game_id, 0, seq))
+        return entry, self.fold_to(entry.game, entry.rules, seq)
 
     def read(
         self, game_id: str, club_id: int | None = None, after: int = 0, limit: int | None = None

@@ -1,26 +1,47 @@
 """Every game Tablebook knows, by its wire name.
 
-Game modules are imported lazily, the first time their kind is asked for;
-`api/` reaches the games only through `rules_for`.
+A game is found, not listed: a module `events/<game>.py` (its event schemas) beside
+`projections/<game>.py` or a package `projections/<game>/` that assigns `RULES` at its top level
+(its `GameRules` record; read from the source, nothing is imported to find it) is the game of
+kind `<game>` with `_` written `-` (`gin_rummy_3` is `gin-rummy-3`). Everything else a game
+declares (title, players, options, phases, situation tags...) is in its `RULES` record. Game
+modules are imported lazily, the first time their kind is asked for; `api/` reaches the games
+only through `rules_for`.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
+import re
+from pathlib import Path
 from typing import Any
 
+import events
+import projections
 from events.errors import UnknownGameError
 from projections.rules import GameRules
 
-#: wire name -> module that defines `RULES`
-KINDS: dict[str, str] = {
-    "casino": "projections.casino",
-    "schnapsen": "projections.schnapsen",
-    "gin-rummy-3": "projections.gin_rummy_3",
-    "seven-and-a-half": "projections.seven_and_a_half",
-    "cutthroat-smear": "projections.cutthroat_smear",
-}
+_DECLARES = re.compile(r"^RULES\b", re.MULTILINE)
+
+
+def _discover() -> dict[str, str]:
+    """wire name -> module, for every `events/<game>.py` with a `projections/<game>` rules module, by name."""
+    events_dir = Path(events.__file__).parent
+    rules_dir = Path(projections.__file__).parent
+    found: dict[str, str] = {}
+    for path in sorted(events_dir.glob("*.py")):
+        name = path.stem
+        if name.startswith("_"):
+            continue
+        for source in (rules_dir / f"{name}.py", rules_dir / name / "__init__.py"):
+            if source.is_file() and _DECLARES.search(source.read_text(encoding="utf-8")):
+                found[name.replace("_", "-")] = f"projections.{name}"
+                break
+    return found
+
+
+#: wire name -> module that defines `RULES`, in the order of the module names
+KINDS: dict[str, str] = _discover()
 
 _loaded: dict[str, GameRules[Any]] = {}
 

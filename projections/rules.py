@@ -31,8 +31,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from types import MappingProxyType
-from typing import Any, Generic, TypeVar
+from typing import Any, Final, Generic, Literal, TypeVar
 
 from events.errors import UnknownGameError
 from events.schema import EventSchemas
@@ -117,7 +118,8 @@ class ScoreSheet:
     """Totals by the game's rule, every finished hand, and who won."""
 
     totals: tuple[int, ...]
-    hands: tuple[HandScore, ...]
+    #: in order; a game's append-only `HandLog` (projections/handlog.py), not a copy, or a tuple
+    hands: Sequence[HandScore]
     finished: bool
     winner: int | None
 
@@ -169,6 +171,10 @@ class OptionSpec:
     default: Any
     check: Callable[[Any, int], Any]
     help: str = ""
+    #: True for an option that changes only how hands are scored, never which events are legal nor
+    #: what a seat may see (Casino's sweeps, Seven and a Half's two-card bonus): a game recorded under
+    #: one value may be rescored under another from the same events.
+    scoring_only: bool = False
 
 
 def opt_seat(value: Any, seats: int) -> int:
@@ -215,6 +221,30 @@ ENFORCEMENT = OptionSpec(
     opt_choice("strict", "record"),
     "strict: illegal events are rejected; record: stored with a violation",
 )
+
+
+# --------------------------------------------------------------------------- who acts next
+
+
+@dataclass(frozen=True, slots=True)
+class Chance:
+    """The marker `to_act` gives when the next event reveals cards (a deal, a draw from the stock, a
+    hit...) and no seat has a decision: the simulator's `chance_events` completes it. Compare with
+    `is CHANCE` (there is one)."""
+
+    def __repr__(self) -> str:
+        return "CHANCE"
+
+
+CHANCE: Final = Chance()
+
+#: What `to_act(state)` answers: the seats whose decision is due (any of them; `()` once the game has
+#: ended), or CHANCE.
+ToAct = tuple[int, ...] | Chance
+
+#: How a reader renders one field of an event: a seat number (written with the player's name), one
+#: card code, or a list of card codes.
+FieldKind = Literal["seat", "card", "cards"]
 
 
 def normalize_options(specs: Mapping[str, OptionSpec], options: Mapping[str, Any] | None, seats: int) -> dict[str, Any]:
@@ -264,13 +294,27 @@ class Census:
 
 @dataclass(frozen=True, slots=True)
 class GameRules(Generic[S]):
-    """One game's rules, as a record of pure functions (the decider shape)."""
+    """One game's rules, as a record of pure functions (the decider shape), and its declaration.
+
+    The declaration (kind, title, player counts, demo players, options, phases, situation tags, the
+    seat- and card-valued fields of its events) is made here once; the registry, the read model,
+    the CLI, the hand histories, docs/events.md and the tests read it.
+    """
 
     kind: str
     title: str
     player_counts: tuple[int, ...]
     events: EventSchemas
     options: Mapping[str, OptionSpec]
+    #: the players of `tablebook demo` and of the tests' recorded games (a count of `player_counts`)
+    demo_players: tuple[str, ...]
+    #: the values of the state document's `phase`, as the game's `Phase(StrEnum)`
+    phases: type[StrEnum]
+    #: every tag `situations` may give, with one line saying what it marks (the search's `has=`)
+    situation_tags: Mapping[str, str]
+    #: per event type, the fields a reader renders as a seat, a card or cards (`{"play": {"seat": "seat",
+    #: "card": "card"}}`); a field not named here is a plain value
+    fields: Mapping[str, Mapping[str, FieldKind]]
     initial_state: Callable[[Sequence[str], Mapping[str, Any]], S]
     validate: Callable[[S, Event], None]
     evolve: Callable[[S, Event], S]
@@ -282,6 +326,8 @@ class GameRules(Generic[S]):
     is_terminal: Callable[[S], bool]
     hand_in_progress: Callable[[S], bool]
     census: Callable[[S], Census]
+    #: the seats whose decision is due, or CHANCE when only a chance event (a deal, a draw...) can come
+    to_act: Callable[[S], ToAct]
     #: Situations a hand's events show (`sweep`, `marriage`, `gin`...), for search.
     situations: Callable[[Event, Mapping[str, Any]], Sequence[str]] = field(default=lambda e, r: ())
     #: A chooser with some table sense, `bot(state, offered, rng)`, that the simulator uses instead of a
@@ -299,3 +345,17 @@ class GameRules(Generic[S]):
             counts = " or ".join(str(n) for n in self.player_counts)
             raise UnknownGameError(f"{self.title} is played by {counts} players, got {len(players)}", field="players")
         return normalize_options(self.options, options, len(players))
+
+    def is_legal(self, state: S, event: Event) -> bool:
+        """Would `event` be accepted now without a violation? (`engine.is_legal`: no enumeration.)"""
+        from projections import engine
+
+        return engine.is_legal(self, state, event)
+
+    def seat_fields(self, event_type: str) -> frozenset[str]:
+        """The fields of an event type that name a seat."""
+        return frozenset(f for f, k in self.fields.get(event_type, EMPTY).items() if k == "seat")
+
+    def card_fields(self, event_type: str) -> frozenset[str]:
+        """The fields of an event type that hold a card or cards."""
+        return frozenset(f for f, k in self.fields.get(event_type, EMPTY).items() if k != "seat")

@@ -32,24 +32,30 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from events.cards import deck, rank, suit
 from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnError
 from events.schnapsen import EVENTS
+from projections.fastreplace import replace
+from projections.handlog import EMPTY_LOG, HandLog
 from projections.rules import (
+    CHANCE,
     EMPTY,
     ENFORCEMENT,
     HIDDEN,
     BaseState,
     Census,
     Event,
+    FieldKind,
     GameRules,
     HandScore,
     OptionSpec,
     ScoreLine,
     ScoreSheet,
+    ToAct,
     Viewpoint,
     hand_score,
     opt_seat,
@@ -106,7 +112,7 @@ class SchnapsenState(BaseState):
     tricks: tuple[int, ...] = (0, 0)
     marriages: tuple[Marriage, ...] = ()
     last_trick: tuple[int, tuple[str, ...], int, int] | None = None  # winner, cards, points, seq
-    results: tuple[HandScore, ...] = ()
+    results: HandLog = EMPTY_LOG
     to_go: tuple[int, ...] = (MATCH_POINTS, MATCH_POINTS)
 
     def marriage_points(self, seat: int) -> int:
@@ -336,7 +342,7 @@ def evolve(state: SchnapsenState, event: Event) -> SchnapsenState:
             phase="deal",
             trick=(),
             draws_due=(),
-            results=(*state.results, void),
+            results=state.results.append(void),
             facts={"hand_ended": True, "voided": True, "points": seat_dict((0, 0))},
         )
     raise AssertionError(f"schnapsen cannot fold {kind}")
@@ -461,7 +467,7 @@ def _end_hand(state: SchnapsenState, *, reacher: int | None, decisive: int) -> S
         state,
         phase="over" if over else "deal",
         draws_due=(),
-        results=(*state.results, result),
+        results=state.results.append(result),
         to_go=to_go,
         facts={
             **state.facts,
@@ -676,6 +682,44 @@ def census(state: SchnapsenState) -> Census:
     return Census(places, unseen, CARD_SET, {0: state.hands[0], 1: state.hands[1]})
 
 
+# --------------------------------------------------------------------------- the declaration
+
+
+class Phase(StrEnum):
+    """The state's `phase` values (the strings the state and the state document hold)."""
+
+    DEAL = "deal"
+    LEAD = "lead"
+    FOLLOW = "follow"
+    DRAW = "draw"
+    OVER = "over"
+
+
+#: the phases whose next event is a chance event: the deal, and the draws after a trick
+CHANCE_PHASES = frozenset({Phase.DEAL, Phase.DRAW})
+
+
+def next_to_act(state: SchnapsenState) -> ToAct:
+    """The seat to lead or follow, CHANCE when a deal or a draw is due, () once the match is over."""
+    return CHANCE if state.phase in CHANCE_PHASES else to_act(state)
+
+
+SITUATION_TAGS: dict[str, str] = {
+    "marriage": "a king or queen led with its partner declared as a marriage",
+    "close": "a player closed the talon",
+    "exchange": "a player exchanged the trump jack for the trump card",
+    "failed_close": "the player who closed the talon failed to reach 66",
+}
+
+FIELDS: dict[str, dict[str, FieldKind]] = {
+    "deal": {"dealer": "seat", "hands": "cards", "trump_card": "card"},
+    "play": {"seat": "seat", "card": "card"},
+    "draw": {"seat": "seat", "card": "card"},
+    "exchange_trump": {"seat": "seat"},
+    "close": {"seat": "seat"},
+}
+
+
 RULES: GameRules[SchnapsenState] = GameRules(
     kind="schnapsen",
     title="Schnapsen",
@@ -694,4 +738,9 @@ RULES: GameRules[SchnapsenState] = GameRules(
     hand_in_progress=hand_in_progress,
     census=census,
     situations=situations,
+    demo_players=("Anna", "Ben"),
+    phases=Phase,
+    situation_tags=SITUATION_TAGS,
+    fields=FIELDS,
+    to_act=next_to_act,
 )

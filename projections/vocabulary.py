@@ -4,8 +4,9 @@
 
 Everything comes from the game modules: the events and their fields from each game's schemas
 (`events/<game>.py`, through `events.schema.json_schema`), the options from its `OptionSpec`s
-(default, help, and the bounds of its check), the phases and table fields from its module's
-documentation, the rule ids from its source: the first argument of every `IllegalEventError(...)`
+(default, help, the bounds of its check, and whether it only changes scoring), the phases from its
+`Phase` enum and their meaning and the table fields from its module's documentation, the situation
+tags from its declaration, the rule ids from its source: the first argument of every `IllegalEventError(...)`
 (or the rule of the tuple a helper returns for `IllegalEventError(*breach)`); every other rule id
 of the game's prefix that its source names is a score line's rule. `tests/projections/test_vocabulary.py`
 checks that the committed file is this output, so it cannot drift from the code.
@@ -40,8 +41,10 @@ def render() -> str:
         "Every game's events as `POST /v1/games/{id}/events` takes them (`{expected_seq?, events: [...]}`),",
         "with their fields, the ids of the rules an `illegal` event breaks (under `strict` enforcement it",
         "is refused with 422 `illegal` and `rule`; under `record` it is stored with a `violation` naming",
-        "it) and of the rules score lines name, the phases of the state document, and the options of",
-        "`POST /v1/games`. A field out of shape is 422 `invalid` with its `field`; an event that cannot",
+        "it) and of the rules score lines name, the phases of the state document, the situation tags of",
+        "the search, and the options of `POST /v1/games` (*scoring only*: the option changes the points,",
+        "never which events are legal nor what a seat sees; the game may end at another hand for it).",
+        "A field out of shape is 422 `invalid` with its `field`; an event that cannot",
         "happen is 422 `impossible`. The OpenAPI document (`/docs`, `/openapi.json`) has the same events",
         "as JSON Schema.",
         "",
@@ -79,13 +82,26 @@ def _game(kind: str) -> list[str]:
     out.append("Illegal events: " + (", ".join(f"`{r}`" for r in illegal) if illegal else "none") + ".")
     out.append("")
     out.append("Score lines: " + (", ".join(f"`{r}`" for r in scored) if scored else "none") + ".")
-    for heading, start in (("Phases", "`phase` values:"), ("Table", "`table` fields:")):
-        paragraph = _paragraph(inspect.getdoc(module) or "", start)
-        if paragraph:
-            out += ["", f"### {heading}", "", paragraph]
-    out += ["", "### Options", "", "| option | default | values | what |", "|---|---|---|---|"]
+    doc = inspect.getdoc(module) or ""
+    # the phases are the game's `Phase` enum; its module's documentation says what each means
+    listed = ", ".join(f"`{p.value}`" for p in rules.phases)
+    phases = _paragraph(doc, "`phase` values:") or f"`phase` values: {listed}."
+    out += ["", "### Phases", "", phases]
+    table = _paragraph(doc, "`table` fields:")
+    if table:
+        out += ["", "### Table", "", table]
+    out += ["", "### Situations", "", "Search tags (`GET /v1/games?has=`):", "", "| tag | what |", "|---|---|"]
+    out += [f"| `{tag}` | {_cell(what)} |" for tag, what in rules.situation_tags.items()]
+    out += [
+        "",
+        "### Options",
+        "",
+        "| option | default | values | scoring only | what |",
+        "|---|---|---|---|---|",
+    ]
     for name, spec in rules.options.items():
-        out.append(f"| `{name}` | `{_json(spec.default)}` | {option_values(spec)} | {_cell(spec.help)} |")
+        only = "yes" if spec.scoring_only else "no"
+        out.append(f"| `{name}` | `{_json(spec.default)}` | {option_values(spec)} | {only} | {_cell(spec.help)} |")
     return out
 
 

@@ -88,9 +88,8 @@ def export_game(
     """The whole game. json/jsonl: the header `{"format": "tablebook/1", id, game, club, players, options,
     created_at, ..., seq, head_hash}` and every envelope with its hash; text: the hand history of
     `docs/hand-history.md`; csv: `hand, seat, player, points, running_total, rule, reason, seqs`."""
-    game = recorder.store.get_game(game_id, principal.club_id)
-    envelopes = recorder.store.read_events(game_id)
-    rules, state = export.snapshot(game, envelopes)
+    live, envelopes = recorder.read(game_id, principal.club_id)  # the head state: folded from a snapshot
+    game, rules, state = live.game, live.rules, live.state
     shown = shown_envelopes(sight_over(principal, rules, state, envelopes), envelopes)
     head_hash = envelopes[-1]["hash"] if envelopes else game.genesis_hash
     head = export.header(game, principal.club, seq=len(envelopes), head_hash=head_hash, state=state, rules=rules)

@@ -13,10 +13,9 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.deps import PrincipalDep, RecorderDep, get_principal
 from api.models import GAME, STREAM_RESPONSE, Replay, errors
-from api.visibility import shown_envelopes, sight_of, sight_over, viewpoint_for
-from events.errors import TablebookError
+from api.visibility import shown_envelopes, sight_of, viewpoint_for
+from events.errors import NotFoundError, TablebookError
 from events.schema import ascii_integer
-from projections.recorder import initial_state_of
 from projections.replay import hand_frames
 
 router = APIRouter(prefix="/v1/games/{game_id}", tags=["replays"])
@@ -43,10 +42,22 @@ async def replay(
     seat: Annotated[int | None, Query(ge=0, le=7, description="the seat to look from (default: everything)")] = None,
 ) -> dict[str, Any]:
     """`{game, hand, viewpoint, frames: [{seq, event, result, state}]}`, one frame per event of the hand."""
-    live, envelopes = recorder.read(game_id, principal.club_id)
-    viewpoint = viewpoint_for(sight_over(principal, live.rules, live.state, envelopes), seat, live.state.seats, hand)
-    rules, initial = initial_state_of(live.game)
-    frames = hand_frames(rules, initial, envelopes, hand, viewpoint, live.game.players)
+    live = recorder.live(game_id, principal.club_id)
+    viewpoint = viewpoint_for(sight_of(principal, recorder.store, live), seat, live.state.seats, hand)
+    span = recorder.hand_span(live, hand)
+    if span is None:
+        last = live.state.hand if live.state.seq else 0
+        raise NotFoundError(
+            f"hand {hand} is not in this game (its hands are 1 to {last})" if last else "this game has no hand yet"
+        )
+    start, envelopes, last_seq = span  # from the state before the hand (a snapshot): not from event 1
+    frames = hand_frames(live.rules, start, envelopes, hand, viewpoint, live.game.players)
+    later = recorder.store.retracts(game_id, last_seq, live.state.seq)
+    for frame in frames:  # a retract after the hand's last event may take some of it back
+        if "retracted_by" not in frame:
+            by = next((r for r, to in later if to < frame["seq"] < r), None)
+            if by is not None:
+                frame["retracted_by"] = by
     return {"game": game_id, "hand": hand, "viewpoint": frames[0]["state"]["viewpoint"], "frames": frames}
 
 

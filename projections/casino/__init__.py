@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from enum import StrEnum
 from typing import Any
 
 from events.casino import EVENTS
@@ -78,15 +78,19 @@ from projections.casino._moves import breach as _breach
 from projections.casino._moves import build_check, capture_check
 from projections.casino._score import round_lines, sweeps_of
 from projections.casino._state import CARD_SET, CARDS, FACES, Build, CasinoState
+from projections.fastreplace import replace
 from projections.rules import (
+    CHANCE,
     ENFORCEMENT,
     HIDDEN,
     Census,
     Event,
+    FieldKind,
     GameRules,
     HandScore,
     OptionSpec,
     ScoreSheet,
+    ToAct,
     Viewpoint,
     hand_score,
     opt_bool,
@@ -108,7 +112,7 @@ OPTIONS: dict[str, OptionSpec] = {
         opt_int(1, MAX_TARGET),
         f"the game ends after a round in which a seat reaches this total, 1 to {MAX_TARGET:,} (default 21)",
     ),
-    "sweeps": OptionSpec(False, opt_bool, "a sweep scores 1 point"),
+    "sweeps": OptionSpec(False, opt_bool, "a sweep scores 1 point", scoring_only=True),
     "enforcement": ENFORCEMENT,
 }
 
@@ -280,7 +284,7 @@ def _evolve_void(state: CasinoState, seq: int) -> CasinoState:
         last_capture=None,
         rest=(),
         rest_seat=None,
-        results=(*state.results, HandScore(state.hand, zero, ())),
+        results=state.results.append(HandScore(state.hand, zero, ())),
         facts={"hand_ended": True, "voided": True, "points": seat_dict(zero)},
     )
 
@@ -360,7 +364,7 @@ def _end_round(state: CasinoState, seq: int) -> CasinoState:
         phase="over" if over else "deal",
         deals=0,
         next_dealer=(state.dealer + 1) % n,
-        results=(*state.results, result),
+        results=state.results.append(result),
         totals=totals,
         winner=leaders[0] if over else None,
         facts=facts,
@@ -488,6 +492,40 @@ def census(state: CasinoState) -> Census:
     return Census(places, unseen, CARD_SET, dict(enumerate(state.hands)))
 
 
+# --------------------------------------------------------------------------- the declaration
+
+
+class Phase(StrEnum):
+    """The state's `phase` values (the strings the state and the state document hold)."""
+
+    DEAL = "deal"
+    PLAY = "play"
+    OVER = "over"
+
+
+def next_to_act(state: CasinoState) -> ToAct:
+    """The seat to play, CHANCE when a deal is due, () once the game is over."""
+    return CHANCE if state.phase == Phase.DEAL else to_act(state)
+
+
+SITUATION_TAGS: dict[str, str] = {
+    "sweep": "a capture that cleared the table (scored with the `sweeps` option), written at its seq",
+    "three_faces": "a face card captured the other three of its rank from the table",
+    "build_captured": "a capture that took a build",
+    "build": "a build was made",
+    "multiple_build": "a build of several groups of the same value",
+    "increase": "a build was increased to a higher value",
+    "face_build": "a build of face cards",
+}
+
+FIELDS: dict[str, dict[str, FieldKind]] = {
+    "deal": {"dealer": "seat", "hands": "cards", "table": "cards"},
+    "capture": {"seat": "seat", "card": "card", "take": "cards"},
+    "build": {"seat": "seat", "card": "card", "onto": "cards"},
+    "trail": {"seat": "seat", "card": "card"},
+}
+
+
 RULES: GameRules[CasinoState] = GameRules(
     kind="casino",
     title="Casino",
@@ -506,4 +544,9 @@ RULES: GameRules[CasinoState] = GameRules(
     hand_in_progress=hand_in_progress,
     census=census,
     situations=situations,
+    demo_players=("Ann", "Ben", "Cho"),
+    phases=Phase,
+    situation_tags=SITUATION_TAGS,
+    fields=FIELDS,
+    to_act=next_to_act,
 )

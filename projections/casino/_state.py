@@ -7,7 +7,8 @@ from typing import Any
 
 from events.cards import FULL_DECK
 from projections.casino._groups import value_of
-from projections.rules import BaseState, HandScore
+from projections.handlog import EMPTY_LOG, HandLog
+from projections.rules import BaseState
 
 CARDS: tuple[str, ...] = FULL_DECK
 CARD_SET = frozenset(CARDS)
@@ -81,7 +82,7 @@ class CasinoState(BaseState):
     #: the cards left on the table at the end of the round, and who took them
     rest: tuple[str, ...] = ()
     rest_seat: int | None = None
-    results: tuple[HandScore, ...] = ()
+    results: HandLog = EMPTY_LOG
     totals: tuple[int, ...] = ()
     winner: int | None = None
 

@@ -62,7 +62,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from events.cards import FULL_DECK, rank, suit
@@ -78,19 +79,23 @@ from projections.cutthroat_smear._scoring import (
     score_hand,
     trick_winner,
 )
+from projections.fastreplace import replace
+from projections.handlog import EMPTY_LOG, HandLog
 from projections.rules import (
+    CHANCE,
     ENFORCEMENT,
     HIDDEN,
     BaseState,
     Census,
     Event,
+    FieldKind,
     GameRules,
     HandScore,
     OptionSpec,
     ScoreLine,
     ScoreSheet,
+    ToAct,
     Viewpoint,
-    cumulative_totals,
     hand_score,
     opt_seat,
     replace_at,
@@ -121,7 +126,7 @@ class SmearState(BaseState):
     leader: int = 0
     trick: tuple[Play, ...] = ()
     tricks: tuple[Trick, ...] = ()
-    results: tuple[HandScore, ...] = ()
+    results: HandLog = EMPTY_LOG
     totals: tuple[int, ...] = ()
     winner: int | None = None
 
@@ -291,7 +296,7 @@ def evolve(state: SmearState, event: Event) -> SmearState:
             state,
             seq=seq,
             phase="deal",
-            results=(*state.results, void),
+            results=state.results.append(void),
             facts={"hand_ended": True, "voided": True, "points": seat_dict(void.points)},
         )
     raise AssertionError(f"cutthroat-smear cannot fold {kind}")
@@ -318,7 +323,7 @@ def _evolve_speak(state: SmearState, seat: int, amount: int | None, seq: int) ->
         return replace(
             state,
             phase="deal",
-            results=(*state.results, thrown),
+            results=state.results.append(thrown),
             facts={**facts, "thrown_in": True, "hand_ended": True, "points": seat_dict(thrown.points)},
         )
     return replace(state, phase="play", bidder=high[0], leader=high[0], facts={**facts, "bidder": high[0]})
@@ -364,7 +369,7 @@ def _end_hand(state: SmearState) -> SmearState:
         state,
         phase="over" if result.wins else "deal",
         next_dealer=(state.dealer + 1) % state.seats,
-        results=(*state.results, result.score),
+        results=state.results.append(result.score),
         totals=totals,
         winner=bidder if result.wins else None,
         facts={
@@ -386,7 +391,7 @@ def _end_hand(state: SmearState) -> SmearState:
 
 def score(state: SmearState) -> ScoreSheet:
     """Totals are cumulative points (negative allowed); the bidder who ends the game wins."""
-    return ScoreSheet(cumulative_totals(state.seats, state.results), state.results, state.phase == "over", state.winner)
+    return ScoreSheet(state.results.totals(state.seats), state.results, state.phase == "over", state.winner)
 
 
 def is_terminal(state: SmearState) -> bool:
@@ -557,6 +562,41 @@ def census(state: SmearState) -> Census:
     return Census(places, unseen, CARD_SET, {s: state.hands[s] for s in range(state.seats)})
 
 
+# --------------------------------------------------------------------------- the declaration
+
+
+class Phase(StrEnum):
+    """The state's `phase` values (the strings the state and the state document hold)."""
+
+    DEAL = "deal"
+    BID = "bid"
+    PLAY = "play"
+    OVER = "over"
+
+
+def next_to_act(state: SmearState) -> ToAct:
+    """The seat to bid or play, CHANCE when a deal is due, () once the game is over."""
+    return CHANCE if state.phase == Phase.DEAL else to_act(state)
+
+
+SITUATION_TAGS: dict[str, str] = {
+    "bid_4": "a bid of 4, the highest",
+    "throw_in": "every seat passed and the hand was thrown in",
+    "jack": "the trick that took the jack of trump",
+    "made_bid": "the bidder made the bid",
+    "failed_bid": "the bidder failed the bid (set back)",
+    "game_tied": "the point for game was tied, so nobody scored it",
+    "voided": "a hand was voided",
+}
+
+FIELDS: dict[str, dict[str, FieldKind]] = {
+    "deal": {"dealer": "seat", "hands": "cards"},
+    "bid": {"seat": "seat"},
+    "pass": {"seat": "seat"},
+    "play": {"seat": "seat", "card": "card"},
+}
+
+
 RULES: GameRules[SmearState] = GameRules(
     kind="cutthroat-smear",
     title="Cutthroat Canadian Smear",
@@ -576,4 +616,9 @@ RULES: GameRules[SmearState] = GameRules(
     census=census,
     situations=situations,
     bot=bot,
+    demo_players=("Ruby", "Ava", "Liam"),
+    phases=Phase,
+    situation_tags=SITUATION_TAGS,
+    fields=FIELDS,
+    to_act=next_to_act,
 )

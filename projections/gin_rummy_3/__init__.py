@@ -86,12 +86,13 @@ declared one (for the audit's note "a better melding existed").
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from enum import StrEnum
 from typing import Any
 
 from events.cards import RANKS
 from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnError
 from events.gin_rummy_3 import EVENTS
+from projections.fastreplace import replace
 from projections.gin_rummy_3._bot import bot, table_bot
 from projections.gin_rummy_3._melds import (
     Melding,
@@ -115,6 +116,7 @@ from projections.gin_rummy_3._state import (
     Knock,
     Layout,
     roles_of,
+    to_act,
 )
 from projections.gin_rummy_3._table import (
     census,
@@ -124,7 +126,19 @@ from projections.gin_rummy_3._table import (
     situations,
     view,
 )
-from projections.rules import Event, GameRules, HandScore, ScoreLine, ScoreSheet, hand_score, replace_at, seat_dict
+from projections.rules import (
+    CHANCE,
+    Event,
+    FieldKind,
+    GameRules,
+    HandScore,
+    ScoreLine,
+    ScoreSheet,
+    ToAct,
+    hand_score,
+    replace_at,
+    seat_dict,
+)
 
 __all__ = [
     "OPTIONS",
@@ -354,7 +368,7 @@ def evolve(state: GinState, event: Event) -> GinState:
             seq=seq,
             phase="deal",
             turn=None,
-            results=(*state.results, void),
+            results=state.results.append(void),
             hand_points=(0, 0, 0),
             facts={"hand_ended": True, "voided": True, "points": seat_dict((0, 0, 0))},
         )
@@ -447,7 +461,7 @@ def _evolve_discard(state: GinState, seat: int, card: str, seq: int) -> GinState
         state,
         phase="deal",
         turn=None,
-        results=(*state.results, result),
+        results=state.results.append(result),
         hand_points=(0, 0, 0),
         facts={"stock": state.stock, "hand_ended": True, "drawn": True, "points": seat_dict(result.points)},
     )
@@ -520,7 +534,7 @@ def _evolve_lay_off(state: GinState, event: Event, seq: int) -> GinState:
         box=roles[0],
         captain=roles[1],
         sitter=roles[2],
-        results=(*state.results, result),
+        results=state.results.append(result),
         totals=totals,
         hand_points=result.points,
         facts={
@@ -616,6 +630,53 @@ def hand_in_progress(state: GinState) -> bool:
     return state.phase in ("offer", "draw", "discard", "lay_off")
 
 
+# --------------------------------------------------------------------------- the declaration
+
+
+class Phase(StrEnum):
+    """The state's `phase` values (the strings the state and the state document hold)."""
+
+    CUT = "cut"
+    DEAL = "deal"
+    OFFER = "offer"
+    DRAW = "draw"
+    DISCARD = "discard"
+    LAY_OFF = "lay_off"
+    OVER = "over"
+
+
+def next_to_act(state: GinState) -> ToAct:
+    """The seat whose decision is due; CHANCE for the cut, the deal, and a draw that can only be from
+    the stock (both players passed the upcard); () once the game is over.
+
+    Any other draw is a decision (the pile's top card, or the stock) and names the seat.
+    """
+    if state.phase in (Phase.CUT, Phase.DEAL) or state.stock_only:
+        return CHANCE
+    return to_act(state)
+
+
+SITUATION_TAGS: dict[str, str] = {
+    "knock": "a knock (gin included)",
+    "gin": "a knock with no deadwood",
+    "undercut": "the defender's count was at or below the knocker's",
+    "better_melding": "the knocker declared a worse melding than the hand allowed",
+    "layoff": "the defender laid off cards on the knocker's melds",
+    "drawn_hand": "the stock ran down and the hand was drawn",
+    "upcard": "the upcard was taken in the offer",
+}
+
+FIELDS: dict[str, dict[str, FieldKind]] = {
+    "cut": {"cards": "cards"},
+    "deal": {"hands": "cards", "upcard": "card"},
+    "draw": {"seat": "seat", "card": "card"},
+    "discard": {"seat": "seat", "card": "card"},
+    "pass": {"seat": "seat"},
+    "knock": {"seat": "seat", "discard": "card", "melds": "cards"},
+    "lay_off": {"seat": "seat", "melds": "cards", "layoffs": "cards"},
+}
+
+
 RULES: GameRules[GinState] = GameRules(
     kind="gin-rummy-3",
     title="Gin Rummy for three",
@@ -635,4 +696,9 @@ RULES: GameRules[GinState] = GameRules(
     census=census,
     situations=situations,
     bot=table_bot,
+    demo_players=("Ben", "Jo", "Ida"),
+    phases=Phase,
+    situation_tags=SITUATION_TAGS,
+    fields=FIELDS,
+    to_act=next_to_act,
 )

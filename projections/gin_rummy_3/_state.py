@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from events.cards import FULL_DECK
-from projections.rules import ENFORCEMENT, BaseState, HandScore, OptionSpec, opt_choice, opt_int
+from projections.handlog import EMPTY_LOG, HandLog
+from projections.rules import ENFORCEMENT, BaseState, OptionSpec, opt_choice, opt_int
 
 CARD_SET = frozenset(FULL_DECK)
 HAND_SIZE = 10
@@ -41,8 +42,8 @@ OPTIONS: dict[str, OptionSpec] = {
     "first_roles": OptionSpec(
         None, check_first_roles, "{box, captain, sitter} for the first hand; replaces the cut (default: a cut)"
     ),
-    "gin_bonus": OptionSpec(25, opt_choice(25, 20), "the gin bonus: 25 (default) or 20"),
-    "undercut_bonus": OptionSpec(10, opt_int(0, 100), "the undercut bonus, 0 to 100 (default 10)"),
+    "gin_bonus": OptionSpec(25, opt_choice(25, 20), "the gin bonus: 25 (default) or 20", scoring_only=True),
+    "undercut_bonus": OptionSpec(10, opt_int(0, 100), "the undercut bonus, 0 to 100 (default 10)", scoring_only=True),
     "enforcement": ENFORCEMENT,
 }
 
@@ -108,7 +109,7 @@ class GinState(BaseState):
     #: seats whose cards lie face up (the knocker, then both after the lay-off)
     revealed: frozenset[int] = frozenset()
     deal_seq: int = 0
-    results: tuple[HandScore, ...] = ()
+    results: HandLog = EMPTY_LOG
     totals: tuple[int, ...] = (0, 0, 0)
     #: the points of the hand in progress (zeros) or of the hand just ended
     hand_points: tuple[int, ...] = (0, 0, 0)

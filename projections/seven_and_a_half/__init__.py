@@ -106,24 +106,27 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from enum import StrEnum
 from typing import Any
 
 from events.cards import parse_card, rank
 from events.errors import InvalidEventError, UnknownGameError
 from events.schema import MAX_AMOUNT
 from events.seven_and_a_half import EVENTS
+from projections.fastreplace import replace
 from projections.rules import (
+    CHANCE,
     ENFORCEMENT,
     HIDDEN,
     Census,
     Event,
+    FieldKind,
     GameRules,
     HandScore,
     OptionSpec,
     ScoreSheet,
+    ToAct,
     Viewpoint,
-    cumulative_totals,
     hand_score,
     opt_bool,
     opt_int,
@@ -177,7 +180,9 @@ OPTIONS: dict[str, OptionSpec] = {
     "first_banker": OptionSpec(0, opt_seat, "the banker of the first hand"),
     "min_bet": OptionSpec(1, opt_int(1, MAX_AMOUNT), "the smallest stake (table limit), 1 to 10**9 (default 1)"),
     "max_bet": OptionSpec(100, opt_int(1, MAX_AMOUNT), "the largest stake (table limit), 1 to 10**9 (default 100)"),
-    "two_card_bonus": OptionSpec(False, opt_bool, "a 7 and a face card as the first two cards are paid double"),
+    "two_card_bonus": OptionSpec(
+        False, opt_bool, "a 7 and a face card as the first two cards are paid double", scoring_only=True
+    ),
     "wild_card": OptionSpec(None, _opt_wild, "a J, Q or K that counts as any of ½, 1-7"),
     "pair_of_sevens": OptionSpec(False, opt_bool, "two 7s beat every hand, paid triple"),
     "face_down_request": OptionSpec(False, opt_bool, "a player may ask for one card face down at a time"),
@@ -256,7 +261,7 @@ def evolve(state: SevenAndAHalfState, event: Event) -> SevenAndAHalfState:
             seen=frozenset(),
             face_down=frozenset(),
             lines=(),
-            results=(*state.results, HandScore(state.hand, zeros, ())),
+            results=state.results.append(HandScore(state.hand, zeros, ())),
             bank_taken_by=None,
             facts={"hand_ended": True, "voided": True, "points": seat_dict(zeros), "next_banker": state.banker},
         )
@@ -405,7 +410,7 @@ def _settle(state: SevenAndAHalfState, seq: int) -> SevenAndAHalfState:
         next_banker=next_banker,
         face_down=frozenset(),
         lines=tuple(lines),
-        results=(*state.results, result),
+        results=state.results.append(result),
         bank_taken_by=taker,
         facts=facts,
     )
@@ -416,7 +421,7 @@ def _settle(state: SevenAndAHalfState, seq: int) -> SevenAndAHalfState:
 
 def score(state: SevenAndAHalfState) -> ScoreSheet:
     """Totals are net chips over the finished hands; a session has no winner."""
-    totals = cumulative_totals(state.seats, state.results)
+    totals = state.results.totals(state.seats)
     return ScoreSheet(totals, state.results, state.phase == OVER, None)
 
 
@@ -623,6 +628,53 @@ def census(state: SevenAndAHalfState) -> Census:
     return Census(places, len(CARDS) - placed, CARD_SET, private)
 
 
+# --------------------------------------------------------------------------- the declaration
+
+
+class Phase(StrEnum):
+    """The state's `phase` values (the strings the state and the state document hold)."""
+
+    BETWEEN = BETWEEN
+    STAKES = STAKES
+    DEAL = DEAL
+    PLAY = PLAY
+    BANKER = BANKER
+    OVER = OVER
+
+
+def next_to_act(state: SevenAndAHalfState) -> ToAct:
+    """The seats to stake (any of them), the seat to play, CHANCE when the deal is due, () once closed.
+
+    A player's or the banker's turn is a decision (stand, or ask for a card: the `hit` that follows
+    is the chance event), so it names the seat.
+    """
+    return CHANCE if state.phase == Phase.DEAL else tuple(to_act(state))
+
+
+SITUATION_TAGS: dict[str, str] = {
+    "bust": "a hand went over 7½",
+    "banker_bust": "the banker went over 7½",
+    "all_bust": "every player hand bust, so the banker did not play",
+    "seven_and_a_half": "a hand reached exactly 7½",
+    "two_card_bonus": "a 7 and a face card as the first two cards (with `two_card_bonus`)",
+    "pair_of_sevens": "a hand of two 7s (with `pair_of_sevens`)",
+    "split": "a hand of two face cards was split",
+    "face_down": "a card was asked for face down",
+    "bank_passed": "the bank changed hands",
+    "session_closed": "the session was closed",
+}
+
+FIELDS: dict[str, dict[str, FieldKind]] = {
+    "bet": {"seat": "seat"},
+    "deal": {"cards": "cards"},
+    "hit": {"seat": "seat", "card": "card"},
+    "stand": {"seat": "seat"},
+    "split": {"seat": "seat"},
+    "flip": {"seat": "seat"},
+    "bank_passed": {"to": "seat"},
+}
+
+
 RULES: GameRules[SevenAndAHalfState] = GameRules(
     kind="seven-and-a-half",
     title="Seven and a Half",
@@ -641,4 +693,9 @@ RULES: GameRules[SevenAndAHalfState] = GameRules(
     hand_in_progress=hand_in_progress,
     census=census,
     situations=situations,
+    demo_players=("Juan", "Ines", "Carlo", "Sara"),
+    phases=Phase,
+    situation_tags=SITUATION_TAGS,
+    fields=FIELDS,
+    to_act=next_to_act,
 )

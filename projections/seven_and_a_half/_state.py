@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from projections.rules import BaseState, HandScore, ScoreLine
+from projections.handlog import EMPTY_LOG, HandLog
+from projections.rules import BaseState, ScoreLine
 from projections.seven_and_a_half._cards import OPEN, PAIR, PAIR_OF_SEVENS, PLAIN, TWO_CARD, is_two_card, total
 
 # Phases of the session (documented in the package docstring).
@@ -53,7 +54,7 @@ class SevenAndAHalfState(BaseState):
     face_down: frozenset[str] = frozenset()
     #: the score lines of the hand in progress (or of the last hand)
     lines: tuple[ScoreLine, ...] = ()
-    results: tuple[HandScore, ...] = ()
+    results: HandLog = EMPTY_LOG
     #: the seat that took the bank with 7½ at the last settlement
     bank_taken_by: int | None = None
 

@@ -26,14 +26,9 @@ from projections.recorder import Recorder
 from projections.registry import available, rules_for
 from projections.simulate import play
 from tests.conftest import Club, error_of, make_club, new_game
+from tests.projections.helpers import AWKWARD_PLAYERS
 
-PLAYERS = {
-    "schnapsen": ["Anna", "Ben"],
-    "casino": ["Ann", "Ben", "Cho"],
-    "gin-rummy-3": ["Ben", "Jo", "Ida"],
-    "seven-and-a-half": ["Juan", "Inès", "Carlo", "Sara"],
-    "cutthroat-smear": ["Ruby", "Ava Marie", "Liam"],
-}
+PLAYERS = AWKWARD_PLAYERS
 DEAL = {
     "type": "deal",
     "dealer": 1,

@@ -16,16 +16,9 @@ from projections.registry import available, rules_for
 from projections.rules import SPECTATOR
 from projections.simulate import play
 from tests.conftest import Club
-from tests.projections.helpers import cards_in
+from tests.projections.helpers import PLAYERS, cards_in
 from tests.store.test_store import tamper
 
-PLAYERS = {
-    "schnapsen": ["Anna", "Ben"],
-    "casino": ["Ann", "Ben", "Cho"],
-    "gin-rummy-3": ["Ben", "Jo", "Ida"],
-    "seven-and-a-half": ["Juan", "Ines", "Carlo", "Sara"],
-    "cutthroat-smear": ["Ruby", "Ava", "Liam"],
-}
 KINDS = available()
 
 

@@ -18,17 +18,11 @@ from events.errors import TablebookError
 from events.store import Store
 from projections import engine
 from projections.recorder import Recorder
-from projections.registry import rules_for
+from projections.registry import available, rules_for
 from projections.rules import GameRules
 from projections.simulate import next_options, play
 
-PLAYERS = {
-    "schnapsen": ["Anna", "Ben"],
-    "casino": ["Ann", "Ben", "Cho"],
-    "gin-rummy-3": ["Ben", "Jo", "Ida"],
-    "seven-and-a-half": ["Juan", "Ines", "Carlo", "Sara"],
-    "cutthroat-smear": ["Ruby", "Ava", "Liam"],
-}
+PLAYERS = {kind: list(rules_for(kind).demo_players) for kind in available()}
 KINDS = tuple(PLAYERS)
 #: simulated events per game at most (Seven and a Half sessions never end by themselves)
 MAX_EVENTS = {"seven-and-a-half": 160, "gin-rummy-3": 400}

@@ -12,11 +12,21 @@ import pytest
 
 from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError
 from projections import engine
-from projections.registry import rules_for
+from projections.registry import available, rules_for
 from projections.rules import Census, GameRules
 
 #: the golden records of ../shared/examples, copied here so that a clean clone tests on its own
 EXAMPLES = Path(__file__).resolve().parents[1] / "data" / "examples"
+
+#: each game's players, from its declaration (`GameRules.demo_players`)
+PLAYERS: dict[str, list[str]] = {kind: list(rules_for(kind).demo_players) for kind in available()}
+#: the same, with names that must be quoted or escaped in a text export (an accent, a space) where a test
+#: looks for them; every other game plays with its declared players
+AWKWARD_PLAYERS: dict[str, list[str]] = {
+    **PLAYERS,
+    "seven-and-a-half": ["Juan", "Inès", "Carlo", "Sara"],
+    "cutthroat-smear": ["Ruby", "Ava Marie", "Liam"],
+}
 
 
 def given(

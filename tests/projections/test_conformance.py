@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 import pytest
@@ -20,17 +21,10 @@ from hypothesis import strategies as st
 from events.envelope import seal
 from projections import engine
 from projections.registry import available, rules_for
-from projections.rules import SPECTATOR
+from projections.rules import CHANCE, SPECTATOR
 from projections.simulate import play
 from tests.projections.helpers import cards_in, check_census
 
-PLAYERS = {
-    "schnapsen": 2,
-    "casino": 3,
-    "gin-rummy-3": 3,
-    "seven-and-a-half": 4,
-    "cutthroat-smear": 3,
-}
 #: games with no end but `session_closed` are played for this many events
 MAX_EVENTS = 3000
 
@@ -47,9 +41,9 @@ def _envelopes(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 @given(seed=st.integers(0, 2**32 - 1))
 def test_random_game_keeps_every_invariant(kind: str, seed: int) -> None:
     rules = rules_for(kind)
-    players = [f"P{i}" for i in range(PLAYERS[kind])]
+    players = [f"P{i}" for i in range(len(rules.demo_players))]
     playout = play(rules, players, {}, rng=random.Random(seed), max_events=MAX_EVENTS, keep_states=True)
-    if kind != "seven-and-a-half":
+    if "session_closed" not in rules.events:  # a session that ends only when closed
         assert playout.finished, f"{kind} did not end within {MAX_EVENTS} events"
     for state in playout.states:
         census = check_census(rules, state)
@@ -81,3 +75,66 @@ def test_the_golden_copies_match_the_shared_examples() -> None:
     ours = {p.name: p.read_bytes() for p in EXAMPLES.glob("*.json")}
     theirs = {p.name: p.read_bytes() for p in shared.glob("*.json")}
     assert ours == theirs, "refresh tests/data/examples from ../shared/examples"
+
+
+#: the slowest `legal_events` call over the states of the test below, by game (reported, not asserted
+#: tightly: the issue's aim is 2 ms; the bound here only catches a blow-up)
+LEGAL_EVENTS_BOUND = 0.05
+
+
+@pytest.mark.parametrize("kind", available())
+def test_to_act_and_is_legal_agree_with_legal_events(kind: str) -> None:
+    """On random states of random legal games: every offered decision `is_legal`; `to_act` is CHANCE
+    exactly when `legal_events` offers nothing and `chance_events` completes an event; otherwise its
+    seats are the view's `to_act` (and `()` only at the end); every chance event offered `is_legal`."""
+    rules = rules_for(kind)
+    slowest = 0.0
+    for seed in range(3):
+        rng = random.Random(seed)
+        players = list(rules.demo_players)
+        playout = play(rules, players, {}, rng=rng, max_events=600, keep_states=True)
+        for state in [rules.initial_state(players, rules.options_for(players, {})), *playout.states]:
+            start = time.perf_counter()
+            offered = rules.legal_events(state)
+            slowest = max(slowest, time.perf_counter() - start)
+            chance = rules.chance_events(state, rng)
+            acting = rules.to_act(state)
+            for event in offered:
+                assert rules.is_legal(state, event), (kind, state.seq, event)
+            for event in chance:
+                assert rules.is_legal(state, event), (kind, state.seq, event)
+            if rules.is_terminal(state):
+                assert acting == () and not offered
+                continue
+            assert (acting is CHANCE) == (not offered and bool(chance)), (kind, state.seq, acting, offered)
+            if acting is not CHANCE:
+                assert isinstance(acting, tuple) and acting, (kind, state.seq)
+                assert list(acting) == list(rules.view(state, None)["to_act"]), (kind, state.seq)
+            assert str(state.phase) in {p.value for p in rules.phases}, (kind, state.phase)
+    print(f"{kind}: slowest legal_events {slowest * 1000:.2f} ms")
+    assert slowest < LEGAL_EVENTS_BOUND, f"{kind}: legal_events took {slowest * 1000:.1f} ms"
+
+
+@pytest.mark.parametrize("kind", available())
+def test_is_legal_refuses_what_validate_refuses(kind: str) -> None:
+    rules = rules_for(kind)
+    players = list(rules.demo_players)
+    state = rules.initial_state(players, rules.options_for(players, {}))
+    assert not rules.is_legal(state, {"type": "no_such_event"})
+    assert not rules.is_legal(state, {"type": "hand_voided"})  # no hand is in progress
+
+
+@pytest.mark.parametrize("kind", available())
+def test_the_declaration_is_complete(kind: str) -> None:
+    """What every reader of the declaration relies on."""
+    rules = rules_for(kind)
+    assert rules.kind == kind and rules.title
+    assert len(rules.demo_players) in rules.player_counts
+    for name, spec in rules.options.items():
+        assert spec.help, f"{kind}: option {name} has no help text"
+    assert rules.situation_tags and all(rules.situation_tags.values())
+    for event_type, fields in rules.fields.items():
+        assert event_type in rules.events, (kind, event_type)
+        shape = rules.events[event_type]
+        for field in fields:
+            assert field in shape.required or field in shape.optional, (kind, event_type, field)

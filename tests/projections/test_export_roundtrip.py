@@ -25,14 +25,9 @@ from projections.histories.notation import NotationError, format_value, parse_va
 from projections.histories.text import parse_text, write_text
 from projections.registry import available, rules_for
 from projections.simulate import play
+from tests.projections.helpers import AWKWARD_PLAYERS
 
-PLAYERS = {
-    "schnapsen": ["Anna", "Ben"],
-    "casino": ["Ann", "Ben", "Cho"],
-    "gin-rummy-3": ["Ben", "Jo", "Ida"],
-    "seven-and-a-half": ["Juan", "Inès", "Carlo", "Sara"],
-    "cutthroat-smear": ["Ruby", "Ava Marie", "Liam"],
-}
+PLAYERS = AWKWARD_PLAYERS
 CREATED = "2026-11-29T14:02:11.123456Z"
 WHEN = "2026-11-29T15:00:00.000000Z"
 

@@ -12,14 +12,8 @@ from projections.readmodel import KNOWN, NAME, SITUATIONS, HandFacts, facts_of
 from projections.recorder import Recorder
 from projections.registry import available, rules_for
 from projections.simulate import play
+from tests.projections.helpers import PLAYERS
 
-PLAYERS = {
-    "schnapsen": ["Anna", "Ben"],
-    "casino": ["Ann", "Ben", "Cho"],
-    "gin-rummy-3": ["Ben", "Jo", "Ida"],
-    "seven-and-a-half": ["Juan", "Ines", "Carlo", "Sara"],
-    "cutthroat-smear": ["Ruby", "Ava", "Liam"],
-}
 #: three-handed Casino, seed 178: the capture at seq 48 clears the table (a sweep); the one at
 #: seq 50 clears it again but is the round's last capture (only trails follow): no sweep
 SWEEP_SEED = 178

@@ -22,14 +22,8 @@ from projections.registry import available, rules_for
 from projections.simulate import play
 from projections.verify import verify_game
 
-#: players of each game kind (seat order); the game's seat count decides the table
-PLAYERS: dict[str, list[str]] = {
-    "schnapsen": ["Anna", "Ben"],
-    "casino": ["Ann", "Ben", "Cho"],
-    "gin-rummy-3": ["Ben", "Jo", "Ida"],
-    "seven-and-a-half": ["Juan", "Ines", "Carlo", "Sara"],
-    "cutthroat-smear": ["Ruby", "Ava", "Liam"],
-}
+#: players of each game kind (seat order): its declared demo players
+PLAYERS: dict[str, list[str]] = {kind: list(rules_for(kind).demo_players) for kind in available()}
 
 Answer = tuple[int | None, Any]
 

@@ -1,0 +1,193 @@
+"""`make bench`, folds: every game's fold rate, in memory and rebuilt from SQLite, beside a ceiling.
+
+For each game kind, simulated games of about `N_EVENTS` events in all are
+sealed and folded in memory (`engine.fold` over the envelopes), then recorded
+in a SQLite store and rebuilt (`Store.read_events` + `engine.fold`: read,
+decode, fold). The ceiling, measured in the same run on the same rows, is
+`read_events` with a bare dict fold (each event's data merged into one dict).
+
+Lines a script can read (N plain digits, events a second):
+
+    fold <kind>: N ev/s
+    rebuild <kind>: N ev/s
+    ceiling <kind>: N ev/s
+
+and, for a 40,000-event Seven and a Half session folded in memory, whether
+the fold slows down as the session grows:
+
+    long seven-and-a-half first 5000: N ev/s
+    long seven-and-a-half last 5000: N ev/s
+
+Numbers are printed, never asserted. Set BENCH_QUICK=1 for a short run.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from events.codec import utc_now
+from events.envelope import seal
+from events.migrate import upgrade
+from events.store import Store
+from projections import engine
+from projections.recorder import Recorder
+from projections.registry import rules_for
+from projections.rules import Event, GameRules
+from projections.simulate import play
+
+GAMES = ("casino", "schnapsen", "gin-rummy-3", "seven-and-a-half", "cutthroat-smear")
+QUICK = bool(os.environ.get("BENCH_QUICK"))
+N_EVENTS = 5000 if QUICK else 20000
+LONG_SESSION = 10000 if QUICK else 40000
+WINDOW = 1000 if QUICK else 5000
+#: the best of this many timed passes is reported (the machine is shared)
+REPEAT = 3
+
+
+def players_for(rules: GameRules[Any]) -> list[str]:
+    return [f"P{i}" for i in range(rules.player_counts[0])]
+
+
+def simulated(kind: str, n: int, seed: int) -> list[list[dict[str, Any]]]:
+    """Whole simulated games of one kind, at least `n` events in all."""
+    rules = rules_for(kind)
+    rng = random.Random(seed)
+    games, total = [], 0
+    while total < n:
+        events = list(play(rules, players_for(rules), {}, rng=rng).events)
+        games.append(events)
+        total += len(events)
+    return games
+
+
+def sealed(kind: str, events: Sequence[Event]) -> list[dict[str, Any]]:
+    """The envelopes the recorder would store for these events."""
+    rules = rules_for(kind)
+    names = players_for(rules)
+    state = rules.initial_state(names, rules.options_for(names, {}))
+    prev, out = "0" * 64, []
+    for seq, event in enumerate(events, 1):
+        state = engine.apply(rules, state, event, seq)
+        env = seal(
+            seq=seq,
+            hand=state.hand,
+            event=dict(event),
+            result=state.facts,
+            violation=None,
+            recorded_at=utc_now(),
+            actor="bench",
+            prev_hash=prev,
+        )
+        prev = env["hash"]
+        out.append(dict(env))
+    return out
+
+
+def dict_fold(envelopes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The ceiling's fold: each event's data merged into one dict."""
+    table: dict[str, Any] = {}
+    for env in envelopes:
+        table[env["type"]] = env["seq"]
+        table.update(env["data"])
+    return table
+
+
+def best_rate(n: int, run: Any) -> float:
+    best = float("inf")
+    for _ in range(REPEAT):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    return n / best
+
+
+def line(label: str, rate: float, note: str = "") -> None:
+    print(f"{label}: {rate:.0f} ev/s{note}", flush=True)
+
+
+def bench_kind(kind: str, url: str) -> None:
+    rules = rules_for(kind)
+    names = players_for(rules)
+    games = simulated(kind, N_EVENTS, seed=9)
+    n = sum(len(g) for g in games)
+    envelopes = [sealed(kind, g) for g in games]
+    initial = rules.initial_state(names, rules.options_for(names, {}))
+
+    def in_memory() -> None:
+        for envs in envelopes:
+            engine.fold(rules, initial, envs)
+
+    line(f"fold {kind}", best_rate(n, in_memory), f"  ({n} events, {len(games)} games)")
+
+    upgrade(url)
+    store = Store(url)
+    recorder = Recorder(store)
+    club = store.ensure_club(f"bench-fold-{kind}")
+    ids = []
+    for events in games:
+        game = recorder.create_game(club_id=club, kind=kind, players=names, options={})
+        for i in range(0, len(events), 500):
+            recorder.append(game.id, events[i : i + 500], club_id=club, actor="bench")
+        ids.append(game.id)
+
+    def rebuild() -> None:
+        for gid in ids:
+            engine.fold(rules, initial, store.read_events(gid))
+
+    def ceiling() -> None:
+        for gid in ids:
+            dict_fold(store.read_events(gid))
+
+    rebuilt = best_rate(n, rebuild)
+    bare = best_rate(n, ceiling)
+    line(f"rebuild {kind}", rebuilt, f"  ({rebuilt / bare:.0%} of the ceiling)")
+    line(f"ceiling {kind}", bare, "  (read + decode + dict fold)")
+    store.dispose()
+
+
+def long_session() -> None:
+    """A Seven and a Half session of LONG_SESSION events, folded: the first and last WINDOW events' rates."""
+    kind = "seven-and-a-half"
+    rules = rules_for(kind)
+    names = players_for(rules)
+    rng = random.Random(40)
+    state = rules.initial_state(names, rules.options_for(names, {}))
+    events: list[dict[str, Any]] = []
+    while len(events) < LONG_SESSION:
+        offered = [e for e in rules.legal_events(state) if e["type"] != "session_closed"]
+        offered += rules.chance_events(state, rng)
+        event = dict(rng.choice(offered))
+        state = engine.apply(rules, state, event, state.seq + 1)
+        events.append(event)
+    initial = rules.initial_state(names, rules.options_for(names, {}))
+    state, seq, marks = initial, 0, [0.0] * (len(events) + 1)
+    marks[0] = time.perf_counter()
+    for seq, event in enumerate(events, 1):
+        state = engine.apply(rules, state, event, seq)
+        marks[seq] = time.perf_counter()
+    first = WINDOW / (marks[WINDOW] - marks[0])
+    last = WINDOW / (marks[seq] - marks[seq - WINDOW])
+    print(f"long {kind} first {WINDOW}: {first:.0f} ev/s  ({len(events)} events, {state.hand} hands)", flush=True)
+    print(f"long {kind} last {WINDOW}: {last:.0f} ev/s", flush=True)
+
+
+def main() -> None:
+    print(f"Tablebook folds ({'quick' if QUICK else 'full'} run), {time.strftime('%Y-%m-%d %H:%M')}", file=sys.stderr)
+    kinds = sys.argv[1:] or list(GAMES)
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind in kinds:
+            if kind == "long":
+                continue
+            bench_kind(kind, f"sqlite:///{tmp}/fold-{kind}.db")
+    if not sys.argv[1:] or "long" in kinds:
+        long_session()
+
+
+if __name__ == "__main__":
+    main()

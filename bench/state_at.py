@@ -1,0 +1,105 @@
+"""`make bench`, states at a seq: `GET /state?at=<random seq>` on a 10,000-event game, cold cache.
+
+A Seven and a Half session of `N_EVENTS` events is recorded in a SQLite store; then each request
+gets a new Recorder (an empty state cache, as after a restart or in another process) and asks for
+the table at a random seq, through the app (FastAPI `TestClient`). Two runs: with snapshots off
+(every fold starts at event 1) and on (`projections/snapshots.py`; the first pass over the game
+writes them, the timed requests read them). Lines a script can read (milliseconds):
+
+    state_at snapshots=off: p50 N ms p99 N ms
+    state_at snapshots=on: p50 N ms p99 N ms
+
+Numbers are printed, never asserted. Set BENCH_QUICK=1 for a short run.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("TABLEBOOK_DURABILITY", "fast")
+
+from fastapi.testclient import TestClient
+
+from api.auth import create_key
+from api.main import create_app
+from api.settings import Settings
+from events.migrate import upgrade
+from events.store import Store
+from projections import engine
+from projections.recorder import Recorder, StateCache
+from projections.registry import rules_for
+
+QUICK = bool(os.environ.get("BENCH_QUICK"))
+N_EVENTS = 10_000
+REQUESTS = 200 if QUICK else 1000
+KIND = "seven-and-a-half"
+
+
+def session(n: int, seed: int = 40) -> tuple[list[str], list[dict[str, Any]]]:
+    rules = rules_for(KIND)
+    names = [f"P{i}" for i in range(rules.player_counts[0])]
+    rng = random.Random(seed)
+    state = rules.initial_state(names, rules.options_for(names, {}))
+    events: list[dict[str, Any]] = []
+    while len(events) < n:
+        offered = [e for e in rules.legal_events(state) if e["type"] != "session_closed"]
+        offered += rules.chance_events(state, rng)
+        event = dict(rng.choice(offered))
+        state = engine.apply(rules, state, event, state.seq + 1)
+        events.append(event)
+    return names, events
+
+
+def timed(
+    client: TestClient, store: Store, game_id: str, headers: dict[str, str], on: bool, seqs: list[int]
+) -> list[float]:
+    out = []
+    for seq in seqs:
+        client.app.state.recorder = Recorder(store, StateCache(), snapshots=on)  # type: ignore[attr-defined]
+        began = time.perf_counter()
+        response = client.get(f"/v1/games/{game_id}/state", params={"at": seq}, headers=headers)
+        out.append((time.perf_counter() - began) * 1000)
+        assert response.status_code == 200, response.text
+    return out
+
+
+def line(label: str, ms: list[float]) -> None:
+    ms = sorted(ms)
+    p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+    print(f"state_at {label}: p50 {statistics.median(ms):.2f} ms p99 {p99:.2f} ms ({len(ms)} requests)", flush=True)
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+        upgrade(url)
+        store = Store(url)
+        names, events = session(N_EVENTS)
+        key = create_key(store, "bench", "viewer")
+        club = store.ensure_club("bench")
+        recorder = Recorder(store, snapshots=False)
+        game = recorder.create_game(club_id=club, kind=KIND, players=names, options={})
+        for i in range(0, len(events), 1000):
+            recorder.append(game.id, events[i : i + 1000], club_id=club, actor="bench")
+        headers = {"Authorization": f"Bearer {key}"}
+        rng = random.Random(1)
+        seqs = [rng.randint(1, N_EVENTS) for _ in range(REQUESTS)]
+        app = create_app(Settings(database_url=url), store)
+        with TestClient(app) as client:
+            line("snapshots=off", timed(client, store, game.id, headers, False, seqs[: max(50, REQUESTS // 10)]))
+            began = time.perf_counter()
+            Recorder(store).live(game.id)  # the first fold over the game writes its snapshots
+            written = len(store.snapshot_seqs(game.id))
+            print(f"state_at first fold writing {written} snapshots: {(time.perf_counter() - began) * 1000:.0f} ms")
+            line("snapshots=on", timed(client, store, game.id, headers, True, seqs))
+        store.dispose()
+
+
+if __name__ == "__main__":
+    main()

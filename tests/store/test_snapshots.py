@@ -1,0 +1,221 @@
+"""Snapshots (projections/snapshots.py): a disposable cache that changes no answer, only where folds start."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from events.errors import TablebookError
+from events.store import Store
+from projections import engine, snapshots
+from projections.recorder import Recorder, StateCache, initial_state_of
+from projections.registry import available, rules_for
+from projections.simulate import play
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def players_of(kind: str) -> list[str]:
+    rules = rules_for(kind)
+    for n in range(2, 9):
+        names = [f"P{i}" for i in range(n)]
+        try:
+            rules.options_for(names, {})
+        except TablebookError:
+            continue
+        return names
+    raise AssertionError(f"no player count for {kind}")
+
+
+def playout(kind: str, seed: int, limit: int = 400) -> tuple[list[str], list[dict[str, Any]]]:
+    names = players_of(kind)
+    events = list(play(rules_for(kind), names, {}, rng=random.Random(seed), max_events=limit).events)
+    return names, events
+
+
+@pytest.mark.parametrize("kind", available())
+def test_every_hand_boundary_state_survives_the_codec(kind: str) -> None:
+    rules = rules_for(kind)
+    names = players_of(kind)
+    states = play(rules, names, {}, rng=random.Random(7), keep_states=True).states
+    before = rules.initial_state(names, rules.options_for(names, {}))
+    checked = 0
+    for state in states:
+        if snapshots.is_boundary(rules, before, state) or state is states[-1]:
+            assert snapshots.decode(snapshots.encode(state)) == state
+            checked += 1
+        before = state
+    assert checked >= 2
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        '{"__dc": "os:system"}',
+        '{"__dc": "subprocess:Popen", "args": "true"}',
+        '{"__r": "builtins:eval", "a": ["1"]}',
+        '{"__e": "events.errors:NotFoundError", "v": 1}',
+        '{"__dc": "projections.rules:<locals>.X"}',
+        '{"x": 1}',
+        "not json",
+    ],
+)
+def test_the_decoder_makes_nothing_outside_the_allow_list(planted: str) -> None:
+    with pytest.raises(snapshots.SnapshotError):
+        snapshots.decode(planted)
+
+
+def recorded(store: Store, kind: str, seed: int, *, retracts: bool) -> tuple[str, Recorder]:
+    """A game of `kind` recorded through a Recorder; with retracts: one into an earlier hand, one within the span."""
+    names, events = playout(kind, seed)
+    recorder = Recorder(store)
+    club_id = store.ensure_club(f"snap-{kind}-{seed}")
+    game = recorder.create_game(club_id=club_id, kind=kind, players=names, options={})
+    batches: list[list[dict[str, Any]]] = []
+    if retracts and len(events) > 60:
+        k, j = (2 * len(events)) // 3, len(events) // 3
+        batches = [events[:k], [{"type": "retract", "to_seq": j, "reason": "a misdeal"}]]
+        rest = events[j:]
+        half = len(rest) // 2
+        floor = k + 1  # the seq of the first retract: the second may not reach below it
+        batches += [rest[:half], [{"type": "retract", "to_seq": floor + 3, "reason": "again"}]]
+        batches = [b for b in batches if b]
+        for batch in batches:
+            for i in range(0, len(batch), 200):
+                recorder.append(game.id, batch[i : i + 200], club_id=club_id, actor="t")
+        live = recorder.live(game.id)
+        # play on from where the second retract left the table
+        state, rng, more = live.state, random.Random(seed + 1), []
+        rules = rules_for(kind)
+        from projections.simulate import next_options
+
+        while not rules.is_terminal(state) and len(more) < 150:
+            offered = next_options(rules, state, rng)
+            chosen = dict(rules.bot(state, offered, rng) if rules.bot is not None else rng.choice(offered))
+            decision = engine.decide(rules, state, chosen)
+            state = engine.apply(rules, state, decision.event, state.seq + 1)
+            more.append(decision.event)
+        if more:
+            recorder.append(game.id, more, club_id=club_id, actor="t")
+    else:
+        for i in range(0, len(events), 200):
+            recorder.append(game.id, events[i : i + 200], club_id=club_id, actor="t")
+    return game.id, recorder
+
+
+def reference(store: Store, game_id: str) -> list[Any]:
+    """The state after every seq (index = seq), folded from event 1 without snapshots."""
+    game = store.get_game(game_id)
+    rules, initial = initial_state_of(game)
+    return [initial, *(state for _, state in engine.walk(rules, initial, store.read_events(game_id)))]
+
+
+@pytest.mark.parametrize("kind", available())
+def test_state_at_from_snapshots_is_the_fold_from_event_1(store: Store, kind: str) -> None:
+    game_id, _ = recorded(store, kind, seed=11, retracts=True)
+    expected = reference(store, game_id)
+    head = len(expected) - 1
+    recorder = Recorder(store, StateCache())
+    recorder.state_at(game_id, 1)  # a first fold writes the snapshots it passes
+    version = snapshots.version_of(kind)
+    seqs = store.snapshot_seqs(game_id, version)
+    assert seqs and all(0 < s <= head for s in seqs)
+    for seq in range(head + 1):
+        fresh = Recorder(store, StateCache())  # a cold cache: every read starts at a snapshot
+        _, state = fresh.state_at(game_id, seq)
+        assert state == expected[seq], f"seq {seq}"
+    assert Recorder(store, StateCache()).live(game_id).state == expected[head]
+    assert store.snapshot_seqs(game_id, version)[-1] <= head
+    # with no snapshot at all, the same answers
+    store.delete_snapshots(game_id)
+    assert store.snapshot_seqs(game_id) == []
+    plain = Recorder(store, StateCache(), snapshots=False)
+    for seq in range(0, head + 1, 7):
+        assert plain.state_at(game_id, seq)[1] == expected[seq]
+
+
+def test_a_retract_below_the_snapshot_folds_from_an_older_start(store: Store) -> None:
+    game_id, _ = recorded(store, "schnapsen", seed=5, retracts=True)
+    expected = reference(store, game_id)
+    retracts = store.retracts(game_id)
+    assert retracts, "the game has retracts"
+    fresh = Recorder(store, StateCache())
+    fresh.live(game_id)  # writes snapshots up to the head, some between a retract's target and the retract
+    for seq, to_seq in retracts:
+        for at in (to_seq, seq - 1, seq, seq + 1):
+            if at < len(expected):
+                assert Recorder(store, StateCache()).state_at(game_id, at)[1] == expected[at]
+
+
+def test_a_snapshot_of_another_version_is_never_read(store: Store) -> None:
+    game_id, _ = recorded(store, "schnapsen", seed=3, retracts=False)
+    expected = reference(store, game_id)
+    head = len(expected) - 1
+    wrong = snapshots.encode(expected[1])  # a state that is not the one at those seqs
+    store.write_snapshots(game_id, "x", [(s, wrong) for s in range(2, head + 1)])
+    assert store.read_snapshot(game_id, snapshots.version_of("schnapsen"), head) is None
+    for seq in range(0, head + 1, 5):
+        assert Recorder(store, StateCache()).state_at(game_id, seq)[1] == expected[seq]
+    assert Recorder(store, StateCache()).live(game_id).state == expected[head]
+
+
+def test_deleting_every_snapshot_changes_no_answer(store: Store) -> None:
+    game_id, _ = recorded(store, "casino", seed=2, retracts=True)
+    expected = reference(store, game_id)
+    head = len(expected) - 1
+    Recorder(store, StateCache()).live(game_id)
+    assert store.snapshot_seqs(game_id)
+    with_rows = [Recorder(store, StateCache()).state_at(game_id, s)[1] for s in range(head + 1)]
+    store.delete_snapshots()
+    assert store.snapshot_seqs(game_id) == []
+    without = [Recorder(store, StateCache()).state_at(game_id, s)[1] for s in range(head + 1)]
+    assert with_rows == without == expected
+
+
+def test_no_snapshot_is_written_past_the_head(store: Store) -> None:
+    game_id, _ = recorded(store, "schnapsen", seed=4, retracts=False)
+    head = store.get_game(game_id).seq
+    text = snapshots.encode(reference(store, game_id)[head])
+    assert store.write_snapshots(game_id, "x", [(head + 1, text), (head + 50, text)]) == 0
+    assert store.write_snapshots(game_id, "x", [(head, text)]) == 1
+    assert store.write_snapshots(game_id, "x", [(head, text)]) == 0  # there already: left as it is
+    assert store.snapshot_seqs(game_id, "x") == [head]
+
+
+def test_a_snapshot_written_by_one_process_is_read_by_another(store: Store) -> None:
+    game_id, _ = recorded(store, "gin-rummy-3", seed=9, retracts=False)
+    store.delete_snapshots(game_id)
+    expected = reference(store, game_id)
+    head = len(expected) - 1
+    script = (
+        "import sys\n"
+        "from events.store import Store\n"
+        "from projections.recorder import Recorder\n"
+        "store = Store(sys.argv[1])\n"
+        "Recorder(store).live(sys.argv[2])\n"
+        "store.dispose()\n"
+    )
+    subprocess.run([sys.executable, "-c", script, store.url, game_id], cwd=ROOT, check=True, timeout=120)
+    seqs = store.snapshot_seqs(game_id, snapshots.version_of("gin-rummy-3"))
+    assert seqs, "the other process wrote snapshots"
+    reads: list[int] = []
+    original = store.read_events
+
+    def counting(game: str, after: int = 0, limit: int | None = None, *, upto: int | None = None) -> Any:
+        found = original(game, after, limit, upto=upto)
+        reads.append(len(found))
+        return found
+
+    store.read_events = counting  # type: ignore[method-assign]
+    try:
+        recorder = Recorder(store, StateCache())
+        _, state = recorder.state_at(game_id, seqs[-1])
+        assert state == expected[seqs[-1]]
+        assert sum(reads) < head  # neither the head nor the state at seq was folded from event 1
+    finally:
+        store.read_events = original  # type: ignore[method-assign]
