@@ -13,11 +13,15 @@ union on `type` per game (`event_schemas()`).
 
 from __future__ import annotations
 
+import random
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
+from projections import engine
 from projections.registry import KINDS, rules_for
+from projections.rules import CHANCE
 
 # --------------------------------------------------------------------------- errors
 
@@ -525,54 +529,63 @@ def event_schemas() -> dict[str, dict[str, Any]]:
     return out
 
 
-#: request body examples of the append route, one per game (valid first events of a game)
-APPEND_EXAMPLES: dict[str, dict[str, Any]] = {
-    "schnapsen": {
-        "summary": "Schnapsen: the deal and a lead with a marriage",
-        "value": {
-            "expected_seq": 0,
-            "events": [
-                {
-                    "type": "deal",
-                    "dealer": 1,
-                    "trump_card": "JH",
-                    "hands": [["KH", "QH", "TD", "AC", "JS"], ["TS", "AD", "KC", "QS", "JD"]],
-                },
-                {"type": "play", "seat": 0, "card": "KH", "marriage": True},
-            ],
-        },
-    },
-    "casino": {
-        "summary": "Casino: a deal with the table, then a trail",
-        "value": {
-            "events": [
-                {
-                    "type": "deal",
-                    "dealer": 1,
-                    "hands": [["2C", "5D", "9H", "KS"], ["3C", "7D", "TH", "JS"]],
-                    "table": ["4C", "6D", "8H", "QS"],
-                },
-                {"type": "trail", "seat": 0, "card": "KS"},
-            ]
-        },
-    },
-    "gin-rummy-3": {
-        "summary": "Gin Rummy for three: the cut for seats",
-        "value": {"events": [{"type": "cut", "cards": ["KS", "7D", "2C"]}]},
-    },
-    "seven-and-a-half": {
-        "summary": "Seven and a Half: a stake",
-        "value": {"events": [{"type": "bet", "seat": 1, "amount": 10}]},
-    },
-    "cutthroat-smear": {
-        "summary": "Cutthroat Smear: a bid after the deal",
-        "value": {"events": [{"type": "bid", "seat": 1, "amount": 2}]},
-    },
-    "note": {
+def _plain(value: Any) -> Any:
+    """An event as JSON: mappings as dicts, tuples as lists."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def first_events(kind: str) -> list[dict[str, Any]]:
+    """A new game's first events, from its declaration: the demo players' game under default options, its
+    chance events (a cut, a deal...) up to the first decision and that decision (the game's bot's choice,
+    else a random one of `legal_events`), drawn with `random.Random(0)` and decided as an append would be."""
+    rules = rules_for(kind)
+    players = list(rules.demo_players)
+    state = rules.initial_state(players, rules.options_for(players, None))
+    rng = random.Random(0)
+    out: list[dict[str, Any]] = []
+    for _ in range(_MAX_CHANCE + 1):
+        due = rules.to_act(state)
+        offered = rules.chance_events(state, rng) if due is CHANCE else rules.legal_events(state)
+        if not offered:
+            break
+        if due is CHANCE:
+            chosen = offered[0]
+        else:
+            chosen = rules.bot(state, offered, rng) if rules.bot is not None else rng.choice(offered)
+        decision = engine.decide(rules, state, _plain(chosen))
+        out.append(_plain(decision.event))
+        state = engine.apply(rules, state, decision.event, state.seq + 1)
+        if due is not CHANCE:
+            break
+    return out
+
+
+#: the most chance events (a cut, a deal...) an example shows before the first decision
+_MAX_CHANCE = 3
+
+
+def append_examples() -> dict[str, dict[str, Any]]:
+    """Request body examples of the append route: a new game's first events for every game, and a note."""
+    examples: dict[str, dict[str, Any]] = {}
+    for kind in KINDS:
+        events = first_events(kind)
+        examples[kind] = {
+            "summary": f"{rules_for(kind).title}: " + ", then ".join(e["type"] for e in events),
+            "value": {"expected_seq": 0, "events": events},
+        }
+    examples["note"] = {
         "summary": "Any game: a note (an auditor key may append it too)",
         "value": {"events": [{"type": "note", "text": "table 3, second session"}]},
-    },
-}
+    }
+    return examples
+
+
+#: request body examples of the append route, one per game (its first events) and a note
+APPEND_EXAMPLES: dict[str, dict[str, Any]] = append_examples()
 
 
 #: `GET /v1/games/{id}/stream`'s 200: an event stream, not JSON

@@ -1,7 +1,7 @@
 """Bulk export in constant memory: the peak of `GET /v1/export`'s stream over 1,000 games, printed.
 
-`python -m bench.bulk_export` records 1,000 simulated games (Schnapsen, Smear
-and Casino, written through `Store.import_game`) in a fresh SQLite database
+`python -m bench.bulk_export` records 1,000 simulated games (of every game
+the registry finds, written through `Store.import_game`) in a fresh SQLite database
 (and PostgreSQL when its server answers; BENCH_PG=0 skips it), then streams
 them with `projections.histories.export.bulk_lines`, the generator behind
 `GET /v1/export` and `tablebook export --all`, into a sink that only counts
@@ -32,13 +32,14 @@ from events.store import Store
 from projections import engine
 from projections.histories import export, importer
 from projections.recorder import head_of
-from projections.registry import rules_for
+from projections.registry import available, rules_for
 from projections.simulate import play
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 GAMES = 200 if QUICK else 1000
 PG_SERVER = os.environ.get("TABLEBOOK_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-KINDS = {"schnapsen": ["Anna", "Ben"], "cutthroat-smear": ["Ruby", "Ava", "Liam"], "casino": ["Ann", "Ben", "Cho"]}
+#: every game the registry finds, played by its declared demo players
+KINDS = {kind: list(rules_for(kind).demo_players) for kind in available()}
 
 
 def playouts(per_kind: int = 8) -> list[tuple[str, list[dict[str, Any]]]]:

@@ -11,15 +11,16 @@ lines and comments are for people, and an importer recomputes them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
 from events.cards import FULL_DECK
 from events.envelope import Envelope
-from projections import engine
+from events.errors import UnknownGameError
+from projections import engine, registry
 from projections.audit import name_seats
 from projections.histories.errors import BadImportError
 from projections.histories.notation import (
@@ -32,10 +33,13 @@ from projections.histories.notation import (
     tokenize,
     word_value,
 )
-from projections.rules import GameRules, HandScore, ScoreSheet
+from projections.rules import EMPTY, GameRules, HandScore, ScoreSheet
 
-#: event fields that name a seat: written with the player's name, read back as the seat number
-SEAT_FIELDS = frozenset({"seat", "dealer", "to"})
+#: the field of the actor (`Anna: play KH`) and the field a bare card code is (the grammar's shorthands); which
+#: other fields name a seat (written with the player's name, read back as the seat number) and which hold
+#: cards is each game's declaration (`GameRules.fields`)
+ACTOR = "seat"
+CARD = "card"
 #: result fields that name a seat, shown with the player's name
 _NAMED_FACTS = re.compile(
     r"(winner|_by|_to|^scorer|^bidder|^dealer|^banker|^next_banker|^box|^captain|^sitter|^first_to_speak)$"
@@ -82,26 +86,33 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _is_seat(value: Any) -> bool:
+def _is_seat(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def event_body(event_type: str, data: Mapping[str, Any], names: Names) -> str:
-    """`Anna: play KH marriage`: the part of an event line that is read back."""
+def event_body(rules: GameRules[Any], event_type: str, data: Mapping[str, Any], names: Names) -> str:
+    """`Anna: play KH marriage`: the part of an event line that is read back.
+
+    The event type's declared seat fields (`rules.seat_fields`) are written with the player's name; its
+    `seat` is the actor before the type and its `card`, when it is declared a card, is written bare after it.
+    """
+    seat_fields = rules.seat_fields(event_type)
     words: list[str] = []
-    actor = data.get("seat")
-    if isinstance(actor, int) and not isinstance(actor, bool):
+    actor = data.get(ACTOR) if ACTOR in seat_fields else None
+    has_actor = _is_seat(actor)
+    if _is_seat(actor):
         words.append(names.token(actor) + ":")
     words.append(event_type)
-    card = data.get("card")
-    if isinstance(card, str) and card in _CARDS:
+    card = data.get(CARD) if rules.fields.get(event_type, EMPTY).get(CARD) == "card" else None
+    bare_card = isinstance(card, str) and card in _CARDS
+    if isinstance(card, str) and bare_card:
         words.append(card)
     for key, value in data.items():
-        if (key == "seat" and _is_seat(value)) or (key == "card" and isinstance(card, str) and card in _CARDS):
+        if (key == ACTOR and has_actor) or (key == CARD and bare_card):
             continue
         if value is True:
             words.append(format_string(key))
-        elif key in SEAT_FIELDS and _is_seat(value):
+        elif key in seat_fields and _is_seat(value):
             words.append(f"{format_string(key)}={names.token(value)}")
         else:
             words.append(f"{format_string(key)}={format_value(value)}")
@@ -208,7 +219,7 @@ def write_text(
             current = env["hand"]
             yield ""
             yield f"Hand {current}" + (" (before the first deal)" if current == 0 else "")
-        line = f"{env['seq']:>4}. {event_body(seen['type'], seen['data'], names)}"
+        line = f"{env['seq']:>4}. {event_body(rules, seen['type'], seen['data'], names)}"
         facts = facts_text(env.get("result") or {}, names)
         if facts:
             line += f"  => {facts}"
@@ -313,13 +324,18 @@ def seat_tag_names(game: TextGame) -> dict[int, str]:
     return found
 
 
-def parse_text(text: str) -> TextGame:
+def parse_text(text: str, rules: GameRules[Any] | None = None) -> TextGame:
     """Read a text hand history: its tags and its events (not yet checked against any rule).
+
+    Which fields of an event are seats, written as names, is the declaration of the game (`rules`, else
+    the game the `Game` tag names; for a game this server does not know, a field any game declares a seat
+    of that event type).
 
     Raises:
         BadImportError: a line that is none of the forms of the grammar, with its line number.
     """
     game = TextGame()
+    seat_fields: Callable[[str], frozenset[str]] | None = rules.seat_fields if rules is not None else None
     in_header = True
     previous = ""  # the kind of the last non-blank body line
     # lines end at "\n" only: a JSON string may hold U+2028 or U+0085 unescaped, which splitlines() would cut
@@ -338,7 +354,9 @@ def parse_text(text: str) -> TextGame:
             continue
         in_header = False
         if _EVENT.match(line):
-            game.events.append((number, _read_event(game, line, number)))
+            if seat_fields is None:
+                seat_fields = declared_seat_fields(game.tags.get("Game"))
+            game.events.append((number, _read_event(game, line, number, seat_fields)))
             previous = "event"
         elif re.match(r"Hand(\s|$)", stripped):
             if not re.fullmatch(r"Hand [0-9]+( .*)?", stripped):
@@ -398,7 +416,24 @@ def _players(game: TextGame) -> list[str]:
     return [found[s] for s in sorted(found)]
 
 
-def _read_event(game: TextGame, line: str, number: int) -> dict[str, Any]:
+def declared_seat_fields(kind: str | None) -> Callable[[str], frozenset[str]]:
+    """The seat fields of an event type as the game `kind` declares them (`GameRules.seat_fields`).
+
+    For a kind this server does not know (the import refuses it once the file is read), the fields any
+    known game declares a seat of that event type, so that the lines read as they would for that game.
+    """
+    try:
+        return registry.rules_for(kind or "").seat_fields
+    except UnknownGameError:
+        games = [registry.rules_for(known) for known in registry.available()]
+
+        def any_game(event_type: str) -> frozenset[str]:
+            return frozenset().union(*(rules.seat_fields(event_type) for rules in games))
+
+        return any_game
+
+
+def _read_event(game: TextGame, line: str, number: int, seat_fields: Callable[[str], frozenset[str]]) -> dict[str, Any]:
     """One event line: `<seq>. [<seat>:] <type> <card>? <flag>... <key>=<value>...`."""
     head = _EVENT.match(line)
     assert head is not None
@@ -413,12 +448,14 @@ def _read_event(game: TextGame, line: str, number: int) -> dict[str, Any]:
             if token.kind == "punct" and token.text in ("=>", ";"):
                 break
             tokens.append(token)
-        return _event_of(tokens, len(line), players, number)
+        return _event_of(tokens, len(line), players, number, seat_fields)
     except NotationError as exc:
         raise BadImportError(f"column {exc.column + 1}: {exc}", line=number, seq=seq) from None
 
 
-def _event_of(tokens: list[Token], end: int, players: Sequence[str], number: int) -> dict[str, Any]:
+def _event_of(
+    tokens: list[Token], end: int, players: Sequence[str], number: int, seat_fields: Callable[[str], frozenset[str]]
+) -> dict[str, Any]:
     reader = Reader(tokens, end)
     event: dict[str, Any] = {}
     if len(tokens) >= 2 and tokens[1].kind == "punct" and tokens[1].text == ":":
@@ -427,11 +464,12 @@ def _event_of(tokens: list[Token], end: int, players: Sequence[str], number: int
         if actor.kind == "punct":
             raise NotationError(f"expected a seat before ':', found {actor.text!r}", actor.column)
         value = string_value(actor) if actor.kind == "string" else word_value(actor.text, actor.column)
-        event["seat"] = _resolve_seat(actor, value, players, number, "seat")
+        event[ACTOR] = _resolve_seat(actor, value, players, number, ACTOR)
     kind = reader.next("the event type")
     if kind.kind != "word":
         raise NotationError(f"expected the event type, found {kind.text!r}", kind.column)
     fields: dict[str, Any] = {"type": kind.text}
+    seats = seat_fields(kind.text)
     while reader.peek() is not None:
         token = reader.next("a field")
         if token.kind == "punct":
@@ -442,10 +480,10 @@ def _event_of(tokens: list[Token], end: int, players: Sequence[str], number: int
             reader.next("'='")
             start = reader.peek()
             value = reader.value()
-            if name in SEAT_FIELDS and start is not None and start.kind in ("word", "string"):
+            if name in seats and start is not None and start.kind in ("word", "string"):
                 value = _resolve_seat(start, value, players, number, name)
-        elif token.kind == "word" and token.text in _CARDS and "card" not in fields:
-            name, value = "card", token.text
+        elif token.kind == "word" and token.text in _CARDS and CARD not in fields:
+            name, value = CARD, token.text
         else:
             value = True
         if name in fields or name in event:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from events.cards import FULL_DECK
+from projections.registry import available, rules_for
+from projections.rules import GameRules
 
 HUGE = "X" * 200_000
 #: values of every JSON type; a leaf is replaced by each one of another type
@@ -30,7 +32,20 @@ UNKNOWN_FIELDS: tuple[tuple[str, Any], ...] = (
     ("__proto__", {}),
     ("x" * 5000, 1),
 )
-SEAT_FIELDS = frozenset({"seat", "dealer", "bidder", "banker", "to", "from"})
+
+
+def declared_seat_fields() -> dict[str, frozenset[str]]:
+    """Per event type, the fields some game declares a seat (`GameRules.fields`), over every registered game."""
+    out: dict[str, frozenset[str]] = {}
+    for kind in available():
+        rules = rules_for(kind)
+        for event_type in rules.fields:
+            out[event_type] = out.get(event_type, frozenset()) | rules.seat_fields(event_type)
+    return out
+
+
+#: per event type, its top-level fields that name a seat, as the games declare them
+SEAT_FIELDS: dict[str, frozenset[str]] = declared_seat_fields()
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +111,16 @@ def show(path: Path) -> str:
     return ".".join(str(p) for p in path)
 
 
-def mutations(event: dict[str, Any], seats: int) -> Iterator[Case]:
-    """Every way of breaking `event` (a legal next event) that the corpus knows."""
+def mutations(event: dict[str, Any], seats: int, rules: GameRules[Any] | None = None) -> Iterator[Case]:
+    """Every way of breaking `event` (a legal next event) that the corpus knows.
+
+    Its seat fields are those `rules` declares for its type, else those any game declares (`SEAT_FIELDS`).
+    """
+    event_type = event.get("type")
+    if rules is not None and isinstance(event_type, str):
+        seat_fields = rules.seat_fields(event_type)
+    else:
+        seat_fields = SEAT_FIELDS.get(event_type, frozenset()) if isinstance(event_type, str) else frozenset()
     for path, leaf in leaves({k: v for k, v in event.items() if k != "type"}):
         where = show(path)
         for other in OTHER_TYPES:
@@ -106,7 +129,7 @@ def mutations(event: dict[str, Any], seats: int) -> Iterator[Case]:
         if is_card(leaf):
             for bad in BAD_CARDS:
                 yield Case("bad card code", f"{where} = {bad!r}", replaced(event, path, bad))
-        if isinstance(leaf, int) and not isinstance(leaf, bool) and path[-1] in SEAT_FIELDS:
+        if isinstance(leaf, int) and not isinstance(leaf, bool) and len(path) == 1 and path[0] in seat_fields:
             for bad_seat in (*BAD_SEATS, seats):
                 yield Case("seat out of range", f"{where} = {bad_seat}", replaced(event, path, bad_seat))
         yield Case("huge string", f"{where} = 200,000 characters", replaced(event, path, HUGE))
