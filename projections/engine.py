@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from events.envelope import Envelope, event_of, seal
+from events.envelope import Envelope, seal
 from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError
 from events.schema import parse_event
 from projections.fastreplace import replace
@@ -116,17 +116,21 @@ def apply(rules: GameRules[S], state: S, event: Event, seq: int) -> S:
         return replace(state, seq=seq, facts=EMPTY)
     if state.seq != seq - 1:
         state = replace(state, seq=seq - 1)
-    was_over = rules.is_terminal(state)
     after = rules.evolve(state, event)
     assert after.seq == seq, f"{rules.kind}.evolve must advance seq to {seq}"
-    if not was_over and rules.is_terminal(after):
-        sheet = rules.score(after)
-        facts = dict(after.facts)
-        facts["game_ended"] = True
-        facts["winner"] = sheet.winner
-        facts["totals"] = seat_dict(sheet.totals)
-        after = replace(after, facts=facts)
+    if rules.is_terminal(after) and not rules.is_terminal(state):
+        after = _ended(rules, after)
     return after
+
+
+def _ended(rules: GameRules[S], after: S) -> S:
+    """`after`, the state in which the game has just ended, with the end's facts: winner and totals."""
+    sheet = rules.score(after)
+    facts = dict(after.facts)
+    facts["game_ended"] = True
+    facts["winner"] = sheet.winner
+    facts["totals"] = seat_dict(sheet.totals)
+    return replace(after, facts=facts)
 
 
 def restore(state_at_target: S, retract_seq: int) -> S:
@@ -142,16 +146,37 @@ def retract_targets(envelopes: Iterable[Mapping[str, Any]]) -> set[int]:
 def walk(
     rules: GameRules[S], initial: S, envelopes: Sequence[Mapping[str, Any]]
 ) -> Iterator[tuple[Mapping[str, Any], S]]:
-    """Each stored envelope with the state after it, in order, honouring retractions."""
+    """Each stored envelope with the state after it, in order, honouring retractions.
+
+    The same steps as `apply` for each envelope, with the per-event work trimmed (issue 15): the game
+    is asked `is_terminal` once per event (whether it had ended before the event is the answer kept
+    from the event before), and the event is built from the envelope inline.
+    """
     targets = retract_targets(envelopes)
     kept: dict[int, S] = {0: initial} if 0 in targets else {}
+    evolve, is_terminal = rules.evolve, rules.is_terminal
     state = initial
+    #: is_terminal(state), or None when not known yet
+    over: bool | None = None
     for env in envelopes:
         seq = env["seq"]
-        if env["type"] == "retract":
+        kind = env["type"]
+        if kind == "retract":
             state = restore(kept[env["data"]["to_seq"]], seq)
+            over = None
+        elif kind in ENGINE_EVENTS:
+            state = replace(state, seq=seq, facts=EMPTY)
         else:
-            state = apply(rules, state, event_of(env), seq)
+            if state.seq != seq - 1:
+                state = replace(state, seq=seq - 1)
+            if over is None:
+                over = is_terminal(state)
+            after = evolve(state, {"type": kind, **env["data"]})
+            assert after.seq == seq, f"{rules.kind}.evolve must advance seq to {seq}"
+            ended = is_terminal(after)
+            if ended and not over:
+                after = _ended(rules, after)
+            state, over = after, ended
         if seq in targets:
             kept[seq] = state
         yield env, state

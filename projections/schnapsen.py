@@ -88,7 +88,7 @@ class Marriage:
     credited: bool
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class SchnapsenState(BaseState):
     """A Schnapsen match between hands or within one."""
 
@@ -340,8 +340,7 @@ def evolve(state: SchnapsenState, event: Event) -> SchnapsenState:
             state,
             seq=seq,
             phase="deal",
-            trick=(),
-            draws_due=(),
+            draws_due=(),  # the cards stay where they lie (a led card on the table too) until the next deal
             results=state.results.append(void),
             facts={"hand_ended": True, "voided": True, "points": seat_dict((0, 0))},
         )
@@ -410,31 +409,46 @@ def _evolve_follow(state: SchnapsenState, event: Event, seq: int) -> SchnapsenSt
     lead_seat, lead_card = state.trick[0]
     winner = seat if beats(card, lead_card, state.trump_suit) else lead_seat
     points = CARD_POINTS[rank(card)] + CARD_POINTS[rank(lead_card)]
-    pending = state.pending(winner)
-    marriages = tuple(replace(m, credited=True) if m.seat == winner and not m.credited else m for m in state.marriages)
     facts: dict[str, Any] = {"trick_winner": winner, "trick_points": points}
-    if pending:
-        facts["marriages_credited"] = pending
+    marriages = state.marriages
+    credited = 0  # the winner's marriages, credited now or before
+    if marriages:
+        pending = state.pending(winner)
+        if pending:
+            facts["marriages_credited"] = pending
+            marriages = tuple(
+                replace(m, credited=True) if m.seat == winner and not m.credited else m for m in marriages
+            )
+        credited = sum(m.points for m in marriages if m.seat == winner)
+    hands = replace_at(state.hands, seat, state.hands[seat] - {card})
+    trick_points = replace_at(state.trick_points, winner, state.trick_points[winner] + points)
+    reached = trick_points[winner] + credited >= TARGET
+    if reached:
+        phase, draws_due = state.phase, state.draws_due
+    elif state.closed_by is None and state.talon > 0:
+        phase, draws_due = "draw", (winner, 1 - winner)
+    else:
+        phase, draws_due = "lead", state.draws_due
     state = replace(
         state,
         seq=seq,
-        hands=replace_at(state.hands, seat, state.hands[seat] - {card}),
+        hands=hands,
         trick=(),
         won=replace_at(state.won, winner, (*state.won[winner], lead_card, card)),
-        trick_points=replace_at(state.trick_points, winner, state.trick_points[winner] + points),
+        trick_points=trick_points,
         tricks=replace_at(state.tricks, winner, state.tricks[winner] + 1),
         marriages=marriages,
         leader=winner,
         last_trick=(winner, (lead_card, card), points, seq),
         facts=facts,
+        phase=phase,
+        draws_due=draws_due,
     )
-    if state.hand_points(winner) >= TARGET:
+    if reached:
         return _end_hand(state, reacher=winner, decisive=seq)
-    if state.closed_by is None and state.talon > 0:
-        return replace(state, phase="draw", draws_due=(winner, 1 - winner))
-    if not state.hands[0] and not state.hands[1]:
+    if phase == "lead" and not hands[0] and not hands[1]:
         return _end_hand(state, reacher=None, decisive=seq)
-    return replace(state, phase="lead")
+    return state
 
 
 def _evolve_draw(state: SchnapsenState, seat: int, card: str, seq: int) -> SchnapsenState:

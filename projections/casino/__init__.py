@@ -212,21 +212,21 @@ def evolve(state: CasinoState, event: Event) -> CasinoState:
     if kind == "hand_voided":
         return _evolve_void(state, seq)
     seat, card = event["seat"], event["card"]
-    hands = replace_at(state.hands, seat, state.hands[seat] - {card})
-    state = replace(state, seq=seq, hands=hands, to_play=(seat + 1) % state.seats)
+    # one copy of the state per play: the move's changes, then the hand and the turn, at once
     if kind == "capture":
-        state = _evolve_capture(state, seat, card, event["take"], seq)
+        changes = _capture_changes(state, seat, card, event["take"], seq)
     elif kind == "build":
-        state = _evolve_build(state, seat, card, event["onto"], event["value"], seq)
+        changes = _build_changes(state, seat, card, event["onto"], event["value"], seq)
     elif kind == "trail":
-        state = replace(state, loose=(*state.loose, card), facts={})
+        changes = {"loose": (*state.loose, card), "facts": {}}
     else:
         raise AssertionError(f"casino cannot fold {kind}")
-    if any(state.hands):
-        return state
+    hands = replace_at(state.hands, seat, state.hands[seat] - {card})
+    if any(hands):
+        return replace(state, seq=seq, hands=hands, to_play=(seat + 1) % state.seats, **changes)
     if len(state.seen) < len(CARDS):
-        return replace(state, phase="deal")
-    return _end_round(state, seq)
+        return replace(state, seq=seq, hands=hands, to_play=(seat + 1) % state.seats, phase="deal", **changes)
+    return _end_round(replace(state, seq=seq, hands=hands, to_play=(seat + 1) % state.seats, **changes), seq)
 
 
 def _evolve_deal(state: CasinoState, event: Event, seq: int) -> CasinoState:
@@ -234,34 +234,37 @@ def _evolve_deal(state: CasinoState, event: Event, seq: int) -> CasinoState:
     dealt = frozenset(c for h in hands for c in h)
     dealer = event["dealer"]
     n = state.seats
+    changes: dict[str, Any]
     if not state.in_round:
         table = tuple(event["table"])
-        state = replace(
-            state,
-            hand=state.hand + 1,
-            dealer=dealer,
-            seen=dealt | frozenset(table),
-            loose=table,
-            builds=(),
-            build_count=0,
-            won=tuple(() for _ in range(n)),
-            cleared=(),
-            last_capture=None,
-            rest=(),
-            rest_seat=None,
-        )
+        seen = dealt | frozenset(table)
+        changes = {
+            "hand": state.hand + 1,
+            "dealer": dealer,
+            "loose": table,
+            "builds": (),
+            "build_count": 0,
+            "won": tuple(() for _ in range(n)),
+            "cleared": (),
+            "last_capture": None,
+            "rest": (),
+            "rest_seat": None,
+        }
     else:
-        state = replace(state, seen=state.seen | dealt)
+        seen = state.seen | dealt
+        changes = {}
     deals = state.deals + 1
-    stock = len(CARDS) - len(state.seen)
+    stock = len(CARDS) - len(seen)
     return replace(
         state,
         seq=seq,
         phase="play",
+        seen=seen,
         deals=deals,
         hands=hands,
         to_play=(dealer + 1) % n,
         facts={"deal": deals, "last_deal": stock == 0, "stock": stock},
+        **changes,
     )
 
 
@@ -289,7 +292,8 @@ def _evolve_void(state: CasinoState, seq: int) -> CasinoState:
     )
 
 
-def _evolve_capture(state: CasinoState, seat: int, card: str, take: Sequence[str], seq: int) -> CasinoState:
+def _capture_changes(state: CasinoState, seat: int, card: str, take: Sequence[str], seq: int) -> dict[str, Any]:
+    """The fields a capture changes (the caller makes the one copy)."""
     items = set(take)
     taken = [c for c in state.loose if c in items]
     gone = [b for b in state.builds if b.id in items]
@@ -306,12 +310,20 @@ def _evolve_capture(state: CasinoState, seat: int, card: str, take: Sequence[str
     if not loose and not builds:
         facts["table_cleared"] = True
         cleared = (*cleared, (seat, seq))
-    return replace(state, loose=loose, builds=builds, won=won, cleared=cleared, last_capture=(seat, seq), facts=facts)
+    return {
+        "loose": loose,
+        "builds": builds,
+        "won": won,
+        "cleared": cleared,
+        "last_capture": (seat, seq),
+        "facts": facts,
+    }
 
 
-def _evolve_build(
+def _build_changes(
     state: CasinoState, seat: int, card: str, onto: Sequence[str], value: int | str, seq: int
-) -> CasinoState:
+) -> dict[str, Any]:
+    """The fields a build changes (the caller makes the one copy)."""
     move = build_check(state, card, onto, value)
     if move.target is not None:
         old = move.target
@@ -319,7 +331,7 @@ def _evolve_build(
         builds = tuple(changed if b.id == old.id else b for b in state.builds)
         facts = {"build": old.id, "value": value, "cards": list(changed.cards), "multiple": False}
         facts["increased" if move.kind == "increase" else "face_added"] = True
-        return replace(state, builds=builds, facts=facts)
+        return {"builds": builds, "facts": facts}
     used = set(onto)
     count = state.build_count + 1
     cards = (*move.loose, *(c for b in move.builds for c in b.cards), card)
@@ -327,13 +339,12 @@ def _evolve_build(
     facts = {"build": new.id, "value": value, "cards": list(cards), "multiple": move.multiple}
     if move.builds:
         facts["replaced"] = [b.id for b in move.builds]
-    return replace(
-        state,
-        loose=tuple(c for c in state.loose if c not in used),
-        builds=(*(b for b in state.builds if b.id not in used), new),
-        build_count=count,
-        facts=facts,
-    )
+    return {
+        "loose": tuple(c for c in state.loose if c not in used),
+        "builds": (*(b for b in state.builds if b.id not in used), new),
+        "build_count": count,
+        "facts": facts,
+    }
 
 
 def _end_round(state: CasinoState, seq: int) -> CasinoState:

@@ -55,7 +55,7 @@ def fits(card: str, value: int | str) -> bool:
     return value_of(card) == value
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class CasinoState(BaseState):
     """A Casino game between rounds or within one.
 

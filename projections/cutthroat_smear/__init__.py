@@ -111,7 +111,7 @@ OPTIONS: dict[str, OptionSpec] = {
 }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class SmearState(BaseState):
     """A Smear game between hands or within one."""
 

@@ -80,7 +80,7 @@ class Layout:
     seq: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class GinState(BaseState):
     """A three-handed Gin Rummy game between hands or within one.
 

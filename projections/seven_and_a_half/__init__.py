@@ -237,8 +237,7 @@ def evolve(state: SevenAndAHalfState, event: Event) -> SevenAndAHalfState:
     if kind == "stand":
         seat, index = event["seat"], event.get("hand", 0)
         hand = replace(state.hands[seat][index], status=STOOD, end_seq=seq)
-        state = _put(state, seat, index, hand, seq, {"hand": index})
-        return _advance(state, seq)
+        return _advance(state, seq, _put(state, seat, index, hand, state.face_down, {"hand": index}))
     if kind == "split":
         return _evolve_split(state, event, seq)
     if kind == "flip":
@@ -321,11 +320,12 @@ def _evolve_hit(state: SevenAndAHalfState, event: Event, seq: int) -> SevenAndAH
         facts[status] = True
         if status == SEVEN_AND_A_HALF and state.kind(hand) == TWO_CARD:
             facts["two_card"] = True
-    state = replace(state, seen=state.seen | {card}, face_down=face_down)
-    state = _put(state, seat, index, hand, seq, facts)
+    changes = _put(state, seat, index, hand, face_down, facts)
+    changes["seen"] = state.seen | {card}
     if status == BUST and seat != state.banker:
-        state = replace(state, lines=(*state.lines, *bust_lines(state, seat, index, hand)))
-    return _advance(state, seq)
+        played = replace(state, seq=seq, **changes)
+        changes["lines"] = (*state.lines, *bust_lines(played, seat, index, hand))
+    return _advance(state, seq, changes)
 
 
 def _evolve_split(state: SevenAndAHalfState, event: Event, seq: int) -> SevenAndAHalfState:
@@ -343,33 +343,34 @@ def _evolve_split(state: SevenAndAHalfState, event: Event, seq: int) -> SevenAnd
 
 
 def _put(
-    state: SevenAndAHalfState, seat: int, index: int, hand: Hand, seq: int, facts: dict[str, Any]
-) -> SevenAndAHalfState:
-    """Store one hand; the facts give its total if no card of it lies face down."""
-    if not any(c in state.face_down for c in hand.cards):
+    state: SevenAndAHalfState, seat: int, index: int, hand: Hand, face_down: frozenset[str], facts: dict[str, Any]
+) -> dict[str, Any]:
+    """The changes that store one hand (`face_down`: the cards face down after the event); the facts
+    give its total if no card of it lies face down. The caller makes the one copy of the state."""
+    if not any(c in face_down for c in hand.cards):
         facts["total"] = state.total(hand)
     hands = replace_at(state.hands, seat, replace_at(state.hands[seat], index, hand))
-    return replace(state, seq=seq, hands=hands, facts=facts)
+    return {"hands": hands, "face_down": face_down, "facts": facts}
 
 
-def _advance(state: SevenAndAHalfState, seq: int) -> SevenAndAHalfState:
-    """After a hand changed: pass the turn on, start the banker's turn, or settle."""
+def _advance(state: SevenAndAHalfState, seq: int, changes: dict[str, Any]) -> SevenAndAHalfState:
+    """After a hand changed (`changes`, from `_put`, to the state before the event): pass the turn on,
+    start the banker's turn, or settle; one copy of the state unless the hand settles."""
+    hands: tuple[tuple[Hand, ...], ...] = changes["hands"]
     if state.phase == BANKER:
-        return _settle(state, seq) if state.hands[state.banker][0].finished else state
+        after = replace(state, seq=seq, **changes)
+        return _settle(after, seq) if hands[state.banker][0].finished else after
     order = state.order()
-    nxt = next((s for s in order if any(not h.finished for h in state.hands[s])), None)
+    nxt = next((s for s in order if any(not h.finished for h in hands[s])), None)
     if nxt is not None:
-        return replace(state, turn=nxt, facts={**state.facts, "turn": nxt})
-    if all(h.status == BUST for s in order for h in state.hands[s]):
-        return _settle(state, seq)
-    shown = state.hands[state.banker][0].cards
-    return replace(
-        state,
-        phase=BANKER,
-        turn=state.banker,
-        face_down=state.face_down - set(shown),
-        facts={**state.facts, "turn": state.banker, "banker_shows": list(shown)},
-    )
+        changes["facts"] = {**changes["facts"], "turn": nxt}
+        return replace(state, seq=seq, turn=nxt, **changes)
+    if all(h.status == BUST for s in order for h in hands[s]):
+        return _settle(replace(state, seq=seq, **changes), seq)
+    shown = hands[state.banker][0].cards
+    changes["face_down"] = changes["face_down"] - set(shown)
+    changes["facts"] = {**changes["facts"], "turn": state.banker, "banker_shows": list(shown)}
+    return replace(state, seq=seq, phase=BANKER, turn=state.banker, **changes)
 
 
 def _settle(state: SevenAndAHalfState, seq: int) -> SevenAndAHalfState:

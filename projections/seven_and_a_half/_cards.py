@@ -42,6 +42,10 @@ def value(card: str) -> int:
     return 2 * int(r)
 
 
+#: every card's value, worked out once (`total` runs on every hit)
+_VALUES: dict[str, int] = {c: value(c) for c in CARDS}
+
+
 def is_face(card: str) -> bool:
     """J, Q or K; the wild card is always one of these, so it is a face card too."""
     return rank(card) in FACES
@@ -53,7 +57,8 @@ def total(cards: Sequence[str], wild: str | None) -> int:
     The wild card counts as whatever of ½, 1..7 gives the highest total not
     above 7½; when even ½ busts, the total is the bust with the wild card at ½.
     """
-    base = sum(value(c) for c in cards if c != wild)
+    values = _VALUES
+    base = sum(values[c] if c in values else value(c) for c in cards if c != wild)
     if wild is None or wild not in cards:
         return base
     fitting = [base + v for v in WILD_VALUES if base + v <= TOP]

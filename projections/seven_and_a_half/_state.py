@@ -34,7 +34,11 @@ class Hand:
         return self.status != OPEN
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+#: the playing orders already worked out, by (banker, seats): `order()` runs a few times per event
+_ORDERS: dict[tuple[int, int], tuple[int, ...]] = {}
+
+
+@dataclass(frozen=True, kw_only=True)
 class SevenAndAHalfState(BaseState):
     """A session between hands or within one."""
 
@@ -66,7 +70,11 @@ class SevenAndAHalfState(BaseState):
     def order(self, banker: int | None = None) -> tuple[int, ...]:
         """The players in playing order: the banker's right first, counter-clockwise."""
         b = self.banker if banker is None else banker
-        return tuple((b - k) % self.seats for k in range(1, self.seats))
+        key = (b, self.seats)
+        found = _ORDERS.get(key)
+        if found is None:
+            found = _ORDERS[key] = tuple((b - k) % self.seats for k in range(1, self.seats))
+        return found
 
     def total(self, hand: Hand) -> int:
         return total(hand.cards, self.wild)

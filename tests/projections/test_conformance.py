@@ -77,9 +77,9 @@ def test_the_golden_copies_match_the_shared_examples() -> None:
     assert ours == theirs, "refresh tests/data/examples from ../shared/examples"
 
 
-#: the slowest `legal_events` call over the states of the test below, by game (reported, not asserted
-#: tightly: the issue's aim is 2 ms; the bound here only catches a blow-up)
-LEGAL_EVENTS_BOUND = 0.05
+#: the most events one `legal_events` call may offer: a count, not a time (times are printed, and measured
+#: in make bench), that catches an enumeration blowing up (every stake of a wide range, say)
+LEGAL_EVENTS_BOUND = 5000
 
 
 @pytest.mark.parametrize("kind", available())
@@ -88,7 +88,7 @@ def test_to_act_and_is_legal_agree_with_legal_events(kind: str) -> None:
     exactly when `legal_events` offers nothing and `chance_events` completes an event; otherwise its
     seats are the view's `to_act` (and `()` only at the end); every chance event offered `is_legal`."""
     rules = rules_for(kind)
-    slowest = 0.0
+    slowest, most = 0.0, 0
     for seed in range(3):
         rng = random.Random(seed)
         players = list(rules.demo_players)
@@ -97,6 +97,7 @@ def test_to_act_and_is_legal_agree_with_legal_events(kind: str) -> None:
             start = time.perf_counter()
             offered = rules.legal_events(state)
             slowest = max(slowest, time.perf_counter() - start)
+            most = max(most, len(offered))
             chance = rules.chance_events(state, rng)
             acting = rules.to_act(state)
             for event in offered:
@@ -111,8 +112,8 @@ def test_to_act_and_is_legal_agree_with_legal_events(kind: str) -> None:
                 assert isinstance(acting, tuple) and acting, (kind, state.seq)
                 assert list(acting) == list(rules.view(state, None)["to_act"]), (kind, state.seq)
             assert str(state.phase) in {p.value for p in rules.phases}, (kind, state.phase)
-    print(f"{kind}: slowest legal_events {slowest * 1000:.2f} ms")
-    assert slowest < LEGAL_EVENTS_BOUND, f"{kind}: legal_events took {slowest * 1000:.1f} ms"
+    print(f"{kind}: slowest legal_events {slowest * 1000:.2f} ms, at most {most} events offered")
+    assert most <= LEGAL_EVENTS_BOUND, f"{kind}: legal_events offered {most} events"
 
 
 @pytest.mark.parametrize("kind", available())
