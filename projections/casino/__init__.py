@@ -73,9 +73,10 @@ from typing import Any
 
 from events.casino import EVENTS
 from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnError
+from projections.casino._groups import VALUES
 from projections.casino._legal import legal_events
+from projections.casino._moves import BuildMove, build_check, capture_check
 from projections.casino._moves import breach as _breach
-from projections.casino._moves import build_check, capture_check
 from projections.casino._score import round_lines, sweeps_of
 from projections.casino._state import CARD_SET, CARDS, FACES, Build, CasinoState
 from projections.fastreplace import replace
@@ -96,7 +97,6 @@ from projections.rules import (
     opt_bool,
     opt_int,
     opt_seat,
-    replace_at,
     seat_dict,
 )
 
@@ -207,31 +207,55 @@ def evolve(state: CasinoState, event: Event) -> CasinoState:
     """The fold step: no rule checks, no randomness."""
     seq = state.seq + 1
     kind = event["type"]
-    if kind == "deal":
-        return _evolve_deal(state, event, seq)
-    if kind == "hand_voided":
-        return _evolve_void(state, seq)
-    seat, card = event["seat"], event["card"]
     # one copy of the state per play: the move's changes, then the hand and the turn, at once
-    if kind == "capture":
+    changes: dict[str, Any]
+    if kind == "trail":
+        seat, card = event["seat"], event["card"]
+        changes = {"loose": (*state.loose, card), "facts": {}}
+    elif kind == "capture":
+        seat, card = event["seat"], event["card"]
         changes = _capture_changes(state, seat, card, event["take"], seq)
     elif kind == "build":
+        seat, card = event["seat"], event["card"]
         changes = _build_changes(state, seat, card, event["onto"], event["value"], seq)
-    elif kind == "trail":
-        changes = {"loose": (*state.loose, card), "facts": {}}
+    elif kind == "deal":
+        return _evolve_deal(state, event, seq)
+    elif kind == "hand_voided":
+        return _evolve_void(state, seq)
     else:
         raise AssertionError(f"casino cannot fold {kind}")
-    hands = replace_at(state.hands, seat, state.hands[seat] - {card})
+    hands = state.hands
+    hands = (*hands[:seat], hands[seat] - {card}, *hands[seat + 1 :])
+    changes["seq"] = seq
+    changes["hands"] = hands
+    changes["to_play"] = (seat + 1) % state.seats
     if any(hands):
-        return replace(state, seq=seq, hands=hands, to_play=(seat + 1) % state.seats, **changes)
+        return _copy(state, changes)
     if len(state.seen) < len(CARDS):
-        return replace(state, seq=seq, hands=hands, to_play=(seat + 1) % state.seats, phase="deal", **changes)
-    return _end_round(replace(state, seq=seq, hands=hands, to_play=(seat + 1) % state.seats, **changes), seq)
+        changes["phase"] = "deal"
+        return _copy(state, changes)
+    return _end_round(state, changes)
+
+
+def _copy(state: CasinoState, changes: dict[str, Any]) -> CasinoState:
+    """`replace(state, **changes)` for the fold's own, known field names: one dict copy, no checks.
+
+    Each fold step gathers its changes in one dict and copies the state once with them (issue 15).
+    """
+    new: CasinoState = _new_object(state.__class__)
+    values = state.__dict__.copy()
+    values.update(changes)
+    _set_attr(new, "__dict__", values)
+    return new
+
+
+_new_object = object.__new__
+_set_attr = object.__setattr__
 
 
 def _evolve_deal(state: CasinoState, event: Event, seq: int) -> CasinoState:
-    hands = tuple(frozenset(h) for h in event["hands"])
-    dealt = frozenset(c for h in hands for c in h)
+    hands = tuple([frozenset(h) for h in event["hands"]])
+    dealt = frozenset([c for h in hands for c in h])
     dealer = event["dealer"]
     n = state.seats
     changes: dict[str, Any]
@@ -255,17 +279,14 @@ def _evolve_deal(state: CasinoState, event: Event, seq: int) -> CasinoState:
         changes = {}
     deals = state.deals + 1
     stock = len(CARDS) - len(seen)
-    return replace(
-        state,
-        seq=seq,
-        phase="play",
-        seen=seen,
-        deals=deals,
-        hands=hands,
-        to_play=(dealer + 1) % n,
-        facts={"deal": deals, "last_deal": stock == 0, "stock": stock},
-        **changes,
-    )
+    changes["seq"] = seq
+    changes["phase"] = "play"
+    changes["seen"] = seen
+    changes["deals"] = deals
+    changes["hands"] = hands
+    changes["to_play"] = (dealer + 1) % n
+    changes["facts"] = {"deal": deals, "last_deal": stock == 0, "stock": stock}
+    return _copy(state, changes)
 
 
 def _evolve_void(state: CasinoState, seq: int) -> CasinoState:
@@ -295,12 +316,22 @@ def _evolve_void(state: CasinoState, seq: int) -> CasinoState:
 def _capture_changes(state: CasinoState, seat: int, card: str, take: Sequence[str], seq: int) -> dict[str, Any]:
     """The fields a capture changes (the caller makes the one copy)."""
     items = set(take)
-    taken = [c for c in state.loose if c in items]
-    gone = [b for b in state.builds if b.id in items]
-    cards = [card, *taken, *(c for b in gone for c in b.cards)]
-    loose = tuple(c for c in state.loose if c not in items)
-    builds = tuple(b for b in state.builds if b.id not in items)
-    won = replace_at(state.won, seat, (*state.won[seat], *((c, seq) for c in cards)))
+    table = state.loose
+    taken = [c for c in table if c in items]
+    loose = tuple([c for c in table if c not in items])
+    builds = state.builds
+    if builds:
+        gone = [b for b in builds if b.id in items]
+        if gone:
+            builds = tuple([b for b in builds if b.id not in items])
+            cards = [card, *taken, *[c for b in gone for c in b.cards]]
+        else:
+            cards = [card, *taken]
+    else:
+        gone = []
+        cards = [card, *taken]
+    won = state.won
+    won = (*won[:seat], (*won[seat], *[(c, seq) for c in cards]), *won[seat + 1 :])
     facts: dict[str, Any] = {"captured": cards}
     if gone:
         facts["builds"] = [b.id for b in gone]
@@ -324,7 +355,7 @@ def _build_changes(
     state: CasinoState, seat: int, card: str, onto: Sequence[str], value: int | str, seq: int
 ) -> dict[str, Any]:
     """The fields a build changes (the caller makes the one copy)."""
-    move = build_check(state, card, onto, value)
+    move = _read_build(state, card, onto, value)
     if move.target is not None:
         old = move.target
         changed = Build(old.id, value, (*old.cards, card), False, seat, seq)
@@ -347,16 +378,57 @@ def _build_changes(
     }
 
 
-def _end_round(state: CasinoState, seq: int) -> CasinoState:
-    """The last card is played: the table goes to the last capturer; score the round."""
-    rest = state.table_cards
+def _read_build(state: CasinoState, card: str, onto: Sequence[str], value: int | str) -> BuildMove:
+    """`build_check`'s reading of a build already decided, for the fold: the same move, without its checks.
+
+    The fold only replays events that `decide` accepted, so what `build_check` verifies (items named
+    once, on the table, splitting into groups of the value) holds; `build_check` re-verified it on
+    every build (issue 15). A build that is not on the table still goes to `build_check`, which says why.
+    """
+    loose: list[str] = []
+    builds: list[Build] = []
+    for item in onto:
+        if item.startswith("b"):
+            found = state.build(item)
+            if found is None:
+                return build_check(state, card, onto, value)
+            builds.append(found)
+        else:
+            loose.append(item)
+    r = card[0]
+    if r in FACES:
+        if builds:
+            return BuildMove("face_add", r, (), tuple(builds), builds[0], False)
+        return BuildMove("new", r, tuple(loose), (), None, False)
+    cv = VALUES[r]
+    assert isinstance(value, int)
+    if len(onto) == 1 and builds and not builds[0].is_face and builds[0].value == value - cv:
+        return BuildMove("increase", value, (), tuple(builds), builds[0], False)
+    multiple = bool(builds) or cv + sum([VALUES.get(c[0], 0) for c in loose]) > value
+    return BuildMove("new", value, tuple(loose), tuple(builds), None, multiple)
+
+
+def _end_round(state: CasinoState, changes: dict[str, Any]) -> CasinoState:
+    """The last card is played (its `changes` not yet applied): the table goes to the last capturer; score the round.
+
+    Two copies: the state the round's lines are read from, then the state after the round.
+    """
+    loose = changes.get("loose", state.loose)
+    builds = changes.get("builds", state.builds)
+    rest = loose + tuple(c for b in builds for c in b.cards)
     n = state.seats
-    won = state.won
+    won = changes.get("won", state.won)
+    last_capture = changes.get("last_capture", state.last_capture)
     rest_seat = None
-    if state.last_capture is not None:
-        rest_seat, at = state.last_capture
-        won = replace_at(won, rest_seat, (*won[rest_seat], *((c, at) for c in rest)))
-    state = replace(state, loose=(), builds=(), won=won, rest=rest, rest_seat=rest_seat)
+    if last_capture is not None:
+        rest_seat, at = last_capture
+        won = (*won[:rest_seat], (*won[rest_seat], *((c, at) for c in rest)), *won[rest_seat + 1 :])
+    changes["loose"] = ()
+    changes["builds"] = ()
+    changes["won"] = won
+    changes["rest"] = rest
+    changes["rest_seat"] = rest_seat
+    state = _copy(state, changes)
     result = hand_score(state.hand, n, round_lines(state))
     totals = tuple(t + p for t, p in zip(state.totals, result.points, strict=True))
     best = max(totals)
@@ -370,15 +442,17 @@ def _end_round(state: CasinoState, seq: int) -> CasinoState:
         "rest": {"seat": rest_seat, "cards": list(rest)},
         "sweeps": [{"seat": s, "seq": q} for s, q in sweeps_of(state)],
     }
-    return replace(
+    return _copy(
         state,
-        phase="over" if over else "deal",
-        deals=0,
-        next_dealer=(state.dealer + 1) % n,
-        results=state.results.append(result),
-        totals=totals,
-        winner=leaders[0] if over else None,
-        facts=facts,
+        {
+            "phase": "over" if over else "deal",
+            "deals": 0,
+            "next_dealer": (state.dealer + 1) % n,
+            "results": state.results.append(result),
+            "totals": totals,
+            "winner": leaders[0] if over else None,
+            "facts": facts,
+        },
     )
 
 

@@ -49,8 +49,9 @@ def round_lines(state: CasinoState) -> list[ScoreLine]:
         (LITTLE_CASINO, "casino.little_casino", 1, "little casino"),
     ]
     items += [(ace, "casino.ace", 1, "ace") for ace in ACES]
+    taken = _taken_all(state)
     for card, rule, points, name in items:
-        found = _taken(state, card)
+        found = taken.get(card)
         if found is None:
             continue
         s, q = found
@@ -68,12 +69,18 @@ def round_lines(state: CasinoState) -> list[ScoreLine]:
     return lines
 
 
-def _taken(state: CasinoState, card: str) -> tuple[int, int] | None:
+#: the cards that score by themselves
+SCORING_CARDS = frozenset((BIG_CASINO, LITTLE_CASINO, *ACES))
+
+
+def _taken_all(state: CasinoState) -> dict[str, tuple[int, int]]:
+    """Who captured each scoring card, and at which seq: the first pile holding it, in one pass (issue 15)."""
+    found: dict[str, tuple[int, int]] = {}
     for s, pile in enumerate(state.won):
         for c, q in pile:
-            if c == card:
-                return s, q
-    return None
+            if c in SCORING_CARDS and c not in found:
+                found[c] = (s, q)
+    return found
 
 
 def _rest_note(state: CasinoState, seat: int, item: str) -> str:

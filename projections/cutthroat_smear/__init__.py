@@ -98,7 +98,6 @@ from projections.rules import (
     Viewpoint,
     hand_score,
     opt_seat,
-    replace_at,
     seat_dict,
 )
 
@@ -268,28 +267,30 @@ def evolve(state: SmearState, event: Event) -> SmearState:
     """The fold step: no rule checks, no randomness."""
     seq = state.seq + 1
     kind = event["type"]
+    if kind == "play":
+        return _evolve_play(state, event["seat"], event["card"], seq)
     if kind == "deal":
         dealer = event["dealer"]
-        return replace(
+        return _copy(
             state,
-            seq=seq,
-            hand=state.hand + 1,
-            phase="bid",
-            dealer=dealer,
-            next_dealer=dealer,
-            hands=tuple(frozenset(h) for h in event["hands"]),
-            bids=(),
-            bidder=None,
-            trump=None,
-            leader=(dealer + 1) % state.seats,
-            trick=(),
-            tricks=(),
-            facts={"dealer": dealer, "first_to_speak": (dealer + 1) % state.seats},
+            {
+                "seq": seq,
+                "hand": state.hand + 1,
+                "phase": "bid",
+                "dealer": dealer,
+                "next_dealer": dealer,
+                "hands": tuple(frozenset(h) for h in event["hands"]),
+                "bids": (),
+                "bidder": None,
+                "trump": None,
+                "leader": (dealer + 1) % state.seats,
+                "trick": (),
+                "tricks": (),
+                "facts": {"dealer": dealer, "first_to_speak": (dealer + 1) % state.seats},
+            },
         )
     if kind in ("bid", "pass"):
         return _evolve_speak(state, event["seat"], event.get("amount"), seq)
-    if kind == "play":
-        return _evolve_play(state, event["seat"], event["card"], seq)
     if kind == "hand_voided":
         void = HandScore(state.hand, (0,) * state.seats, ())
         return replace(
@@ -302,78 +303,106 @@ def evolve(state: SmearState, event: Event) -> SmearState:
     raise AssertionError(f"cutthroat-smear cannot fold {kind}")
 
 
+def _copy(state: SmearState, changes: dict[str, Any]) -> SmearState:
+    """`replace(state, **changes)` for the fold's own, known field names: one dict copy, no checks.
+
+    Every fold step ends in exactly one of these (issue 15): the changes of a step are gathered in a
+    dict first, and the state is copied once with all of them.
+    """
+    new: SmearState = _new_object(state.__class__)
+    values = state.__dict__.copy()
+    values.update(changes)
+    _set_attr(new, "__dict__", values)
+    return new
+
+
+_new_object = object.__new__
+_set_attr = object.__setattr__
+
+
+def _high_of(bids: tuple[tuple[int, int | None, int], ...]) -> tuple[int, int, int] | None:
+    """`SmearState.high_bid` over `bids`."""
+    made = [(s, a, q) for s, a, q in bids if a is not None]
+    return max(made, key=lambda b: b[1]) if made else None
+
+
 def _evolve_speak(state: SmearState, seat: int, amount: int | None, seq: int) -> SmearState:
-    state = replace(state, seq=seq, bids=(*state.bids, (seat, amount, seq)))
-    high = state.high_bid
+    bids = (*state.bids, (seat, amount, seq))
+    high = _high_of(bids)
     over = seat == state.dealer or amount == 4
     facts: dict[str, Any] = {"high_bid": None if high is None else high[1], "bidding_over": over}
     if not over:
-        return replace(state, facts=facts)
+        return _copy(state, {"seq": seq, "bids": bids, "facts": facts})
     if high is None:
         line = ScoreLine(
             state.hand,
             seat,
             0,
             "smear.throw_in",
-            f"all {state.seats} players passed (seqs {', '.join(str(q) for _, _, q in state.bids)}): "
+            f"all {state.seats} players passed (seqs {', '.join(str(q) for _, _, q in bids)}): "
             f"the hand is thrown in, no score; seat {state.dealer} deals again",
-            tuple(q for _, _, q in state.bids),
+            tuple(q for _, _, q in bids),
         )
         thrown = hand_score(state.hand, state.seats, [line])
-        return replace(
+        facts.update(thrown_in=True, hand_ended=True, points=seat_dict(thrown.points))
+        return _copy(
             state,
-            phase="deal",
-            results=state.results.append(thrown),
-            facts={**facts, "thrown_in": True, "hand_ended": True, "points": seat_dict(thrown.points)},
+            {"seq": seq, "bids": bids, "phase": "deal", "results": state.results.append(thrown), "facts": facts},
         )
-    return replace(state, phase="play", bidder=high[0], leader=high[0], facts={**facts, "bidder": high[0]})
+    facts["bidder"] = high[0]
+    return _copy(
+        state, {"seq": seq, "bids": bids, "phase": "play", "bidder": high[0], "leader": high[0], "facts": facts}
+    )
 
 
 def _evolve_play(state: SmearState, seat: int, card: str, seq: int) -> SmearState:
     facts: dict[str, Any] = {}
     trump = state.trump
     if trump is None:
-        trump = suit(card)
+        trump = card[1]
         facts["trump"] = trump
     trick = (*state.trick, (seat, card, seq))
-    state = replace(
-        state,
-        seq=seq,
-        hands=replace_at(state.hands, seat, state.hands[seat] - {card}),
-        trump=trump,
-        trick=trick,
-        facts=facts,
-    )
+    hands = state.hands
+    changes: dict[str, Any] = {
+        "seq": seq,
+        "hands": (*hands[:seat], hands[seat] - {card}, *hands[seat + 1 :]),
+        "trump": trump,
+        "trick": trick,
+        "facts": facts,
+    }
     if len(trick) < state.seats:
-        return state
+        return _copy(state, changes)
     winner = trick_winner(trick, trump)
-    done = Trick(len(state.tricks) + 1, trick, winner)
-    facts = {**facts, "trick_winner": winner, "trick": done.number, "trick_game_value": game_value(done.cards)}
-    if f"J{trump}" in done.cards:
+    tricks = (*state.tricks, Trick(len(state.tricks) + 1, trick, winner))
+    facts["trick_winner"] = winner
+    facts["trick"] = len(tricks)
+    cards = [c for _, c, _ in trick]
+    facts["trick_game_value"] = game_value(cards)
+    if f"J{trump}" in cards:
         facts["jack_won_by"] = winner
-    state = replace(state, trick=(), tricks=(*state.tricks, done), leader=winner, facts=facts)
-    if len(state.tricks) < HAND_SIZE:
-        return state
-    return _end_hand(state)
+    changes["trick"] = ()
+    changes["tricks"] = tricks
+    changes["leader"] = winner
+    if len(tricks) >= HAND_SIZE:
+        _end_hand(state, tricks, trump, changes)
+    return _copy(state, changes)
 
 
-def _end_hand(state: SmearState) -> SmearState:
-    """Score the played-out hand, settle the bid, and see whether the game is over."""
+def _end_hand(state: SmearState, tricks: tuple[Trick, ...], trump: str, changes: dict[str, Any]) -> None:
+    """Score the played-out hand, settle the bid, and see whether the game is over: into `changes`."""
     high = state.high_bid
-    assert high is not None and state.trump is not None and state.dealer is not None
+    assert high is not None and state.dealer is not None
     bidder = high[0]
-    result = score_hand(state.hand, state.seats, state.tricks, state.trump, high, state.totals[bidder])
+    result = score_hand(state.hand, state.seats, tricks, trump, high, state.totals[bidder])
     totals = tuple(t + p for t, p in zip(state.totals, result.score.points, strict=True))
     pts = result.points
-    return replace(
-        state,
-        phase="over" if result.wins else "deal",
-        next_dealer=(state.dealer + 1) % state.seats,
-        results=state.results.append(result.score),
-        totals=totals,
-        winner=bidder if result.wins else None,
-        facts={
-            **state.facts,
+    changes["phase"] = "over" if result.wins else "deal"
+    changes["next_dealer"] = (state.dealer + 1) % state.seats
+    changes["results"] = state.results.append(result.score)
+    changes["totals"] = totals
+    changes["winner"] = bidder if result.wins else None
+    changes["facts"].update(
+        {
             "hand_ended": True,
             "points": seat_dict(result.score.points),
             "won": seat_dict(result.won),
@@ -385,7 +414,7 @@ def _end_hand(state: SmearState) -> SmearState:
             "jack": None if pts.jack is None else pts.jack[1].winner,
             "game": pts.game,
             "game_counts": seat_dict(pts.game_counts),
-        },
+        }
     )
 
 

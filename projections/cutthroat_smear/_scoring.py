@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from events.cards import rank, suit
 from projections.rules import HandScore, ScoreLine, hand_score
 
 #: Rank order within a suit, low to high: A is high, 2 is low.
@@ -44,15 +43,31 @@ class Trick:
 
 
 def trick_winner(plays: Sequence[Play], trump: str) -> int:
-    """The seat of the highest trump, or if none, of the highest card of the suit led."""
-    led = suit(plays[0][1])
-    trumps = [p for p in plays if suit(p[1]) == trump]
-    contenders = trumps or [p for p in plays if suit(p[1]) == led]
-    return max(contenders, key=lambda p: STRENGTH[rank(p[1])])[0]
+    """The seat of the highest trump, or if none, of the highest card of the suit led.
+
+    One pass, no key functions (issue 15: this runs at the end of every trick). A card's suit is
+    `card[1]` and its rank `card[0]` (`events.cards`); the first of equal strengths wins, as `max` does.
+    """
+    led = plays[0][1][1]
+    best_seat = -1
+    best = -1
+    trumped = False
+    for seat, card, _ in plays:
+        s = card[1]
+        if s == trump:
+            strength = STRENGTH[card[0]]
+            if not trumped or strength > best:
+                best_seat, best, trumped = seat, strength, True
+        elif not trumped and s == led:
+            strength = STRENGTH[card[0]]
+            if strength > best:
+                best_seat, best = seat, strength
+    return best_seat
 
 
 def game_value(cards: Sequence[str]) -> int:
-    return sum(GAME_VALUE.get(rank(c), 0) for c in cards)
+    get = GAME_VALUE.get
+    return sum([get(c[0], 0) for c in cards])
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,18 +113,38 @@ def count_points(seats: int, tricks: Sequence[Trick], trump: str | None, loose: 
     `loose` are the plays of a trick still on the table: they count for High
     and Low (they have been played) but for nobody's Jack or Game yet.
     """
-    plays = [p for t in tricks for p in t.plays] + list(loose)
-    trumps = [p for p in plays if trump is not None and suit(p[1]) == trump]
-    high = max(trumps, key=lambda p: STRENGTH[rank(p[1])]) if trumps else None
-    low = min(trumps, key=lambda p: STRENGTH[rank(p[1])]) if trumps else None
+    # one pass over the plays (issue 15): High and Low as `max`/`min` would pick them (the first of
+    # equal strengths), the last play of the jack of trump, the game value each seat won
+    high: Play | None = None
+    low: Play | None = None
+    high_s = low_s = 0
     jack = None
-    for t in tricks:
-        for p in t.plays:
-            if p[1] == f"J{trump}":
-                jack = (p, t)
+    jack_card = f"J{trump}"
+    get = GAME_VALUE.get
     counts = [0] * seats
     for t in tricks:
-        counts[t.winner] += game_value(t.cards)
+        value = 0
+        for p in t.plays:
+            c = p[1]
+            value += get(c[0], 0)
+            if trump is not None and c[1] == trump:
+                strength = STRENGTH[c[0]]
+                if high is None or strength > high_s:
+                    high, high_s = p, strength
+                if low is None or strength < low_s:
+                    low, low_s = p, strength
+            if c == jack_card:
+                jack = (p, t)
+        counts[t.winner] += value
+    if trump is not None:
+        for p in loose:
+            c = p[1]
+            if c[1] == trump:
+                strength = STRENGTH[c[0]]
+                if high is None or strength > high_s:
+                    high, high_s = p, strength
+                if low is None or strength < low_s:
+                    low, low_s = p, strength
     best = max(counts)
     leaders = [s for s in range(seats) if counts[s] == best]
     game = leaders[0] if len(leaders) == 1 else None
@@ -173,7 +208,7 @@ def score_hand(
     counts = ", ".join(f"seat {s}: {v}" for s, v in enumerate(pts.game_counts))
     if pts.game is not None:
         g = pts.game
-        events = tuple(q for t in tricks if t.winner == g for _, c, q in t.plays if GAME_VALUE.get(rank(c), 0))
+        events = tuple([q for t in tricks if t.winner == g for _, c, q in t.plays if GAME_VALUE.get(c[0], 0)])
         credit(
             g,
             "smear.game",

@@ -143,12 +143,14 @@ from projections.seven_and_a_half._cards import (
     PAIR_OF_SEVENS,
     SEVEN_AND_A_HALF,
     STOOD,
-    TWO_CARD,
+    TOP,
     halves,
     is_face,
-    status_of,
+    is_pair_of_sevens,
+    is_two_card,
+    total,
 )
-from projections.seven_and_a_half._settle import bust_lines, settle_lines
+from projections.seven_and_a_half._settle import Settlement, bust_lines
 from projections.seven_and_a_half._state import (
     BANKER,
     BETWEEN,
@@ -158,6 +160,7 @@ from projections.seven_and_a_half._state import (
     STAKES,
     Hand,
     SevenAndAHalfState,
+    make_hand,
 )
 from projections.seven_and_a_half._validate import validate
 
@@ -236,7 +239,8 @@ def evolve(state: SevenAndAHalfState, event: Event) -> SevenAndAHalfState:
         return _evolve_hit(state, event, seq)
     if kind == "stand":
         seat, index = event["seat"], event.get("hand", 0)
-        hand = replace(state.hands[seat][index], status=STOOD, end_seq=seq)
+        was = state.hands[seat][index]
+        hand = make_hand(was.cards, was.stake, was.stake_seq, STOOD, seq)
         return _advance(state, seq, _put(state, seat, index, hand, state.face_down, {"hand": index}))
     if kind == "split":
         return _evolve_split(state, event, seq)
@@ -268,41 +272,56 @@ def evolve(state: SevenAndAHalfState, event: Event) -> SevenAndAHalfState:
 
 
 def _evolve_bet(state: SevenAndAHalfState, seat: int, amount: int, seq: int) -> SevenAndAHalfState:
-    facts: dict[str, Any] = {}
     if state.phase == BETWEEN:
-        empty = (None,) * state.seats
-        state = replace(
+        # a hand's first stake: the hand begins, in the same one copy of the state
+        banker = state.next_banker
+        stakes = replace_at((None,) * state.seats, seat, (amount, seq))
+        due = [s for s in state.order(banker) if stakes[s] is None]
+        return _copy(
             state,
-            hand=state.hand + 1,
-            banker=state.next_banker,
-            stakes=empty,
-            hands=((),) * state.seats,
-            turn=None,
-            seen=frozenset(),
-            face_down=frozenset(),
-            lines=(),
-            bank_taken_by=None,
+            {
+                "seq": seq,
+                "hand": state.hand + 1,
+                "banker": banker,
+                "phase": STAKES if due else DEAL,
+                "stakes": stakes,
+                "hands": ((),) * state.seats,
+                "turn": None,
+                "seen": frozenset(),
+                "face_down": frozenset(),
+                "lines": (),
+                "bank_taken_by": None,
+                "facts": {"banker": banker, "stakes_due": due},
+            },
         )
-        facts["banker"] = state.banker
     stakes = replace_at(state.stakes, seat, (amount, seq))
     due = [s for s in state.order() if stakes[s] is None]
-    facts["stakes_due"] = due
-    return replace(state, seq=seq, phase=STAKES if due else DEAL, stakes=stakes, facts=facts)
+    return _copy(state, {"seq": seq, "phase": STAKES if due else DEAL, "stakes": stakes, "facts": {"stakes_due": due}})
 
 
 def _evolve_deal(state: SevenAndAHalfState, event: Event, seq: int) -> SevenAndAHalfState:
     dealt = {int(s): c for s, c in event["cards"].items()}
+    banker, stakes = state.banker, state.stakes
     hands = []
     for s in range(state.seats):
-        stake = state.stakes[s]
-        if s == state.banker or stake is None:
-            hands.append((Hand((dealt[s],)),))
+        stake = stakes[s]
+        if s == banker or stake is None:
+            hands.append((make_hand((dealt[s],), 0, 0, OPEN, 0),))
         else:
-            hands.append((Hand((dealt[s],), stake=stake[0], stake_seq=stake[1]),))
+            hands.append((make_hand((dealt[s],), stake[0], stake[1], OPEN, 0),))
     turn = state.order()[0]
     cards = frozenset(dealt.values())
-    return replace(
-        state, seq=seq, phase=PLAY, hands=tuple(hands), turn=turn, seen=cards, face_down=cards, facts={"turn": turn}
+    return _copy(
+        state,
+        {
+            "seq": seq,
+            "phase": PLAY,
+            "hands": tuple(hands),
+            "turn": turn,
+            "seen": cards,
+            "face_down": cards,
+            "facts": {"turn": turn},
+        },
     )
 
 
@@ -310,21 +329,28 @@ def _evolve_hit(state: SevenAndAHalfState, event: Event, seq: int) -> SevenAndAH
     seat, card, index = event["seat"], event["card"], event.get("hand", 0)
     hand = state.hands[seat][index]
     cards = (*hand.cards, card)
-    status = status_of(cards, state.wild, bool(state.options["pair_of_sevens"]))
-    hand = replace(hand, cards=cards, status=status, end_seq=seq if status != OPEN else 0)
+    options = state.options
+    points: int | None = None
+    if options["pair_of_sevens"] and is_pair_of_sevens(cards):
+        status = PAIR_OF_SEVENS
+    else:  # as `status_of`, keeping the total for the facts
+        points = total(cards, options.get("wild_card"))
+        status = BUST if points > TOP else SEVEN_AND_A_HALF if points == TOP else OPEN
+    hand = make_hand(cards, hand.stake, hand.stake_seq, status, seq if status != OPEN else 0)
     face_down = state.face_down | {card} if event.get("face_down") else state.face_down
     facts: dict[str, Any] = {"hand": index}
     if status != OPEN:
-        face_down = face_down - set(cards)  # a bust, a 7½ or a pair of sevens is shown
+        face_down = face_down.difference(cards)  # a bust, a 7½ or a pair of sevens is shown
         facts["shown"] = list(cards)
         facts[status] = True
-        if status == SEVEN_AND_A_HALF and state.kind(hand) == TWO_CARD:
+        if status == SEVEN_AND_A_HALF and options.get("two_card_bonus") and is_two_card(cards):  # `state.kind`
             facts["two_card"] = True
-    changes = _put(state, seat, index, hand, face_down, facts)
+    changes = _put(state, seat, index, hand, face_down, facts, points)
     changes["seen"] = state.seen | {card}
     if status == BUST and seat != state.banker:
-        played = replace(state, seq=seq, **changes)
-        changes["lines"] = (*state.lines, *bust_lines(played, seat, index, hand))
+        # the bust changes neither the hand number, the banker nor the seat's number of hands:
+        # the lines are written from the state before it, with no copy
+        changes["lines"] = (*state.lines, *bust_lines(state, seat, index, hand))
     return _advance(state, seq, changes)
 
 
@@ -343,12 +369,19 @@ def _evolve_split(state: SevenAndAHalfState, event: Event, seq: int) -> SevenAnd
 
 
 def _put(
-    state: SevenAndAHalfState, seat: int, index: int, hand: Hand, face_down: frozenset[str], facts: dict[str, Any]
+    state: SevenAndAHalfState,
+    seat: int,
+    index: int,
+    hand: Hand,
+    face_down: frozenset[str],
+    facts: dict[str, Any],
+    points: int | None = None,
 ) -> dict[str, Any]:
     """The changes that store one hand (`face_down`: the cards face down after the event); the facts
-    give its total if no card of it lies face down. The caller makes the one copy of the state."""
-    if not any(c in face_down for c in hand.cards):
-        facts["total"] = state.total(hand)
+    give its total (`points`, when the caller has it) if no card of it lies face down. The caller makes
+    the one copy of the state."""
+    if face_down.isdisjoint(hand.cards):
+        facts["total"] = total(hand.cards, state.options.get("wild_card")) if points is None else points
     hands = replace_at(state.hands, seat, replace_at(state.hands[seat], index, hand))
     return {"hands": hands, "face_down": face_down, "facts": facts}
 
@@ -358,39 +391,78 @@ def _advance(state: SevenAndAHalfState, seq: int, changes: dict[str, Any]) -> Se
     start the banker's turn, or settle; one copy of the state unless the hand settles."""
     hands: tuple[tuple[Hand, ...], ...] = changes["hands"]
     if state.phase == BANKER:
-        after = replace(state, seq=seq, **changes)
-        return _settle(after, seq) if hands[state.banker][0].finished else after
+        if hands[state.banker][0].status != OPEN:
+            return _settle(state, seq, changes)
+        changes["seq"] = seq
+        return _copy(state, changes)
     order = state.order()
-    nxt = next((s for s in order if any(not h.finished for h in hands[s])), None)
-    if nxt is not None:
-        changes["facts"] = {**changes["facts"], "turn": nxt}
-        return replace(state, seq=seq, turn=nxt, **changes)
-    if all(h.status == BUST for s in order for h in hands[s]):
-        return _settle(replace(state, seq=seq, **changes), seq)
+    all_bust = True
+    for s in order:
+        for h in hands[s]:
+            status = h.status
+            if status == OPEN:
+                changes["facts"]["turn"] = s  # the event's own facts, made for it by the caller
+                changes["seq"] = seq
+                changes["turn"] = s
+                return _copy(state, changes)
+            if status != BUST:
+                all_bust = False
+    if all_bust:
+        return _settle(state, seq, changes)
     shown = hands[state.banker][0].cards
-    changes["face_down"] = changes["face_down"] - set(shown)
-    changes["facts"] = {**changes["facts"], "turn": state.banker, "banker_shows": list(shown)}
-    return replace(state, seq=seq, phase=BANKER, turn=state.banker, **changes)
+    changes["face_down"] = changes["face_down"].difference(shown)
+    facts = changes["facts"]
+    facts["turn"] = state.banker
+    facts["banker_shows"] = list(shown)
+    changes["seq"] = seq
+    changes["phase"] = BANKER
+    changes["turn"] = state.banker
+    return _copy(state, changes)
 
 
-def _settle(state: SevenAndAHalfState, seq: int) -> SevenAndAHalfState:
-    """Settle every unbust player hand against the banker's; the bank may pass."""
+_new_object = object.__new__
+_set_attr = object.__setattr__
+
+
+def _copy(state: SevenAndAHalfState, changes: dict[str, Any]) -> SevenAndAHalfState:
+    """`replace(state, **changes)` for the fold's hot paths, with the changes already in a dict.
+
+    The same copy `fastreplace.replace` makes of a frozen dataclass without slots (one copy of its
+    `__dict__`), without packing the changes into keywords and out again; the names are this
+    module's own, all fields of the state.
+    """
+    new = _new_object(SevenAndAHalfState)
+    values = state.__dict__.copy()
+    values.update(changes)
+    _set_attr(new, "__dict__", values)
+    return new
+
+
+def _settle(state: SevenAndAHalfState, seq: int, changes: dict[str, Any]) -> SevenAndAHalfState:
+    """Settle every unbust player hand against the banker's; the bank may pass.
+
+    `changes` (from `_put`, to `state`, the state before the event) are the event's own; the one copy
+    of the state made here carries them and the settlement's."""
+    hands: tuple[tuple[Hand, ...], ...] = changes["hands"]
     order = state.order()
-    bank = state.hands[state.banker][0]
-    all_bust = all(h.status == BUST for s in order for h in state.hands[s])
-    lines = list(state.lines)
-    if not all_bust:
-        for s in order:
-            for i, h in enumerate(state.hands[s]):
-                if h.status != BUST:
-                    lines.extend(settle_lines(state, s, i, h))
-    taker = next(
-        (s for s in order if any(h.status in (SEVEN_AND_A_HALF, PAIR_OF_SEVENS) for h in state.hands[s])), None
-    )
+    taker: int | None = None
+    lines = list(changes.get("lines", state.lines))
+    #: the banker's side, made at the first unbust player hand: none when every player hand bust
+    settlement: Settlement | None = None
+    for s in order:
+        for i, h in enumerate(hands[s]):
+            status = h.status
+            if status != BUST:
+                if settlement is None:
+                    settlement = Settlement(state, hands)
+                lines.extend(settlement.lines(s, i, h))
+                if taker is None and status in (SEVEN_AND_A_HALF, PAIR_OF_SEVENS):
+                    taker = s
+    all_bust = settlement is None
     next_banker = state.banker if taker is None else taker
     result = hand_score(state.hand, state.seats, lines)
     facts: dict[str, Any] = {
-        **state.facts,
+        **changes["facts"],
         "hand_ended": True,
         "points": seat_dict(result.points),
         "next_banker": next_banker,
@@ -398,23 +470,22 @@ def _settle(state: SevenAndAHalfState, seq: int) -> SevenAndAHalfState:
     if all_bust:
         facts["all_bust"] = True
     else:
+        bank = hands[state.banker][0]
         facts["banker_total"] = state.total(bank)
         if bank.status == BUST:
             facts["banker_bust"] = True
     if taker is not None:
         facts["bank_taken_by"] = taker
-    return replace(
-        state,
-        seq=seq,
-        phase=BETWEEN,
-        turn=None,
-        next_banker=next_banker,
-        face_down=frozenset(),
-        lines=tuple(lines),
-        results=state.results.append(result),
-        bank_taken_by=taker,
-        facts=facts,
-    )
+    changes["phase"] = BETWEEN
+    changes["turn"] = None
+    changes["next_banker"] = next_banker
+    changes["face_down"] = frozenset()
+    changes["lines"] = result.lines
+    changes["results"] = state.results.append(result)
+    changes["bank_taken_by"] = taker
+    changes["facts"] = facts
+    changes["seq"] = seq
+    return _copy(state, changes)
 
 
 # --------------------------------------------------------------------------- reading the state

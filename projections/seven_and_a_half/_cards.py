@@ -57,9 +57,14 @@ def total(cards: Sequence[str], wild: str | None) -> int:
     The wild card counts as whatever of ½, 1..7 gives the highest total not
     above 7½; when even ½ busts, the total is the bust with the wild card at ½.
     """
+    if wild is None:
+        try:
+            return sum(map(_VALUES.__getitem__, cards))  # the common case, at C speed
+        except KeyError:
+            return sum(value(c) for c in cards)
     values = _VALUES
     base = sum(values[c] if c in values else value(c) for c in cards if c != wild)
-    if wild is None or wild not in cards:
+    if wild not in cards:
         return base
     fitting = [base + v for v in WILD_VALUES if base + v <= TOP]
     return max(fitting) if fitting else base + 1
