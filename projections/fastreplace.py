@@ -12,7 +12,7 @@ number of fields. Any other class goes to `dataclasses.replace`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -67,22 +67,34 @@ def _dict_eligible(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> boo
     )
 
 
+_new_object = object.__new__
+_set_attr = object.__setattr__
+
+
+def copy_with(obj: T, changes: Mapping[str, Any]) -> T:
+    """A copy of a frozen dataclass without slots with `changes` set: one C-level copy of its `__dict__`.
+
+    The names are trusted, not checked: for a fold's hot paths, whose field names are the game
+    module's own (`replace` checks them); the changes come in a dict a fold step has gathered, so
+    they are not packed into keywords and out again.
+    """
+    new: T = _new_object(type(obj))
+    values = obj.__dict__.copy()
+    values.update(changes)
+    _set_attr(new, "__dict__", values)
+    return new
+
+
 def _dict_replacer(cls: type, names: frozenset[str]) -> Callable[..., Any]:
     """The copy of a frozen dataclass without slots: one C-level dict copy, whatever its width.
 
     The states the folds copy on every event are such classes: copying a 27-field state this way costs
     about what setting three slots does.
     """
-    new_object = object.__new__
-    set_attr = object.__setattr__
 
     def replace(obj: Any, /, **changes: Any) -> Any:
         if not changes.keys() <= names:
             raise TypeError(f"{cls.__name__} has no field {sorted(changes.keys() - names)[0]!r}")
-        new: Any = new_object(cls)
-        values = obj.__dict__.copy()
-        values.update(changes)
-        set_attr(new, "__dict__", values)
-        return new
+        return copy_with(obj, changes)
 
     return replace

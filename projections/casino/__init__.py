@@ -79,7 +79,7 @@ from projections.casino._moves import BuildMove, build_check, capture_check
 from projections.casino._moves import breach as _breach
 from projections.casino._score import round_lines, sweeps_of
 from projections.casino._state import CARD_SET, CARDS, FACES, Build, CasinoState
-from projections.fastreplace import replace
+from projections.fastreplace import copy_with, replace
 from projections.rules import (
     CHANCE,
     ENFORCEMENT,
@@ -230,27 +230,11 @@ def evolve(state: CasinoState, event: Event) -> CasinoState:
     changes["hands"] = hands
     changes["to_play"] = (seat + 1) % state.seats
     if any(hands):
-        return _copy(state, changes)
+        return copy_with(state, changes)
     if len(state.seen) < len(CARDS):
         changes["phase"] = "deal"
-        return _copy(state, changes)
+        return copy_with(state, changes)
     return _end_round(state, changes)
-
-
-def _copy(state: CasinoState, changes: dict[str, Any]) -> CasinoState:
-    """`replace(state, **changes)` for the fold's own, known field names: one dict copy, no checks.
-
-    Each fold step gathers its changes in one dict and copies the state once with them (issue 15).
-    """
-    new: CasinoState = _new_object(state.__class__)
-    values = state.__dict__.copy()
-    values.update(changes)
-    _set_attr(new, "__dict__", values)
-    return new
-
-
-_new_object = object.__new__
-_set_attr = object.__setattr__
 
 
 def _evolve_deal(state: CasinoState, event: Event, seq: int) -> CasinoState:
@@ -286,7 +270,7 @@ def _evolve_deal(state: CasinoState, event: Event, seq: int) -> CasinoState:
     changes["hands"] = hands
     changes["to_play"] = (dealer + 1) % n
     changes["facts"] = {"deal": deals, "last_deal": stock == 0, "stock": stock}
-    return _copy(state, changes)
+    return copy_with(state, changes)
 
 
 def _evolve_void(state: CasinoState, seq: int) -> CasinoState:
@@ -428,7 +412,7 @@ def _end_round(state: CasinoState, changes: dict[str, Any]) -> CasinoState:
     changes["won"] = won
     changes["rest"] = rest
     changes["rest_seat"] = rest_seat
-    state = _copy(state, changes)
+    state = copy_with(state, changes)
     result = hand_score(state.hand, n, round_lines(state))
     totals = tuple(t + p for t, p in zip(state.totals, result.points, strict=True))
     best = max(totals)
@@ -442,7 +426,7 @@ def _end_round(state: CasinoState, changes: dict[str, Any]) -> CasinoState:
         "rest": {"seat": rest_seat, "cards": list(rest)},
         "sweeps": [{"seat": s, "seq": q} for s, q in sweeps_of(state)],
     }
-    return _copy(
+    return copy_with(
         state,
         {
             "phase": "over" if over else "deal",

@@ -79,7 +79,7 @@ from projections.cutthroat_smear._scoring import (
     score_hand,
     trick_winner,
 )
-from projections.fastreplace import replace
+from projections.fastreplace import copy_with, replace
 from projections.handlog import EMPTY_LOG, HandLog
 from projections.rules import (
     CHANCE,
@@ -271,7 +271,7 @@ def evolve(state: SmearState, event: Event) -> SmearState:
         return _evolve_play(state, event["seat"], event["card"], seq)
     if kind == "deal":
         dealer = event["dealer"]
-        return _copy(
+        return copy_with(
             state,
             {
                 "seq": seq,
@@ -303,23 +303,6 @@ def evolve(state: SmearState, event: Event) -> SmearState:
     raise AssertionError(f"cutthroat-smear cannot fold {kind}")
 
 
-def _copy(state: SmearState, changes: dict[str, Any]) -> SmearState:
-    """`replace(state, **changes)` for the fold's own, known field names: one dict copy, no checks.
-
-    Every fold step ends in exactly one of these (issue 15): the changes of a step are gathered in a
-    dict first, and the state is copied once with all of them.
-    """
-    new: SmearState = _new_object(state.__class__)
-    values = state.__dict__.copy()
-    values.update(changes)
-    _set_attr(new, "__dict__", values)
-    return new
-
-
-_new_object = object.__new__
-_set_attr = object.__setattr__
-
-
 def _high_of(bids: tuple[tuple[int, int | None, int], ...]) -> tuple[int, int, int] | None:
     """`SmearState.high_bid` over `bids`."""
     made = [(s, a, q) for s, a, q in bids if a is not None]
@@ -332,7 +315,7 @@ def _evolve_speak(state: SmearState, seat: int, amount: int | None, seq: int) ->
     over = seat == state.dealer or amount == 4
     facts: dict[str, Any] = {"high_bid": None if high is None else high[1], "bidding_over": over}
     if not over:
-        return _copy(state, {"seq": seq, "bids": bids, "facts": facts})
+        return copy_with(state, {"seq": seq, "bids": bids, "facts": facts})
     if high is None:
         line = ScoreLine(
             state.hand,
@@ -345,12 +328,12 @@ def _evolve_speak(state: SmearState, seat: int, amount: int | None, seq: int) ->
         )
         thrown = hand_score(state.hand, state.seats, [line])
         facts.update(thrown_in=True, hand_ended=True, points=seat_dict(thrown.points))
-        return _copy(
+        return copy_with(
             state,
             {"seq": seq, "bids": bids, "phase": "deal", "results": state.results.append(thrown), "facts": facts},
         )
     facts["bidder"] = high[0]
-    return _copy(
+    return copy_with(
         state, {"seq": seq, "bids": bids, "phase": "play", "bidder": high[0], "leader": high[0], "facts": facts}
     )
 
@@ -371,7 +354,7 @@ def _evolve_play(state: SmearState, seat: int, card: str, seq: int) -> SmearStat
         "facts": facts,
     }
     if len(trick) < state.seats:
-        return _copy(state, changes)
+        return copy_with(state, changes)
     winner = trick_winner(trick, trump)
     tricks = (*state.tricks, Trick(len(state.tricks) + 1, trick, winner))
     facts["trick_winner"] = winner
@@ -385,7 +368,7 @@ def _evolve_play(state: SmearState, seat: int, card: str, seq: int) -> SmearStat
     changes["leader"] = winner
     if len(tricks) >= HAND_SIZE:
         _end_hand(state, tricks, trump, changes)
-    return _copy(state, changes)
+    return copy_with(state, changes)
 
 
 def _end_hand(state: SmearState, tricks: tuple[Trick, ...], trump: str, changes: dict[str, Any]) -> None:

@@ -113,7 +113,7 @@ from events.cards import parse_card, rank
 from events.errors import InvalidEventError, UnknownGameError
 from events.schema import MAX_AMOUNT
 from events.seven_and_a_half import EVENTS
-from projections.fastreplace import replace
+from projections.fastreplace import copy_with, replace
 from projections.rules import (
     CHANCE,
     ENFORCEMENT,
@@ -277,7 +277,7 @@ def _evolve_bet(state: SevenAndAHalfState, seat: int, amount: int, seq: int) -> 
         banker = state.next_banker
         stakes = replace_at((None,) * state.seats, seat, (amount, seq))
         due = [s for s in state.order(banker) if stakes[s] is None]
-        return _copy(
+        return copy_with(
             state,
             {
                 "seq": seq,
@@ -296,7 +296,9 @@ def _evolve_bet(state: SevenAndAHalfState, seat: int, amount: int, seq: int) -> 
         )
     stakes = replace_at(state.stakes, seat, (amount, seq))
     due = [s for s in state.order() if stakes[s] is None]
-    return _copy(state, {"seq": seq, "phase": STAKES if due else DEAL, "stakes": stakes, "facts": {"stakes_due": due}})
+    return copy_with(
+        state, {"seq": seq, "phase": STAKES if due else DEAL, "stakes": stakes, "facts": {"stakes_due": due}}
+    )
 
 
 def _evolve_deal(state: SevenAndAHalfState, event: Event, seq: int) -> SevenAndAHalfState:
@@ -311,7 +313,7 @@ def _evolve_deal(state: SevenAndAHalfState, event: Event, seq: int) -> SevenAndA
             hands.append((make_hand((dealt[s],), stake[0], stake[1], OPEN, 0),))
     turn = state.order()[0]
     cards = frozenset(dealt.values())
-    return _copy(
+    return copy_with(
         state,
         {
             "seq": seq,
@@ -394,7 +396,7 @@ def _advance(state: SevenAndAHalfState, seq: int, changes: dict[str, Any]) -> Se
         if hands[state.banker][0].status != OPEN:
             return _settle(state, seq, changes)
         changes["seq"] = seq
-        return _copy(state, changes)
+        return copy_with(state, changes)
     order = state.order()
     all_bust = True
     for s in order:
@@ -404,7 +406,7 @@ def _advance(state: SevenAndAHalfState, seq: int, changes: dict[str, Any]) -> Se
                 changes["facts"]["turn"] = s  # the event's own facts, made for it by the caller
                 changes["seq"] = seq
                 changes["turn"] = s
-                return _copy(state, changes)
+                return copy_with(state, changes)
             if status != BUST:
                 all_bust = False
     if all_bust:
@@ -417,25 +419,7 @@ def _advance(state: SevenAndAHalfState, seq: int, changes: dict[str, Any]) -> Se
     changes["seq"] = seq
     changes["phase"] = BANKER
     changes["turn"] = state.banker
-    return _copy(state, changes)
-
-
-_new_object = object.__new__
-_set_attr = object.__setattr__
-
-
-def _copy(state: SevenAndAHalfState, changes: dict[str, Any]) -> SevenAndAHalfState:
-    """`replace(state, **changes)` for the fold's hot paths, with the changes already in a dict.
-
-    The same copy `fastreplace.replace` makes of a frozen dataclass without slots (one copy of its
-    `__dict__`), without packing the changes into keywords and out again; the names are this
-    module's own, all fields of the state.
-    """
-    new = _new_object(SevenAndAHalfState)
-    values = state.__dict__.copy()
-    values.update(changes)
-    _set_attr(new, "__dict__", values)
-    return new
+    return copy_with(state, changes)
 
 
 def _settle(state: SevenAndAHalfState, seq: int, changes: dict[str, Any]) -> SevenAndAHalfState:
@@ -485,7 +469,7 @@ def _settle(state: SevenAndAHalfState, seq: int, changes: dict[str, Any]) -> Sev
     changes["bank_taken_by"] = taker
     changes["facts"] = facts
     changes["seq"] = seq
-    return _copy(state, changes)
+    return copy_with(state, changes)
 
 
 # --------------------------------------------------------------------------- reading the state
