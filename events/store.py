@@ -555,11 +555,15 @@ class Store:
         return None if not rows or rows[0][0] is None else int(rows[0][0])
 
     def _fetch(self, name: str, params: Sequence[Any]) -> list[Any]:
-        """The rows of one of the fixed raw statements, read on the engine's raw connection."""
+        """The rows of one of the fixed raw statements (`_SQL`)."""
+        return self._rows(self._sql[name], params)
+
+    def _rows(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        """The rows of a raw statement in the driver's own placeholder style, read on the raw connection."""
         raw = self.engine.raw_connection()
         try:
             cursor = raw.cursor()
-            cursor.execute(self._sql[name], tuple(params))
+            cursor.execute(sql, tuple(params))
             rows = cursor.fetchall()
             cursor.close()
             raw.rollback()
@@ -993,18 +997,7 @@ class Store:
 
     def _query(self, sql: str, params: Sequence[Any]) -> list[Any]:
         """The rows of a raw statement written with `?` placeholders, read on the engine's raw connection."""
-        if self.dialect == "postgresql":
-            sql = sql.replace("?", "%s")
-        raw = self.engine.raw_connection()
-        try:
-            cursor = raw.cursor()
-            cursor.execute(sql, tuple(params))
-            rows = cursor.fetchall()
-            cursor.close()
-            raw.rollback()
-        finally:
-            raw.close()
-        return list(rows)
+        return self._rows(sql.replace("?", "%s") if self.dialect == "postgresql" else sql, params)
 
     def read_snapshot(self, game_id: str, version: str, at_most: int) -> tuple[int, str] | None:
         """The newest snapshot `(seq, state text)` of a game at or below seq `at_most`, for that code version."""
