@@ -107,14 +107,17 @@ async def stream(
                     yield ServerSentEvent(_json({"error": refused.to_dict()}), event="error", sep=SEP)
                     return
             if fresh:
-                # what may be seen is decided at the head read now, and only events up to it are sent
-                live, fresh = recorder.read(game_id, principal.club_id, cursor, 500)
-                for env in shown_envelopes(sight_of(principal, recorder.store, live), fresh):
+                # what may be seen is decided at the head read now (after the events: a head commits with
+                # its events), and only events up to it are sent
+                live = recorder.live(game_id, principal.club_id)
+                visible = [env for env in fresh if env["seq"] <= live.state.seq]
+                for env in shown_envelopes(sight_of(principal, recorder.store, live), visible):
                     yield ServerSentEvent(_json(env), id=str(env["seq"]), event="envelope", sep=SEP)
                     cursor, sent = env["seq"], sent + 1
                     if limit is not None and sent >= limit:
                         return
-                continue
+                if visible:
+                    continue  # rows past the head (a forged one) are never sent: wait as when idle
             if not follow:
                 return
             await asyncio.sleep(POLL_SECONDS)  # a client that leaves cancels this (sse-starlette listens)
