@@ -19,7 +19,6 @@ Numbers are printed, never asserted. Set BENCH_QUICK=1 for a short run.
 from __future__ import annotations
 
 import os
-import random
 import socket
 import sqlite3
 import statistics
@@ -35,14 +34,13 @@ import httpx
 import orjson
 import psycopg
 
+from bench.folds import sealed, simulated
 from events.codec import dumps, utc_now
-from events.envelope import seal
 from events.migrate import upgrade
 from events.store import DURABILITY_MODES, Head, Store, durability_from, make_engine
 from projections import engine
 from projections.recorder import Recorder
 from projections.registry import rules_for
-from projections.simulate import play
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 PG_SERVER = os.environ.get("TABLEBOOK_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -62,39 +60,6 @@ rows: list[tuple[str, str, str, str]] = []
 def report(name: str, rate: float, unit: str, ceiling: str = "", note: str = "") -> None:
     rows.append((name, f"{rate:,.0f} {unit}", ceiling, note))
     print(f"  {name}: {rate:,.0f} {unit} {ceiling} {note}", file=sys.stderr, flush=True)
-
-
-def schnapsen_events(n: int, seed: int = 1) -> list[list[dict[str, Any]]]:
-    """Whole simulated matches, at least `n` events in all."""
-    rules = rules_for("schnapsen")
-    rng = random.Random(seed)
-    matches, total = [], 0
-    while total < n:
-        events = list(play(rules, ["A", "B"], {}, rng=rng).events)
-        matches.append(events)
-        total += len(events)
-    return matches
-
-
-def sealed(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    rules = rules_for("schnapsen")
-    state = rules.initial_state(["A", "B"], rules.options_for(["A", "B"], {}))
-    prev, out = "0" * 64, []
-    for seq, event in enumerate(events, 1):
-        state = engine.apply(rules, state, event, seq)
-        env = seal(
-            seq=seq,
-            hand=state.hand,
-            event=event,
-            result=state.facts,
-            violation=None,
-            recorded_at=utc_now(),
-            actor="bench",
-            prev_hash=prev,
-        )
-        prev = env["hash"]
-        out.append(env)
-    return out
 
 
 def fresh_pg_url() -> tuple[str, Callable[[], None]]:
@@ -119,7 +84,7 @@ def bench_store(url: str, label: str, durability: str) -> None:
     upgrade(url)
     store = Store(url, engine=make_engine(url, durability))
     club = store.ensure_club("bench")
-    envs = sealed([e for m in schnapsen_events(N_APPEND) for e in m][:N_APPEND])
+    envs = sealed("schnapsen", [e for m in simulated("schnapsen", N_APPEND, 1) for e in m][:N_APPEND])
     envs = [{**e, "seq": i + 1} for i, e in enumerate(envs)]
     if label == "SQLite":
         setting = f"synchronous={SQLITE_SYNCHRONOUS[durability]}"
@@ -334,7 +299,7 @@ def bench_http(url: str, label: str) -> None:
     key = create_key(store, "bench-http", "recorder")
     recorder = Recorder(store)
     club = store.ensure_club("bench-http")
-    matches = schnapsen_events(N_HTTP, seed=5)
+    matches = simulated("schnapsen", N_HTTP, seed=5)
     # one game per client at a time: client k walks its own matches, one event a request
     streams: list[list[tuple[str, bytes]]] = [[] for _ in range(CLIENTS)]
     for index, events in enumerate(matches):
@@ -376,8 +341,8 @@ def bench_http(url: str, label: str) -> None:
 
 def bench_fold(url: str) -> None:
     rules = rules_for("schnapsen")
-    matches = schnapsen_events(20000 if not QUICK else 5000, seed=9)
-    sealed_matches = [sealed(m) for m in matches]
+    matches = simulated("schnapsen", 20000 if not QUICK else 5000, seed=9)
+    sealed_matches = [sealed("schnapsen", m) for m in matches]
     n = sum(len(m) for m in matches)
     initial = rules.initial_state(["A", "B"], rules.options_for(["A", "B"], {}))
     start = time.perf_counter()

@@ -151,20 +151,27 @@ def bench_kind(kind: str, url: str) -> None:
     store.dispose()
 
 
-def long_session() -> None:
-    """A Seven and a Half session of LONG_SESSION events, folded: the first and last WINDOW events' rates."""
-    kind = "seven-and-a-half"
+def endless_session(kind: str, n: int, seed: int = 40) -> tuple[list[str], list[dict[str, Any]]]:
+    """The players and `n` uniformly random events of a session that is never closed (Seven and a Half)."""
     rules = rules_for(kind)
     names = players_for(rules)
-    rng = random.Random(40)
+    rng = random.Random(seed)
     state = rules.initial_state(names, rules.options_for(names, {}))
     events: list[dict[str, Any]] = []
-    while len(events) < LONG_SESSION:
+    while len(events) < n:
         offered = [e for e in rules.legal_events(state) if e["type"] != "session_closed"]
         offered += rules.chance_events(state, rng)
         event = dict(rng.choice(offered))
         state = engine.apply(rules, state, event, state.seq + 1)
         events.append(event)
+    return names, events
+
+
+def long_session() -> None:
+    """A Seven and a Half session of LONG_SESSION events, folded: the first and last WINDOW events' rates."""
+    kind = "seven-and-a-half"
+    rules = rules_for(kind)
+    names, events = endless_session(kind, LONG_SESSION)
     initial = rules.initial_state(names, rules.options_for(names, {}))
     state, seq, marks = initial, 0, [0.0] * (len(events) + 1)
     marks[0] = time.perf_counter()

@@ -20,7 +20,6 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 os.environ.setdefault("TABLEBOOK_DURABILITY", "fast")
 
@@ -29,31 +28,15 @@ from fastapi.testclient import TestClient
 from api.auth import create_key
 from api.main import create_app
 from api.settings import Settings
+from bench.folds import endless_session
 from events.migrate import upgrade
 from events.store import Store
-from projections import engine
 from projections.recorder import Recorder, StateCache
-from projections.registry import rules_for
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 N_EVENTS = 10_000
 REQUESTS = 200 if QUICK else 1000
 KIND = "seven-and-a-half"
-
-
-def session(n: int, seed: int = 40) -> tuple[list[str], list[dict[str, Any]]]:
-    rules = rules_for(KIND)
-    names = [f"P{i}" for i in range(rules.player_counts[0])]
-    rng = random.Random(seed)
-    state = rules.initial_state(names, rules.options_for(names, {}))
-    events: list[dict[str, Any]] = []
-    while len(events) < n:
-        offered = [e for e in rules.legal_events(state) if e["type"] != "session_closed"]
-        offered += rules.chance_events(state, rng)
-        event = dict(rng.choice(offered))
-        state = engine.apply(rules, state, event, state.seq + 1)
-        events.append(event)
-    return names, events
 
 
 def timed(
@@ -80,7 +63,7 @@ def main() -> None:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
         upgrade(url)
         store = Store(url)
-        names, events = session(N_EVENTS)
+        names, events = endless_session(KIND, N_EVENTS)
         key = create_key(store, "bench", "viewer")
         club = store.ensure_club("bench")
         recorder = Recorder(store, snapshots=False)
