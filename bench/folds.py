@@ -37,11 +37,10 @@ from events.migrate import upgrade
 from events.store import Store
 from projections import engine
 from projections.recorder import Recorder
-from projections.registry import rules_for
+from projections.registry import available, rules_for
 from projections.rules import Event, GameRules
 from projections.simulate import play
 
-GAMES = ("casino", "schnapsen", "gin-rummy-3", "seven-and-a-half", "cutthroat-smear")
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 N_EVENTS = 5000 if QUICK else 20000
 LONG_SESSION = 10000 if QUICK else 40000
@@ -70,7 +69,7 @@ def sealed(kind: str, events: Sequence[Event]) -> list[dict[str, Any]]:
     """The envelopes the recorder would store for these events."""
     rules = rules_for(kind)
     names = players_for(rules)
-    state = rules.initial_state(names, rules.options_for(names, {}))
+    state = engine.start(rules, names, rules.options_for(names, {}))
     prev, out = "0" * 64, []
     for seq, event in enumerate(events, 1):
         state = engine.apply(rules, state, event, seq)
@@ -117,7 +116,7 @@ def bench_kind(kind: str, url: str) -> None:
     games = simulated(kind, N_EVENTS, seed=9)
     n = sum(len(g) for g in games)
     envelopes = [sealed(kind, g) for g in games]
-    initial = rules.initial_state(names, rules.options_for(names, {}))
+    initial = engine.start(rules, names, rules.options_for(names, {}))
 
     def in_memory() -> None:
         for envs in envelopes:
@@ -156,11 +155,11 @@ def endless_session(kind: str, n: int, seed: int = 40) -> tuple[list[str], list[
     rules = rules_for(kind)
     names = players_for(rules)
     rng = random.Random(seed)
-    state = rules.initial_state(names, rules.options_for(names, {}))
+    state = engine.start(rules, names, rules.options_for(names, {}))
     events: list[dict[str, Any]] = []
     while len(events) < n:
-        offered = [e for e in rules.legal_events(state) if e["type"] != "session_closed"]
-        offered += rules.chance_events(state, rng)
+        offered = [e for e in rules.legal_events(state.game) if e["type"] != "session_closed"]
+        offered += rules.chance_events(state.game, rng)
         event = dict(rng.choice(offered))
         state = engine.apply(rules, state, event, state.seq + 1)
         events.append(event)
@@ -172,7 +171,7 @@ def long_session() -> None:
     kind = "seven-and-a-half"
     rules = rules_for(kind)
     names, events = endless_session(kind, LONG_SESSION)
-    initial = rules.initial_state(names, rules.options_for(names, {}))
+    initial = engine.start(rules, names, rules.options_for(names, {}))
     state, seq, marks = initial, 0, [0.0] * (len(events) + 1)
     marks[0] = time.perf_counter()
     for seq, event in enumerate(events, 1):
@@ -186,7 +185,7 @@ def long_session() -> None:
 
 def main() -> None:
     print(f"Tablebook folds ({'quick' if QUICK else 'full'} run), {time.strftime('%Y-%m-%d %H:%M')}", file=sys.stderr)
-    kinds = sys.argv[1:] or list(GAMES)
+    kinds = sys.argv[1:] or available()
     with tempfile.TemporaryDirectory() as tmp:
         for kind in kinds:
             if kind == "long":
