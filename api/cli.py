@@ -288,10 +288,10 @@ def _close_session(
     """Play on to the end of the hand in progress, then close the session."""
     from projections import engine
 
-    state = engine.fold_events(rules, rules.initial_state(players, rules.options_for(players, options)), events)
+    state = engine.fold_events(rules, engine.start(rules, players, rules.options_for(players, options)), events)
     tail: list[Any] = []
-    while rules.hand_in_progress(state):
-        offered = [*rules.legal_events(state), *rules.chance_events(state, rng)]
+    while rules.hand_in_progress(state.game):
+        offered = [*rules.legal_events(state.game), *rules.chance_events(state.game, rng)]
         event = engine.decide(rules, state, dict(rng.choice(offered))).event
         state = engine.apply(rules, state, event, state.seq + 1)
         tail.append(event)
@@ -335,7 +335,7 @@ def score(
         _fail(exc.message)
     from projections.audit import name_seats
 
-    sheet = live.rules.score(live.state)
+    sheet = live.rules.score(live.state.game)
     if as_json:
         out.json(sheet.to_dict())
         return
@@ -454,7 +454,7 @@ def replay(
                 out.line(*parts)
         shown = max(shown, len(frames))
         state = engine.fold(rules, initial, envelopes)
-        hand_over = state.hand > hand or (state.hand == hand and not rules.hand_in_progress(state) and shown)
+        hand_over = state.hand > hand or (state.hand == hand and not rules.hand_in_progress(state.game) and shown)
         if not follow or hand_over:
             return
         time.sleep(1.0)
@@ -774,7 +774,7 @@ def export_command(
     elif fmt == "text":
         body = "".join(export.text_lines(head, rules, envelopes, envelopes)).encode()
     else:
-        body = export.score_csv(record.players, rules.score(state)).encode()
+        body = export.score_csv(record.players, rules.score(state.game)).encode()
     out = _open_output(output)
     try:
         out.write(body)

@@ -42,22 +42,23 @@ from events.envelope import Envelope, event_of
 from events.errors import ForbiddenError, InvalidEventError
 from events.store import Store
 from projections.recorder import Live
+from projections.engine import Position
 from projections.rules import OMNISCIENT, SPECTATOR, GameRules, Viewpoint
 
 
-def first_hidden_hand(rules: GameRules[Any], head: Any) -> int | None:
+def first_hidden_hand(rules: GameRules[Any], head: Position[Any]) -> int | None:
     """The lowest hand number whose cards are hidden at this head (every later hand is hidden too).
 
     None once the game has ended: nothing is left to play, so nothing is hidden.
     """
-    if rules.is_terminal(head):
+    if rules.is_terminal(head.game):
         return None
-    return int(head.hand) if rules.hand_in_progress(head) else int(head.hand) + 1
+    return int(head.hand) if rules.hand_in_progress(head.game) else int(head.hand) + 1
 
 
-def live_hand(rules: GameRules[Any], head: Any) -> int | None:
+def live_hand(rules: GameRules[Any], head: Position[Any]) -> int | None:
     """The number of the hand being played at the head, or None between hands."""
-    return head.hand if rules.hand_in_progress(head) else None
+    return head.hand if rules.hand_in_progress(head.game) else None
 
 
 @dataclass(frozen=True, slots=True)

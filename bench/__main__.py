@@ -344,7 +344,7 @@ def bench_fold(url: str) -> None:
     matches = simulated("schnapsen", 20000 if not QUICK else 5000, seed=9)
     sealed_matches = [sealed("schnapsen", m) for m in matches]
     n = sum(len(m) for m in matches)
-    initial = rules.initial_state(["A", "B"], rules.options_for(["A", "B"], {}))
+    initial = engine.start(rules, ["A", "B"], rules.options_for(["A", "B"], {}))
     start = time.perf_counter()
     for envs in sealed_matches:
         engine.fold(rules, initial, envs)

@@ -57,7 +57,7 @@ def sealed(kind: str, events: list[dict[str, Any]], created: str) -> tuple[list[
     rules = rules_for(kind)
     players = KINDS[kind]
     options = rules.options_for(players, {})
-    state = rules.initial_state(players, options)
+    state = engine.start(rules, players, options)
     prev = genesis_hash(kind, len(players), options, created)
     envelopes = []
     for seq, event in enumerate(events, 1):

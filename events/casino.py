@@ -6,12 +6,12 @@ whether the integer is in range (2 to 10) is for the rules to say (a build
 over 10 is *impossible*, not malformed).
 """
 
-from __future__ import annotations
-
+# no `from __future__ import annotations`: a TypedDict's `NotRequired` is seen at run time only in annotations
+# evaluated when the class is made (Python 3.11), and a check of the typed events reads `__required_keys__`
 import re
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
-from events.common import COMMON_EVENTS
+from events.common import COMMON_EVENTS, HandVoided
 from events.errors import InvalidEventError
 from events.schema import CARD_PATTERN, MAX_INT, Shape, card, described, integer, list_of, per_seat_list, seat
 
@@ -77,3 +77,44 @@ EVENTS: dict[str, Shape] = {
     "trail": Shape({"seat": seat, "card": card}),
     **COMMON_EVENTS,
 }
+
+
+# --------------------------------------------------------------------------- typed events
+# each event as `parse_event` leaves it: cards canonical, a face build's value upper-case
+
+
+class Deal(TypedDict):
+    type: Literal["deal"]
+    dealer: int
+    #: by seat, 4 cards each
+    hands: list[list[str]]
+    #: only in the first deal of a round
+    table: NotRequired[list[str]]
+
+
+class Capture(TypedDict):
+    type: Literal["capture"]
+    seat: int
+    card: str
+    #: loose cards and build ids
+    take: list[str]
+
+
+class Build(TypedDict):
+    type: Literal["build"]
+    seat: int
+    card: str
+    #: loose cards and build ids
+    onto: list[str]
+    #: 2 to 10 for a number build (a rule), or a face rank `J`/`Q`/`K`
+    value: int | str
+
+
+class Trail(TypedDict):
+    type: Literal["trail"]
+    seat: int
+    card: str
+
+
+#: every event Casino folds itself, for `evolve`'s exhaustive match
+CasinoEvent = Trail | Capture | Build | Deal | HandVoided

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal, TypedDict
+
 from events.schema import Shape, integer, number, seat_map, text
 
 COMMON_EVENTS: dict[str, Shape] = {
@@ -10,3 +12,10 @@ COMMON_EVENTS: dict[str, Shape] = {
     "hand_voided": Shape({"reason": text(0, 2000)}),
     "retract": Shape({"to_seq": integer(0), "reason": text(0, 2000)}),
 }
+
+
+class HandVoided(TypedDict):
+    """`hand_voided`, typed: the one common event a game folds itself (its `event_types` include it)."""
+
+    type: Literal["hand_voided"]
+    reason: str

@@ -92,7 +92,7 @@ def audit_game(game: GameRecord, envelopes: Sequence[Envelope]) -> dict[str, Any
     names = list(game.players)
     chain = verify_game(game, envelopes)
     state = chain.state if chain.ok else _fold_anyway(rules, initial, envelopes)
-    sheet = rules.score(state) if state is not None else None
+    sheet = rules.score(state.game) if state is not None else None
     retracted = engine.retracted_seqs(envelopes)
     violations, retractions, claims, notes, game_notes = [], [], [], [], []
     for env in envelopes:

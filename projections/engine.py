@@ -1,22 +1,73 @@
-"""The game-agnostic driver: decide, apply and fold any game's events.
+"""The game-agnostic driver: decide, apply and fold any game's events, and keep the bookkeeping.
 
-Writes go through `decide` (shape, common events, the game's `validate`,
-enforcement) and then `apply`; replays only `apply` (via `fold`). The common
-events of `rules/README.md` live here: `score_claimed` and `note` change no
-table state, `retract` restores the state at `to_seq`.
+Writes go through `decide` (shape, common events, the rules every game shares, the game's
+`validate`, enforcement) and then `apply`; replays only `apply` (via `fold`). The common events of
+`rules/README.md` live here: `score_claimed` and `note` change no table state, `retract` restores the
+state at `to_seq`.
+
+The engine owns the bookkeeping (issue 15): a `Position` is the game's own state together with the
+seq of the last event folded, that event's derived facts (its envelope's `result`) and the retract
+floor. A game's `evolve` sees none of it; it gets the event's seq and returns its new state and the
+event's facts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Generic
 
 from events.envelope import Envelope, seal
 from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError
 from events.schema import parse_event
-from projections.fastreplace import replace
-from projections.rules import EMPTY, OMNISCIENT, SPECTATOR, BaseState, Event, GameRules, S, Viewpoint, seat_dict
+from projections.rules import EMPTY, OMNISCIENT, SPECTATOR, Event, Facts, GameRules, S, Viewpoint, seat_dict
+
+
+@dataclass(frozen=True)
+class Position(Generic[S]):
+    """Where a game stands: the game's state and the engine's bookkeeping. Immutable.
+
+    Not slotted: `_position` builds one with a single `__dict__` assignment, the cheap way to make a
+    frozen dataclass on a fold's hot path (`fastreplace`).
+    """
+
+    #: the game's own state (what `validate`, `evolve`, `view` and `score` take)
+    game: S
+    #: the seq of the last event folded (0 before the first)
+    seq: int = 0
+    #: the derived facts of that event
+    facts: Facts = field(default_factory=lambda: EMPTY)
+    #: the seq of the last `retract`: no later retract may reach back past it
+    retract_floor: int = 0
+
+    @property
+    def hand(self) -> int:
+        return self.game.hand
+
+    @property
+    def seats(self) -> int:
+        return self.game.seats
+
+    @property
+    def options(self) -> Mapping[str, Any]:
+        return self.game.options
+
+
+_new_object = object.__new__
+_set_attr = object.__setattr__
+
+
+def _position(game: S, seq: int, facts: Facts, floor: int) -> Position[S]:
+    """`Position(game, seq, facts, floor)`, without the four `object.__setattr__` of a frozen `__init__`."""
+    position: Position[S] = _new_object(Position)
+    _set_attr(position, "__dict__", {"game": game, "seq": seq, "facts": facts, "retract_floor": floor})
+    return position
+
+
+def start(rules: GameRules[S], players: Sequence[str], options: Mapping[str, Any]) -> Position[S]:
+    """The position before the first event of a game with these players and (normalised) options."""
+    return Position(rules.initial_state(players, options))
+
 
 #: Events the engine handles itself; the game handles everything else.
 ENGINE_EVENTS = frozenset({"score_claimed", "note", "retract"})
@@ -32,14 +83,15 @@ class Decision:
     violation: dict[str, str] | None
 
 
-def decide(rules: GameRules[S], state: S, raw: Any) -> Decision:
-    """Check one incoming event against the state.
+def decide(rules: GameRules[S], position: Position[S], raw: Any) -> Decision:
+    """Check one incoming event against the position.
 
     Raises:
         InvalidEventError: the event is not well-formed.
         ImpossibleEventError: it cannot happen (always, whatever the enforcement).
         IllegalEventError: against a rule, under `strict` enforcement.
     """
+    state = position.game
     event = parse_event(raw, rules.events, state.seats)
     kind = event["type"]
     if kind == "score_claimed":
@@ -53,18 +105,18 @@ def decide(rules: GameRules[S], state: S, raw: Any) -> Decision:
         return Decision(event, None)
     if kind == "note":
         ref = event.get("ref")
-        if ref is not None and ref > state.seq:
-            raise ImpossibleEventError(f"note refers to seq {ref}, but the game is at seq {state.seq}", field="ref")
+        if ref is not None and ref > position.seq:
+            raise ImpossibleEventError(f"note refers to seq {ref}, but the game is at seq {position.seq}", field="ref")
         return Decision(event, None)
     if kind == "retract":
         to_seq = event["to_seq"]
-        if to_seq >= state.seq:
+        if to_seq >= position.seq:
             raise ImpossibleEventError(
-                f"retract to seq {to_seq} retracts nothing: the game is at seq {state.seq}", field="to_seq"
+                f"retract to seq {to_seq} retracts nothing: the game is at seq {position.seq}", field="to_seq"
             )
-        if to_seq < state.retract_floor:
+        if to_seq < position.retract_floor:
             raise ImpossibleEventError(
-                f"retract to seq {to_seq} would reach back past the retract at seq {state.retract_floor}",
+                f"retract to seq {to_seq} would reach back past the retract at seq {position.retract_floor}",
                 field="to_seq",
             )
         return Decision(event, None)
@@ -72,6 +124,9 @@ def decide(rules: GameRules[S], state: S, raw: Any) -> Decision:
         raise ImpossibleEventError(f"the game has ended; only score_claimed, note and retract are accepted, not {kind}")
     if kind == "hand_voided" and not rules.hand_in_progress(state):
         raise ImpossibleEventError("hand_voided is accepted only while a hand is in progress")
+    revealed = rules.reveals.get(kind)
+    if revealed:
+        check_revealed(rules, state, event, revealed)
     try:
         rules.validate(state, event)
     except IllegalEventError as breach:
@@ -81,7 +136,50 @@ def decide(rules: GameRules[S], state: S, raw: Any) -> Decision:
     return Decision(event, None)
 
 
-def is_legal(rules: GameRules[S], state: S, event: Any) -> bool:
+def check_revealed(rules: GameRules[S], state: S, event: Event, fields: Sequence[str]) -> None:
+    """The rules of `rules/README.md` every game shares for the cards an event brings out of the deck:
+    each is a card of the game's deck, named once in the event, and not already seen in the hand.
+
+    "Seen" is the game's `census`: every card in a known place (a hand, the table, a trick, a won
+    pile...). At the start of a hand (no hand in progress) nothing of the hand is seen yet.
+
+    Raises:
+        ImpossibleEventError: an unknown card, a card named twice, or a card already seen.
+    """
+    census = rules.census(state)
+    named: set[str] = set()
+    for name in fields:
+        for card in _cards_in(event.get(name)):
+            if card not in census.deck:
+                raise ImpossibleEventError(f"{card} is not a card of this game's deck", field=name)
+            if card in named:
+                raise ImpossibleEventError(f"{card} is named twice in this {event['type']}", field=name)
+            named.add(card)
+    if not rules.hand_in_progress(state):
+        return
+    for cards in census.places.values():
+        seen = named.intersection(cards)
+        if seen:
+            raise ImpossibleEventError(
+                f"{min(seen)} has already been seen in this hand", field=next(f for f in fields if f in event)
+            )
+
+
+def _cards_in(value: Any) -> Iterator[str]:
+    """Every card code in a field's value: a card, a list of them, or per-seat lists/objects of them."""
+    if value is None:
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _cards_in(item)
+    else:
+        for item in value:
+            yield from _cards_in(item)
+
+
+def is_legal(rules: GameRules[S], position: Position[S], event: Any) -> bool:
     """Would `event` be accepted now with no violation, whatever the enforcement? (`GameRules.is_legal`)
 
     The write path's own check (`decide`), answered as a bool: no enumeration of `legal_events`, so
@@ -89,18 +187,18 @@ def is_legal(rules: GameRules[S], state: S, event: Any) -> bool:
     when its cards are). An event out of shape, impossible, or against a rule is not legal.
     """
     try:
-        return decide(rules, state, event).violation is None
+        return decide(rules, position, event).violation is None
     except (InvalidEventError, ImpossibleEventError, IllegalEventError):
         return False
 
 
-def sealed(state: BaseState, decision: Decision, *, recorded_at: str, actor: str, prev_hash: str) -> Envelope:
-    """The envelope of a decided event, given the state after it (its seq, hand and derived facts)."""
+def sealed(position: Position[Any], decision: Decision, *, recorded_at: str, actor: str, prev_hash: str) -> Envelope:
+    """The envelope of a decided event, given the position after it (its seq, hand and derived facts)."""
     return seal(
-        seq=state.seq,
-        hand=state.hand,
+        seq=position.seq,
+        hand=position.game.hand,
         event=decision.event,
-        result=state.facts,
+        result=position.facts,
         violation=decision.violation,
         recorded_at=recorded_at,
         actor=actor,
@@ -108,82 +206,79 @@ def sealed(state: BaseState, decision: Decision, *, recorded_at: str, actor: str
     )
 
 
-def apply(rules: GameRules[S], state: S, event: Event, seq: int) -> S:
+def apply(rules: GameRules[S], position: Position[S], event: Event, seq: int) -> Position[S]:
     """Fold one (already decided) event that is not a `retract`; `seq` is its seq."""
     kind = event["type"]
     if kind in ENGINE_EVENTS:
         assert kind != "retract", "a retract is folded by fold() or restore()"
-        return replace(state, seq=seq, facts=EMPTY)
-    if state.seq != seq - 1:
-        state = replace(state, seq=seq - 1)
-    after = rules.evolve(state, event)
-    assert after.seq == seq, f"{rules.kind}.evolve must advance seq to {seq}"
-    if rules.is_terminal(after) and not rules.is_terminal(state):
-        after = _ended(rules, after)
-    return after
+        return _position(position.game, seq, EMPTY, position.retract_floor)
+    before = position.game
+    after, facts = rules.evolve(before, event, seq)
+    if rules.is_terminal(after) and not rules.is_terminal(before):
+        facts = _ended(rules, after, facts)
+    return _position(after, seq, facts, position.retract_floor)
 
 
-def _ended(rules: GameRules[S], after: S) -> S:
-    """`after`, the state in which the game has just ended, with the end's facts: winner and totals."""
+def _ended(rules: GameRules[S], after: S, facts: Facts) -> Facts:
+    """`facts` of the event that ended the game in `after`, with the end's: winner and totals."""
     sheet = rules.score(after)
-    facts = dict(after.facts)
-    facts["game_ended"] = True
-    facts["winner"] = sheet.winner
-    facts["totals"] = seat_dict(sheet.totals)
-    return replace(after, facts=facts)
+    ended = dict(facts)
+    ended["game_ended"] = True
+    ended["winner"] = sheet.winner
+    ended["totals"] = seat_dict(sheet.totals)
+    return ended
 
 
-def restore(state_at_target: S, retract_seq: int) -> S:
-    """The state after a `retract` at `retract_seq`: the state at its `to_seq`."""
-    return replace(state_at_target, seq=retract_seq, retract_floor=retract_seq, facts=EMPTY)
+def restore(at_target: Position[S], retract_seq: int) -> Position[S]:
+    """The position after a `retract` at `retract_seq`: the game as it stood at its `to_seq`."""
+    return _position(at_target.game, retract_seq, EMPTY, retract_seq)
 
 
 def retract_targets(envelopes: Iterable[Mapping[str, Any]]) -> set[int]:
-    """The `to_seq` of every retract in the stream: the states a fold must keep."""
+    """The `to_seq` of every retract in the stream: the positions a fold must keep."""
     return {env["data"]["to_seq"] for env in envelopes if env["type"] == "retract"}
 
 
 def walk(
-    rules: GameRules[S], initial: S, envelopes: Sequence[Mapping[str, Any]]
-) -> Iterator[tuple[Mapping[str, Any], S]]:
-    """Each stored envelope with the state after it, in order, honouring retractions.
+    rules: GameRules[S], initial: Position[S], envelopes: Sequence[Mapping[str, Any]]
+) -> Iterator[tuple[Mapping[str, Any], Position[S]]]:
+    """Each stored envelope with the position after it, in order, honouring retractions.
 
     The same steps as `apply` for each envelope, with the per-event work trimmed (issue 15): the game
     is asked `is_terminal` once per event (whether it had ended before the event is the answer kept
     from the event before), and the event is built from the envelope inline.
     """
     targets = retract_targets(envelopes)
-    kept: dict[int, S] = {0: initial} if 0 in targets else {}
+    kept: dict[int, Position[S]] = {initial.seq: initial} if initial.seq in targets else {}
     evolve, is_terminal = rules.evolve, rules.is_terminal
-    state = initial
-    #: is_terminal(state), or None when not known yet
+    game, floor = initial.game, initial.retract_floor
+    position = initial
+    #: is_terminal(game), or None when not known yet
     over: bool | None = None
     for env in envelopes:
         seq = env["seq"]
         kind = env["type"]
         if kind == "retract":
-            state = restore(kept[env["data"]["to_seq"]], seq)
-            over = None
+            position = restore(kept[env["data"]["to_seq"]], seq)
+            game, floor, over = position.game, seq, None
         elif kind in ENGINE_EVENTS:
-            state = replace(state, seq=seq, facts=EMPTY)
+            position = _position(game, seq, EMPTY, floor)
         else:
-            if state.seq != seq - 1:
-                state = replace(state, seq=seq - 1)
             if over is None:
-                over = is_terminal(state)
-            after = evolve(state, {"type": kind, **env["data"]})
-            assert after.seq == seq, f"{rules.kind}.evolve must advance seq to {seq}"
+                over = is_terminal(game)
+            after, facts = evolve(game, {"type": kind, **env["data"]}, seq)
             ended = is_terminal(after)
             if ended and not over:
-                after = _ended(rules, after)
-            state, over = after, ended
+                facts = _ended(rules, after, facts)
+            game, over = after, ended
+            position = _position(game, seq, facts, floor)
         if seq in targets:
-            kept[seq] = state
-        yield env, state
+            kept[seq] = position
+        yield env, position
 
 
-def fold(rules: GameRules[S], initial: S, envelopes: Sequence[Mapping[str, Any]]) -> S:
-    """The state after the stored envelopes, in order, honouring retractions."""
+def fold(rules: GameRules[S], initial: Position[S], envelopes: Sequence[Mapping[str, Any]]) -> Position[S]:
+    """The position after the stored envelopes, in order, honouring retractions."""
     last = initial
     for _, last in walk(rules, initial, envelopes):  # noqa: B007 - the loop runs for its last value
         pass
@@ -200,25 +295,28 @@ def retracted_seqs(envelopes: Iterable[Mapping[str, Any]]) -> dict[int, int]:
     return out
 
 
-def fold_events(rules: GameRules[S], initial: S, events: Iterable[Event]) -> S:
-    """Fold plain events (no envelopes), numbering them 1, 2, 3... Retracts are refused."""
-    state = initial
-    for seq, event in enumerate(events, start=1):
+def fold_events(rules: GameRules[S], initial: Position[S], events: Iterable[Event]) -> Position[S]:
+    """Fold plain events (no envelopes), numbering them on from `initial.seq`. Retracts are refused."""
+    position = initial
+    for seq, event in enumerate(events, start=initial.seq + 1):
         if event["type"] == "retract":
             raise InvalidEventError("fold_events cannot fold a retract; use fold() on envelopes")
-        state = apply(rules, state, event, seq)
-    return state
+        position = apply(rules, position, event, seq)
+    return position
 
 
-def render_state(rules: GameRules[S], state: S, viewpoint: Viewpoint, names: Sequence[str]) -> dict[str, Any]:
+def render_state(
+    rules: GameRules[S], position: Position[S], viewpoint: Viewpoint, names: Sequence[str]
+) -> dict[str, Any]:
     """The state document of DESIGN.md: `{game, seq, hand, phase, to_act, seats, table, hand_points, totals}`."""
+    state = position.game
     seen = rules.view(state, viewpoint)
     for seat_doc in seen.get("seats", []):
         seat_doc["name"] = names[seat_doc["seat"]] if seat_doc["seat"] < len(names) else None
     sheet = rules.score(state)
     return {
         "game": rules.kind,
-        "seq": state.seq,
+        "seq": position.seq,
         "hand": state.hand,
         "viewpoint": "all" if viewpoint is OMNISCIENT else ("public" if viewpoint == SPECTATOR else viewpoint),
         **seen,

@@ -24,7 +24,7 @@ from events.errors import InvalidEventError, NotFoundError, StreamConflictError,
 from events.store import DuplicateRequest, GameRecord, Head, Store
 from projections import engine, snapshots
 from projections.registry import rules_for
-from projections.rules import BaseState, GameRules, seat_dict
+from projections.rules import GameRules, seat_dict
 
 #: a batch holds at most this many events (the body is also capped at 1 MiB)
 MAX_BATCH = 1000
@@ -42,7 +42,8 @@ class Live:
 
     game: GameRecord
     rules: GameRules[Any]
-    state: Any
+    #: the `engine.Position` at the head (the game's state is `state.game`)
+    state: engine.Position[Any]
     head_hash: str
 
 
@@ -87,17 +88,19 @@ class StateCache:
             return len(self._entries)
 
 
-def initial_state_of(game: GameRecord) -> tuple[GameRules[Any], Any]:
+def initial_state_of(game: GameRecord) -> tuple[GameRules[Any], engine.Position[Any]]:
+    """The game's rules and its position before the first event."""
     rules = rules_for(game.kind)
-    return rules, rules.initial_state(list(game.players), game.options)
+    return rules, engine.start(rules, list(game.players), game.options)
 
 
-def head_of(rules: GameRules[Any], state: Any, head_hash: str) -> Head:
-    sheet = rules.score(state)
+def head_of(rules: GameRules[Any], state: engine.Position[Any], head_hash: str) -> Head:
+    """The registry's head of a game at `state`: seq, hand, status, totals, winner, hash."""
+    sheet = rules.score(state.game)
     return Head(
         seq=state.seq,
         hand=state.hand,
-        status="finished" if rules.is_terminal(state) else "live",
+        status="finished" if rules.is_terminal(state.game) else "live",
         totals=seat_dict(sheet.totals),
         winner=sheet.winner,
         head_hash=head_hash,
@@ -134,7 +137,7 @@ class Recorder:
         names = [str(p) for p in players]
         filled = rules.options_for(names, options)
         created = created_at or utc_now()
-        state = rules.initial_state(names, filled)
+        state = engine.start(rules, names, filled)
         genesis = genesis_hash(kind, len(names), filled, created)
         game = self.store.create_game(
             club_id=club_id,
@@ -143,7 +146,7 @@ class Recorder:
             options=filled,
             created_at=created,
             genesis_hash=genesis,
-            totals=seat_dict(rules.score(state).totals),
+            totals=seat_dict(rules.score(state.game).totals),
             game_id=game_id,
         )
         self.cache.put(Live(game, rules, state, genesis))
@@ -214,9 +217,9 @@ class Recorder:
                     state = snapshots.decode(found[1])
                 except snapshots.SnapshotError:
                     state = None
-                if isinstance(state, BaseState) and state.seq == found[0]:
+                if isinstance(state, engine.Position) and state.seq == found[0]:
                     return state
-        return rules.initial_state(list(game.players), game.options)
+        return engine.start(rules, list(game.players), game.options)
 
     def _fold(self, game: GameRecord, rules: GameRules[Any], start: Any, envelopes: Sequence[Envelope]) -> Any:
         """Fold `envelopes` from `start`, and store the snapshots passed on the way."""
@@ -265,7 +268,7 @@ class Recorder:
                 break
             before = max(lowest - 1, 0)
         start = (
-            live.rules.initial_state(list(live.game.players), live.game.options)
+            engine.start(live.rules, list(live.game.players), live.game.options)
             if before == 0
             else self.fold_to(live.game, live.rules, before)
         )

@@ -7,17 +7,27 @@ serves validation, replay, scoring, audit and simulation.
 
 Conventions every game keeps:
 
-- The state is a frozen dataclass deriving from `BaseState`. `state.seq` is
-  the seq of the last event folded, so `evolve` knows the seq of the event it
-  applies as `state.seq + 1` and must return a state with that seq. `hand` is
-  the hand in progress or the last one begun. `facts` are the derived facts
-  of the last event, stored as the envelope's `result`.
+- The game's state is a frozen dataclass deriving from `BaseState`: the
+  seats, the options and `hand`, the hand in progress or the last one begun.
+  The engine's bookkeeping is not in it (issue 15): the engine wraps the
+  game's state in a `Position` with the seq of the last event folded, that
+  event's derived facts (the envelope's `result`) and the retract floor.
+- `evolve(state, event, seq)` applies the event whose seq is `seq` and
+  returns the game's new state and the event's derived facts; it matches the
+  game's typed event union exhaustively (`assert_never`).
 - `validate` raises `ImpossibleEventError` (or `OutOfTurnError`) for what
   cannot happen, checking all of that *before* raising `IllegalEventError`
   for a breach of a rule (an event that is both is refused as impossible).
 - `evolve` never checks rules and never draws a random number.
 - The common events `score_claimed`, `note` and `retract` are handled by the
-  engine; games handle their own events and `hand_voided`.
+  engine; games handle their own events and `hand_voided`. The rules every
+  game shares (`rules/README.md`: a card named twice, a card already seen,
+  `hand_voided` only during a hand) are checked by the engine from the
+  declaration (`reveals`, `census`), before the game's `validate`.
+- What each seat may see is declared once (`Visibility`): the event fields
+  whose cards only some seats see, and the cards each seat holds privately.
+  `GameRules.redact_event` is derived from it, the game's `view` hides what
+  `Visibility.hidden_from` names, and the conformance suite checks both.
 - `legal_events` lists decisions only, sorted, and stays cheap: an amount from
   a wide range (a Seven and a Half stake) may be offered as a bounded sample
   whose ends are the range's, though `validate` accepts any amount within
@@ -54,7 +64,7 @@ EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 @dataclass(frozen=True, kw_only=True)
 class BaseState:
-    """Fields the engine reads and writes on every game's state.
+    """Fields every game's state has, which the engine reads (not writes).
 
     States are frozen dataclasses *without* slots (and so are the game states deriving from this):
     `fastreplace.replace` then copies one with a single C-level copy of its `__dict__`, which is what
@@ -63,11 +73,13 @@ class BaseState:
 
     seats: int
     options: Mapping[str, Any]
-    seq: int = 0
+    #: the hand in progress, or the last one begun (0 before the first)
     hand: int = 0
-    facts: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
-    #: seq of the last `retract`: no later retract may reach back past it.
-    retract_floor: int = 0
+
+
+#: An event's derived facts: what `evolve` found (a trick won by, a hand ended...), stored as the
+#: envelope's `result`.
+Facts = Mapping[str, Any]
 
 
 S = TypeVar("S", bound=BaseState)
@@ -294,6 +306,95 @@ class Census:
     private: Mapping[int, frozenset[str]]
 
 
+# --------------------------------------------------------------------------- what each seat may see
+
+
+def _always(event: Event) -> bool:
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """A card field of one event type whose cards only some seats see; the others see `HIDDEN`.
+
+    `to` says who sees them: `"each_seat"`, a field holding each seat's cards (a list indexed by seat,
+    or an object keyed by seat numbers as strings; each entry a card or a list of cards), each entry
+    seen by its own seat only (a deal); `"actor"`, the card or cards seen only by the seat the event's
+    `seat` field names (a draw from the stock, a face-down hit). `when` narrows a secret to the events
+    it holds for (a Gin draw is secret only from the stock).
+    """
+
+    field: str
+    to: Literal["each_seat", "actor"]
+    when: Callable[[Event], bool] = _always
+
+
+@dataclass(frozen=True, slots=True)
+class Visibility(Generic[S]):
+    """What each seat may see, stated once per game (issue 15).
+
+    Events: `secrets`, per event type, the card fields some seats may not see; `GameRules.redact_event`
+    is derived from it. States: `held(state)`, the cards each seat holds that no other seat may see;
+    the game's `view` hides exactly `hidden_from(state, viewpoint)` (a hand with `seat_cards`), and
+    `census().private` is `held`.
+    The conformance suite checks both sides against this for every game: no view and no redacted
+    event shows a viewer a card another seat holds privately, unless the table had already seen it.
+    """
+
+    secrets: Mapping[str, tuple[Secret, ...]]
+    held: Callable[[S], Mapping[int, frozenset[str]]]
+
+    def hidden_from(self, state: S, viewpoint: Viewpoint) -> frozenset[str]:
+        """The cards `viewpoint` may not see in `state`: every other seat's privately held cards."""
+        if viewpoint is OMNISCIENT:
+            return frozenset()
+        hidden: set[str] = set()
+        for seat, cards in self.held(state).items():
+            if seat != viewpoint:
+                hidden.update(cards)
+        return frozenset(hidden)
+
+    def seat_cards(self, state: S, viewpoint: Viewpoint, seat: int, cards: Sequence[str]) -> dict[str, Any]:
+        """A seat's hand in a view: `{"cards": [...]}` for a viewer who may see it (the seat itself, an
+        auditor, anyone once the seat holds nothing privately: a hand laid out face up), else
+        `{"card_count": n}`, an empty hand included, so that the document's shape tells nothing."""
+        if viewpoint is OMNISCIENT or viewpoint == seat or seat not in self.held(state):
+            return {"cards": list(cards)}
+        return {"card_count": len(cards)}
+
+    def redact(self, event: Event, viewpoint: Viewpoint) -> Event:
+        """`event` as `viewpoint` saw it: each secret card it may not see replaced by `HIDDEN`."""
+        if viewpoint is OMNISCIENT:
+            return event
+        secrets = self.secrets.get(event["type"])
+        if not secrets:
+            return event
+        out: dict[str, Any] | None = None
+        for secret in secrets:
+            if secret.field not in event or not secret.when(event):
+                continue
+            value = event[secret.field]
+            if secret.to == "actor":
+                if event.get("seat") == viewpoint:
+                    continue
+                hidden: Any = _hide(value)
+            elif isinstance(value, Mapping):
+                hidden = {k: v if k == str(viewpoint) else _hide(v) for k, v in value.items()}
+            else:
+                hidden = [v if s == viewpoint else _hide(v) for s, v in enumerate(value)]
+            if out is None:
+                out = dict(event)
+            out[secret.field] = hidden
+        return event if out is None else out
+
+
+def _hide(value: Any) -> Any:
+    """A card as `HIDDEN`, or a list of cards as as many `HIDDEN`."""
+    if isinstance(value, str):
+        return HIDDEN
+    return [HIDDEN] * len(value)
+
+
 # --------------------------------------------------------------------------- the record of functions
 
 
@@ -310,6 +411,10 @@ class GameRules(Generic[S]):
     title: str
     player_counts: tuple[int, ...]
     events: EventSchemas
+    #: the game's typed events: the union of one TypedDict per event type it folds (its own and
+    #: `hand_voided`), checked against `events` by the conformance suite, which `evolve` matches
+    #: exhaustively
+    event_types: object
     options: Mapping[str, OptionSpec]
     #: the players of `tablebook demo` and of the tests' recorded games (a count of `player_counts`)
     demo_players: tuple[str, ...]
@@ -322,17 +427,22 @@ class GameRules(Generic[S]):
     fields: Mapping[str, Mapping[str, FieldKind]]
     initial_state: Callable[[Sequence[str], Mapping[str, Any]], S]
     validate: Callable[[S, Event], None]
-    evolve: Callable[[S, Event], S]
+    #: `evolve(state, event, seq) -> (state, facts)`: the fold step for the event whose seq is `seq`
+    evolve: Callable[[S, Any, int], tuple[S, Facts]]
     score: Callable[[S], ScoreSheet]
     legal_events: Callable[[S], Sequence[Event]]
     chance_events: Callable[[S, random.Random], Sequence[Event]]
     view: Callable[[S, Viewpoint], dict[str, Any]]
-    redact_event: Callable[[Event, Viewpoint], Event]
+    #: what each seat may see: the event redaction is derived from it, the view hides what it names
+    visibility: Visibility[S]
     is_terminal: Callable[[S], bool]
     hand_in_progress: Callable[[S], bool]
     census: Callable[[S], Census]
     #: the seats whose decision is due, or CHANCE when only a chance event (a deal, a draw...) can come
     to_act: Callable[[S], ToAct]
+    #: per event type, the card fields whose cards come out of the unseen deck (a deal, a draw from the
+    #: stock, a hit): the engine checks every card there is named once and not seen before in the hand
+    reveals: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: EMPTY)
     #: Situations a hand's events show (`sweep`, `marriage`, `gin`...), for search.
     situations: Callable[[Event, Mapping[str, Any]], Sequence[str]] = field(default=lambda e, r: ())
     #: A chooser with some table sense, `bot(state, offered, rng)`, that the simulator uses instead of a
@@ -352,10 +462,16 @@ class GameRules(Generic[S]):
         return normalize_options(self.options, options, len(players))
 
     def is_legal(self, state: S, event: Event) -> bool:
-        """Would `event` be accepted now without a violation? (`engine.is_legal`: no enumeration.)"""
+        """Would the game's `event` be accepted in `state` without a violation? (`engine.is_legal`: no
+        enumeration.) The common events depend on the record (its seq, its retracts): ask the engine
+        with the `Position`."""
         from projections import engine
 
-        return engine.is_legal(self, state, event)
+        return engine.is_legal(self, engine.Position(state), event)
+
+    def redact_event(self, event: Event, viewpoint: Viewpoint) -> Event:
+        """`event` as `viewpoint` saw it, from the game's `visibility`."""
+        return self.visibility.redact(event, viewpoint)
 
     def seat_fields(self, event_type: str) -> frozenset[str]:
         """The fields of an event type that name a seat."""

@@ -34,30 +34,31 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, assert_never
 
 from events.cards import deck, rank, suit
 from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnError
-from events.schnapsen import EVENTS
-from projections.fastreplace import replace
+from events.schnapsen import EVENTS, Deal, Play, SchnapsenEvent
+from projections.fastreplace import copy_with, replace
 from projections.handlog import EMPTY_LOG, HandLog
 from projections.rules import (
     CHANCE,
     EMPTY,
     ENFORCEMENT,
-    HIDDEN,
     BaseState,
     Census,
     Event,
+    Facts,
     FieldKind,
     GameRules,
     HandScore,
     OptionSpec,
     ScoreLine,
     ScoreSheet,
+    Secret,
     ToAct,
     Viewpoint,
-    hand_score,
+    Visibility,
     opt_seat,
     replace_at,
     seat_dict,
@@ -69,6 +70,8 @@ CARD_POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2}
 #: higher index wins within a suit: A > T > K > Q > J
 STRENGTH = {r: i for i, r in enumerate("JQKTA")}
 MATCH_POINTS = 7
+#: the draws due after a trick won by seat 0 or 1: the winner first, then the loser
+DRAW_ORDER: tuple[tuple[int, ...], ...] = ((0, 1), (1, 0))
 TARGET = 66
 
 OPTIONS: dict[str, OptionSpec] = {
@@ -99,7 +102,6 @@ class SchnapsenState(BaseState):
     trump_suit: str | None = None
     trump_card: str | None = None
     talon: int = 0
-    seen: frozenset[str] = frozenset()
     leader: int = 0
     trick: tuple[tuple[int, str], ...] = ()
     draws_due: tuple[int, ...] = ()
@@ -217,13 +219,7 @@ def _validate_deal(state: SchnapsenState, event: Event) -> None:
             f"seat {state.next_dealer} deals this hand (the dealer alternates), not seat {event['dealer']}",
             field="dealer",
         )
-    cards = [*event["hands"][0], *event["hands"][1], event["trump_card"]]
-    for card in cards:
-        if card not in CARD_SET:
-            raise ImpossibleEventError(f"{card} is not in the Schnapsen deck (A, T, K, Q, J of each suit)")
-    duplicates = sorted({c for c in cards if cards.count(c) > 1})
-    if duplicates:
-        raise ImpossibleEventError(f"the deal names {', '.join(duplicates)} twice")
+    # its cards (of the deck, each named once) are the engine's check (`RULES.reveals`)
 
 
 def _validate_draw(state: SchnapsenState, seat: int, card: str) -> None:
@@ -232,6 +228,8 @@ def _validate_draw(state: SchnapsenState, seat: int, card: str) -> None:
     if seat != state.draws_due[0]:
         order = "winner" if len(state.draws_due) == 2 else "loser"
         raise OutOfTurnError(f"seat {state.draws_due[0]} draws next (the trick's {order}), not seat {seat}")
+    # The game's own card checks, not the engine's (`RULES.reveals` leaves `draw` out): the talon's
+    # last draw must name the face-up trump card, a card already seen, which the shared rule refuses.
     if card not in CARD_SET:
         raise ImpossibleEventError(f"{card} is not in the Schnapsen deck")
     if state.talon == 1:
@@ -242,7 +240,7 @@ def _validate_draw(state: SchnapsenState, seat: int, card: str) -> None:
         raise ImpossibleEventError(
             f"{card} lies face up at the bottom of the talon; it is drawn last ({state.talon} cards left)"
         )
-    if card in state.seen:
+    if any(card in cards for cards in census(state).places.values()):
         raise ImpossibleEventError(f"{card} has already been seen in this hand; it is not in the talon")
 
 
@@ -298,117 +296,145 @@ def _validate_talon_move(state: SchnapsenState, seat: int, kind: str) -> None:
             raise ImpossibleEventError(f"seat {seat} does not hold the trump Unter {unter}")
 
 
-def evolve(state: SchnapsenState, event: Event) -> SchnapsenState:
-    """The fold step: no rule checks, no randomness."""
-    seq = state.seq + 1
-    kind = event["type"]
-    if kind == "deal":
-        return _evolve_deal(state, event, seq)
-    if kind == "play":
-        if state.phase == "lead":
-            return _evolve_lead(state, event, seq)
-        return _evolve_follow(state, event, seq)
-    if kind == "draw":
-        return _evolve_draw(state, event["seat"], event["card"], seq)
-    if kind == "exchange_trump":
+def evolve(state: SchnapsenState, event: SchnapsenEvent, seq: int) -> tuple[SchnapsenState, Facts]:
+    """The fold step for the event whose seq is `seq`: no rule checks, no randomness."""
+    # the hot path (issue 15): the commonest events first, each state copied once with `copy_with`
+    if event["type"] == "play":
+        if state.phase != "lead":
+            return _evolve_follow(state, event, seq)
+        if event.get("marriage"):
+            return _evolve_marriage(state, event, seq)
+        seat, card = event["seat"], event["card"]
+        hands = state.hands
+        held = hands[seat] - {card}
+        hands = (held, hands[1]) if seat == 0 else (hands[0], held)
+        return copy_with(state, {"phase": "follow", "hands": hands, "trick": ((seat, card),)}), EMPTY
+    elif event["type"] == "draw":
+        seat, card = event["seat"], event["card"]
+        hands = state.hands
+        held = hands[seat] | {card}
+        talon = state.talon - 1
+        draws_due = state.draws_due[1:]
+        after = copy_with(
+            state,
+            {
+                "hands": (held, hands[1]) if seat == 0 else (hands[0], held),
+                "talon": talon,
+                "trump_card": None if card == state.trump_card else state.trump_card,
+                "draws_due": draws_due,
+                "phase": "draw" if draws_due else "lead",
+            },
+        )
+        return after, {"talon": talon}
+    elif event["type"] == "deal":
+        return _evolve_deal(state, event)
+    elif event["type"] == "exchange_trump":
         seat = event["seat"]
         unter = f"J{state.trump_suit}"
         assert state.trump_card is not None
         held = (state.hands[seat] - {unter}) | {state.trump_card}
-        return replace(
-            state,
-            seq=seq,
-            hands=replace_at(state.hands, seat, held),
-            trump_card=unter,
-            facts={"took": state.trump_card, "gave": unter},
+        return (
+            replace(state, hands=replace_at(state.hands, seat, held), trump_card=unter),
+            {"took": state.trump_card, "gave": unter},
         )
-    if kind == "close":
+    elif event["type"] == "close":
         seat = event["seat"]
         other = 1 - seat
-        return replace(
-            state,
-            seq=seq,
-            closed_by=seat,
-            close_seq=seq,
-            closed_opponent_points=state.hand_points(other),
-            closed_opponent_tricks=state.tricks[other],
-            facts={"opponent_hand_points": state.hand_points(other), "opponent_tricks": state.tricks[other]},
+        opponent_points, opponent_tricks = state.hand_points(other), state.tricks[other]
+        return (
+            replace(
+                state,
+                closed_by=seat,
+                close_seq=seq,
+                closed_opponent_points=opponent_points,
+                closed_opponent_tricks=opponent_tricks,
+            ),
+            {"opponent_hand_points": opponent_points, "opponent_tricks": opponent_tricks},
         )
-    if kind == "hand_voided":
+    elif event["type"] == "hand_voided":
         void = HandScore(state.hand, (0, 0), ())
-        return replace(
-            state,
-            seq=seq,
-            phase="deal",
-            draws_due=(),  # the cards stay where they lie (a led card on the table too) until the next deal
-            results=state.results.append(void),
-            facts={"hand_ended": True, "voided": True, "points": seat_dict((0, 0))},
+        return (
+            replace(
+                state,
+                phase="deal",
+                draws_due=(),  # the cards stay where they lie (a led card on the table too) until the next deal
+                results=state.results.append(void),
+            ),
+            {"hand_ended": True, "voided": True, "points": seat_dict((0, 0))},
         )
-    raise AssertionError(f"schnapsen cannot fold {kind}")
+    else:
+        assert_never(event)
 
 
-def _evolve_deal(state: SchnapsenState, event: Event, seq: int) -> SchnapsenState:
+#: what every deal resets: a fresh hand's talon, trick, draws, close, piles, points and marriages
+NEW_HAND: dict[str, Any] = {
+    "phase": "lead",
+    "talon": 10,
+    "trick": (),
+    "draws_due": (),
+    "closed_by": None,
+    "close_seq": None,
+    "closed_opponent_points": 0,
+    "closed_opponent_tricks": 0,
+    "won": ((), ()),
+    "trick_points": (0, 0),
+    "tricks": (0, 0),
+    "marriages": (),
+    "last_trick": None,
+}
+
+
+def _evolve_deal(state: SchnapsenState, event: Deal) -> tuple[SchnapsenState, Facts]:
     dealer = event["dealer"]
-    hands = tuple(frozenset(h) for h in event["hands"])
+    dealt = event["hands"]
     trump_card = event["trump_card"]
-    return replace(
+    trump_suit = trump_card[1]
+    after = copy_with(
         state,
-        seq=seq,
-        hand=state.hand + 1,
-        phase="lead",
-        dealer=dealer,
-        next_dealer=1 - dealer,
-        hands=hands,
-        trump_suit=suit(trump_card),
-        trump_card=trump_card,
-        talon=10,
-        seen=hands[0] | hands[1] | {trump_card},
-        leader=1 - dealer,
-        trick=(),
-        draws_due=(),
-        closed_by=None,
-        close_seq=None,
-        closed_opponent_points=0,
-        closed_opponent_tricks=0,
-        won=((), ()),
-        trick_points=(0, 0),
-        tricks=(0, 0),
-        marriages=(),
-        last_trick=None,
-        facts={"trump_suit": suit(trump_card)},
+        {
+            **NEW_HAND,
+            "hand": state.hand + 1,
+            "dealer": dealer,
+            "next_dealer": 1 - dealer,
+            "hands": (frozenset(dealt[0]), frozenset(dealt[1])),
+            "trump_suit": trump_suit,
+            "trump_card": trump_card,
+            "leader": 1 - dealer,
+        },
     )
+    return after, {"trump_suit": trump_suit}
 
 
-def _evolve_lead(state: SchnapsenState, event: Event, seq: int) -> SchnapsenState:
+def _evolve_marriage(state: SchnapsenState, event: Play, seq: int) -> tuple[SchnapsenState, Facts]:
+    """A lead declaring a marriage: pending, or credited at once (and maybe ending the hand)."""
     seat, card = event["seat"], event["card"]
-    state = replace(
-        state,
-        seq=seq,
-        phase="follow",
-        hands=replace_at(state.hands, seat, state.hands[seat] - {card}),
-        trick=((seat, card),),
-        facts=EMPTY,
-    )
-    if not event.get("marriage"):
-        return state
-    points = 40 if suit(card) == state.trump_suit else 20
+    hands = state.hands
+    held = hands[seat] - {card}
+    points = 40 if card[1] == state.trump_suit else 20
     credited = state.tricks[seat] > 0
-    marriage = Marriage(seat, suit(card), points, seq, credited)
+    marriage = Marriage(seat, card[1], points, seq, credited)
     state = replace(
         state,
+        phase="follow",
+        hands=(held, hands[1]) if seat == 0 else (hands[0], held),
+        trick=((seat, card),),
         marriages=(*state.marriages, marriage),
-        facts={"marriage": {"suit": suit(card), "points": points, "credited": credited}},
     )
+    facts = {"marriage": {"suit": card[1], "points": points, "credited": credited}}
     if credited and state.hand_points(seat) >= TARGET:
-        return _end_hand(state, reacher=seat, decisive=seq)
-    return state
+        return _end_hand(state, facts, reacher=seat, decisive=seq)
+    return state, facts
 
 
-def _evolve_follow(state: SchnapsenState, event: Event, seq: int) -> SchnapsenState:
+def _evolve_follow(state: SchnapsenState, event: Play, seq: int) -> tuple[SchnapsenState, Facts]:
     seat, card = event["seat"], event["card"]
     lead_seat, lead_card = state.trick[0]
-    winner = seat if beats(card, lead_card, state.trump_suit) else lead_seat
-    points = CARD_POINTS[rank(card)] + CARD_POINTS[rank(lead_card)]
+    # beats(card, lead_card, trump), inline: the hot path
+    if card[1] == lead_card[1]:
+        winner = seat if STRENGTH[card[0]] > STRENGTH[lead_card[0]] else lead_seat
+    else:
+        winner = seat if card[1] == state.trump_suit else lead_seat
+    points = CARD_POINTS[card[0]] + CARD_POINTS[lead_card[0]]
     facts: dict[str, Any] = {"trick_winner": winner, "trick_points": points}
     marriages = state.marriages
     credited = 0  # the winner's marriages, credited now or before
@@ -420,91 +446,90 @@ def _evolve_follow(state: SchnapsenState, event: Event, seq: int) -> SchnapsenSt
                 replace(m, credited=True) if m.seat == winner and not m.credited else m for m in marriages
             )
         credited = sum(m.points for m in marriages if m.seat == winner)
-    hands = replace_at(state.hands, seat, state.hands[seat] - {card})
-    trick_points = replace_at(state.trick_points, winner, state.trick_points[winner] + points)
-    reached = trick_points[winner] + credited >= TARGET
+    old_hands, old_won, old_points, old_tricks = state.hands, state.won, state.trick_points, state.tricks
+    held = old_hands[seat] - {card}
+    hands = (held, old_hands[1]) if seat == 0 else (old_hands[0], held)
+    won_cards = (*old_won[winner], lead_card, card)
+    winner_points = old_points[winner] + points
+    if winner == 0:
+        won = (won_cards, old_won[1])
+        trick_points = (winner_points, old_points[1])
+        tricks = (old_tricks[0] + 1, old_tricks[1])
+    else:
+        won = (old_won[0], won_cards)
+        trick_points = (old_points[0], winner_points)
+        tricks = (old_tricks[0], old_tricks[1] + 1)
+    reached = winner_points + credited >= TARGET
     if reached:
         phase, draws_due = state.phase, state.draws_due
     elif state.closed_by is None and state.talon > 0:
-        phase, draws_due = "draw", (winner, 1 - winner)
+        phase, draws_due = "draw", DRAW_ORDER[winner]
     else:
         phase, draws_due = "lead", state.draws_due
-    state = replace(
+    state = copy_with(
         state,
-        seq=seq,
-        hands=hands,
-        trick=(),
-        won=replace_at(state.won, winner, (*state.won[winner], lead_card, card)),
-        trick_points=trick_points,
-        tricks=replace_at(state.tricks, winner, state.tricks[winner] + 1),
-        marriages=marriages,
-        leader=winner,
-        last_trick=(winner, (lead_card, card), points, seq),
-        facts=facts,
-        phase=phase,
-        draws_due=draws_due,
+        {
+            "hands": hands,
+            "trick": (),
+            "won": won,
+            "trick_points": trick_points,
+            "tricks": tricks,
+            "marriages": marriages,
+            "leader": winner,
+            "last_trick": (winner, (lead_card, card), points, seq),
+            "phase": phase,
+            "draws_due": draws_due,
+        },
     )
     if reached:
-        return _end_hand(state, reacher=winner, decisive=seq)
+        return _end_hand(state, facts, reacher=winner, decisive=seq)
     if phase == "lead" and not hands[0] and not hands[1]:
-        return _end_hand(state, reacher=None, decisive=seq)
-    return state
+        return _end_hand(state, facts, reacher=None, decisive=seq)
+    return state, facts
 
 
-def _evolve_draw(state: SchnapsenState, seat: int, card: str, seq: int) -> SchnapsenState:
-    draws_due = state.draws_due[1:]
-    return replace(
-        state,
-        seq=seq,
-        hands=replace_at(state.hands, seat, state.hands[seat] | {card}),
-        talon=state.talon - 1,
-        trump_card=None if card == state.trump_card else state.trump_card,
-        seen=state.seen | {card},
-        draws_due=draws_due,
-        phase="draw" if draws_due else "lead",
-        facts={"talon": state.talon - 1},
-    )
-
-
-def _end_hand(state: SchnapsenState, *, reacher: int | None, decisive: int) -> SchnapsenState:
-    """Score the hand that just ended (rules 1-3) and move to the next deal."""
-    winner, points, rule, reason = _hand_outcome(state, reacher, decisive)
+def _end_hand(
+    state: SchnapsenState, facts: Facts, *, reacher: int | None, decisive: int
+) -> tuple[SchnapsenState, Facts]:
+    """Score the hand that just ended (rules 1-3) and move to the next deal; `facts` gains the hand's end."""
+    hp = (state.hand_points(0), state.hand_points(1))
+    winner, points, rule, reason = _hand_outcome(state, hp, reacher, decisive)
     events = [decisive]
     if state.close_seq is not None:
         events.append(state.close_seq)
     events.extend(m.seq for m in state.marriages if m.seat == winner and m.credited)
     line = ScoreLine(state.hand, winner, points, rule, reason, tuple(sorted(set(events))))
-    result = hand_score(state.hand, 2, [line])
-    to_go = replace_at(state.to_go, winner, state.to_go[winner] - points)
+    gained = (points, 0) if winner == 0 else (0, points)
+    result = HandScore(state.hand, gained, (line,))  # = hand_score(hand, 2, [line])
+    to_go = state.to_go
+    to_go = (to_go[0] - points, to_go[1]) if winner == 0 else (to_go[0], to_go[1] - points)
     over = to_go[winner] <= 0
-    return replace(
+    after = copy_with(
         state,
-        phase="over" if over else "deal",
-        draws_due=(),
-        results=state.results.append(result),
-        to_go=to_go,
-        facts={
-            **state.facts,
-            "hand_ended": True,
-            "hand_points": seat_dict((state.hand_points(0), state.hand_points(1))),
-            "points": seat_dict(result.points),
-            "rule": rule,
-        },
+        {"phase": "over" if over else "deal", "draws_due": (), "results": state.results.append(result), "to_go": to_go},
     )
+    ended = dict(facts)
+    ended["hand_ended"] = True
+    ended["hand_points"] = {"0": hp[0], "1": hp[1]}
+    ended["points"] = {"0": gained[0], "1": gained[1]}
+    ended["rule"] = rule
+    return after, ended
 
 
-def _hand_outcome(state: SchnapsenState, reacher: int | None, decisive: int) -> tuple[int, int, str, str]:
-    """(winner, game points, rule id, reason) of a finished hand."""
+def _hand_outcome(
+    state: SchnapsenState, hp: tuple[int, int], reacher: int | None, decisive: int
+) -> tuple[int, int, str, str]:
+    """(winner, game points, rule id, reason) of a finished hand; `hp`: each seat's hand points."""
     if state.closed_by is None:
         if reacher is not None:
             loser = 1 - reacher
-            lp, lt = state.hand_points(loser), state.tricks[loser]
+            lp, lt = hp[loser], state.tricks[loser]
             points = _game_points(lp, lt)
             return (
                 reacher,
                 points,
                 "schnapsen.reached_66",
-                f"seat {reacher} reached {state.hand_points(reacher)} hand points at seq {decisive}; "
+                f"seat {reacher} reached {hp[reacher]} hand points at seq {decisive}; "
                 f"seat {loser} had {lp} hand points and {_tricks(lt)}: {_why(lp, lt)}, {points} game points",
             )
         assert state.last_trick is not None
@@ -513,7 +538,7 @@ def _hand_outcome(state: SchnapsenState, reacher: int | None, decisive: int) -> 
             last,
             1,
             "schnapsen.last_trick",
-            f"all ten tricks played and nobody reached 66 ({state.hand_points(0)} to {state.hand_points(1)}); "
+            f"all ten tricks played and nobody reached 66 ({hp[0]} to {hp[1]}); "
             f"seat {last} won the last trick at seq {decisive}: 1 game point",
         )
     closer, opponent = state.closed_by, 1 - state.closed_by
@@ -524,15 +549,15 @@ def _hand_outcome(state: SchnapsenState, reacher: int | None, decisive: int) -> 
             closer,
             points,
             "schnapsen.closer_made",
-            f"seat {closer} closed the talon at seq {state.close_seq} and reached {state.hand_points(closer)} "
+            f"seat {closer} closed the talon at seq {state.close_seq} and reached {hp[closer]} "
             f"hand points at seq {decisive}; when the talon was closed seat {opponent} had {op} hand points "
             f"and {_tricks(ot)}: {_why(op, ot)}, {points} game points",
         )
     points = 3 if ot == 0 else 2
     how = (
-        f"seat {opponent} reached {state.hand_points(opponent)} hand points first at seq {decisive}"
+        f"seat {opponent} reached {hp[opponent]} hand points first at seq {decisive}"
         if reacher == opponent
-        else f"all tricks were played and seat {closer} had only {state.hand_points(closer)} hand points"
+        else f"all tricks were played and seat {closer} had only {hp[closer]} hand points"
     )
     return (
         opponent,
@@ -603,21 +628,18 @@ def chance_events(state: SchnapsenState, rng: random.Random) -> list[dict[str, A
             assert state.trump_card is not None
             card = state.trump_card
         else:
-            unseen = sorted(CARD_SET - state.seen)
+            unseen = sorted(CARD_SET.difference(*census(state).places.values()))
             card = rng.choice(unseen)
         return [{"type": "draw", "seat": seat, "card": card}]
     return []
 
 
 def view(state: SchnapsenState, seat: Viewpoint) -> dict[str, Any]:
-    """The table as `seat` saw it: the other hand as a count only."""
+    """The table as `seat` saw it: the other hand as a count only (`VISIBILITY`)."""
     seats = []
     for s in range(2):
-        doc: dict[str, Any] = {"seat": s}
-        if seat is None or seat == s:
-            doc["cards"] = sorted(state.hands[s], key=lambda c: (c[1], -STRENGTH[c[0]]))
-        else:
-            doc["card_count"] = len(state.hands[s])
+        cards = sorted(state.hands[s], key=lambda c: (c[1], -STRENGTH[c[0]]))
+        doc: dict[str, Any] = {"seat": s, **VISIBILITY.seat_cards(state, seat, s, cards)}
         doc.update(
             won=list(state.won[s]),
             tricks=state.tricks[s],
@@ -655,17 +677,17 @@ def view(state: SchnapsenState, seat: Viewpoint) -> dict[str, Any]:
     }
 
 
-def redact_event(event: Event, seat: Viewpoint) -> Event:
-    """Hide the cards `seat` did not see: the other hand at the deal, the other's draws."""
-    if seat is None:
-        return event
-    kind = event["type"]
-    if kind == "deal":
-        hands = [list(h) if s == seat else [HIDDEN] * len(h) for s, h in enumerate(event["hands"])]
-        return {**event, "hands": hands}
-    if kind == "draw" and event["seat"] != seat:
-        return {**event, "card": HIDDEN}
-    return event
+def held(state: SchnapsenState) -> Mapping[int, frozenset[str]]:
+    """Each seat's hand: the only cards one seat sees and the other does not."""
+    return {0: state.hands[0], 1: state.hands[1]}
+
+
+#: What each seat may see: the other seat's hand, at the deal and in the view, and the card the other
+#: seat draws (every draw, the talon's last one too, though that is the face-up trump card both saw).
+VISIBILITY: Visibility[SchnapsenState] = Visibility(
+    secrets={"deal": (Secret("hands", "each_seat"),), "draw": (Secret("card", "actor"),)},
+    held=held,
+)
 
 
 def situations(event: Event, result: Mapping[str, Any]) -> list[str]:
@@ -693,7 +715,7 @@ def census(state: SchnapsenState) -> Census:
         "trump card": (state.trump_card,) if state.trump_card else (),
     }
     unseen = state.talon - (1 if state.trump_card else 0)
-    return Census(places, unseen, CARD_SET, {0: state.hands[0], 1: state.hands[1]})
+    return Census(places, unseen, CARD_SET, held(state))
 
 
 # --------------------------------------------------------------------------- the declaration
@@ -739,6 +761,7 @@ RULES: GameRules[SchnapsenState] = GameRules(
     title="Schnapsen",
     player_counts=(2,),
     events=EVENTS,
+    event_types=SchnapsenEvent,
     options=OPTIONS,
     initial_state=initial_state,
     validate=validate,
@@ -747,7 +770,7 @@ RULES: GameRules[SchnapsenState] = GameRules(
     legal_events=legal_events,
     chance_events=chance_events,
     view=view,
-    redact_event=redact_event,
+    visibility=VISIBILITY,
     is_terminal=is_terminal,
     hand_in_progress=hand_in_progress,
     census=census,
@@ -757,4 +780,8 @@ RULES: GameRules[SchnapsenState] = GameRules(
     situation_tags=SITUATION_TAGS,
     fields=FIELDS,
     to_act=next_to_act,
+    # The deal's cards come out of the unseen deck: each of the deck, named once (a deal starts the
+    # hand, so nothing is seen yet). Not `draw`: the talon's last draw names the face-up trump card,
+    # a card already seen, so `_validate_draw` keeps its own checks (the deck, the trump card, seen).
+    reveals={"deal": ("hands", "trump_card")},
 )

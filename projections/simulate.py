@@ -21,7 +21,7 @@ Chooser = Callable[[Sequence[Event]], Event]
 
 @dataclass(frozen=True, slots=True)
 class Playout:
-    """A simulated game: its events in order and the state after each."""
+    """A simulated game: its events in order and the position after each (`engine.Position`)."""
 
     events: tuple[dict[str, Any], ...]
     states: tuple[Any, ...]
@@ -48,19 +48,22 @@ def play(
     Every chosen event goes through `engine.decide` first, so a `legal_events`
     result that `validate` refuses fails loudly here.
     """
-    state = rules.initial_state(players, rules.options_for(players, options))
+    position = engine.start(rules, players, rules.options_for(players, options))
     pick: Chooser = choose or rng.choice
     events: list[dict[str, Any]] = []
     states: list[Any] = []
-    while not rules.is_terminal(state) and len(events) < max_events:
-        offered = next_options(rules, state, rng)
+    while not rules.is_terminal(position.game) and len(events) < max_events:
+        offered = next_options(rules, position.game, rng)
         if not offered:
-            raise AssertionError(f"{rules.kind}: no event possible at seq {state.seq} but the game is not over")
-        chosen = rules.bot(state, offered, rng) if choose is None and rules.bot is not None else pick(offered)
-        decision = engine.decide(rules, state, dict(chosen))
+            raise AssertionError(f"{rules.kind}: no event possible at seq {position.seq} but the game is not over")
+        if choose is None and rules.bot is not None:
+            chosen = rules.bot(position.game, offered, rng)
+        else:
+            chosen = pick(offered)
+        decision = engine.decide(rules, position, dict(chosen))
         assert decision.violation is None, f"legal_events offered an illegal event: {decision}"
-        state = engine.apply(rules, state, decision.event, state.seq + 1)
+        position = engine.apply(rules, position, decision.event, position.seq + 1)
         events.append(decision.event)
         if keep_states:
-            states.append(state)
-    return Playout(tuple(events), tuple(states), rules.is_terminal(state))
+            states.append(position)
+    return Playout(tuple(events), tuple(states), rules.is_terminal(position.game))

@@ -48,7 +48,6 @@ from typing import Any
 
 import orjson
 
-from events.envelope import event_of
 from projections import engine
 from projections.rules import GameRules, S
 
@@ -246,42 +245,34 @@ def version_of(kind: str, rules: GameRules[Any] | None = None) -> str:
 # --------------------------------------------------------------------------- folds
 
 
-def is_boundary(rules: GameRules[Any], before: Any, after: Any) -> bool:
-    """Whether the state `after` (one event after `before`) is kept as a snapshot."""
-    return after.seq % EVERY == 0 or (rules.hand_in_progress(before) and not rules.hand_in_progress(after))
+def is_boundary(rules: GameRules[Any], before: engine.Position[Any], after: engine.Position[Any]) -> bool:
+    """Whether the position `after` (one event after `before`) is kept as a snapshot."""
+    return after.seq % EVERY == 0 or (rules.hand_in_progress(before.game) and not rules.hand_in_progress(after.game))
 
 
 def walk_from(
-    rules: GameRules[S], start: S, envelopes: Sequence[Mapping[str, Any]]
-) -> Iterator[tuple[Mapping[str, Any], S]]:
-    """`engine.walk` from any state (a snapshot): each envelope after `start` with the state after it.
+    rules: GameRules[S], start: engine.Position[S], envelopes: Sequence[Mapping[str, Any]]
+) -> Iterator[tuple[Mapping[str, Any], engine.Position[S]]]:
+    """`engine.walk` from any position (a snapshot): each envelope after `start` with the position after it.
 
-    A retract in `envelopes` must restore `start` or a later state (see the module docstring).
+    A retract in `envelopes` must restore `start` or a later position (see the module docstring).
 
     Raises:
         SnapshotError: a retract reaches below `start`.
     """
-    targets = engine.retract_targets(envelopes)
-    kept: dict[int, S] = {start.seq: start} if start.seq in targets else {}
-    state = start
-    for env in envelopes:
-        seq = env["seq"]
-        if env["type"] == "retract":
-            target = kept.get(env["data"]["to_seq"])
-            if target is None:
-                raise SnapshotError(f"the retract at seq {seq} reaches below the fold's start at seq {start.seq}")
-            state = engine.restore(target, seq)
-        else:
-            state = engine.apply(rules, state, event_of(env), seq)
-        if seq in targets:
-            kept[seq] = state
-        yield env, state
+    below = lowest_target(envelopes, start.seq)
+    if below is not None:
+        raise SnapshotError(f"a retract to seq {below} reaches below the fold's start at seq {start.seq}")
+    return engine.walk(rules, start, envelopes)
 
 
 def fold_from(
-    rules: GameRules[S], start: S, envelopes: Sequence[Mapping[str, Any]], boundaries: list[tuple[int, S]] | None = None
-) -> S:
-    """The state after `envelopes` folded from `start`; the snapshots passed are added to `boundaries`."""
+    rules: GameRules[S],
+    start: engine.Position[S],
+    envelopes: Sequence[Mapping[str, Any]],
+    boundaries: list[tuple[int, engine.Position[S]]] | None = None,
+) -> engine.Position[S]:
+    """The position after `envelopes` folded from `start`; the snapshots passed are added to `boundaries`."""
     state = start
     for _, after in walk_from(rules, start, envelopes):
         if boundaries is not None and is_boundary(rules, state, after):

@@ -62,7 +62,7 @@ def verify_stream(
     """Check a stream of envelopes from its genesis; never raises for bad data."""
     report = Verification()
     rules: GameRules[Any] = rules_for(kind)
-    state = rules.initial_state(players, options)
+    state = engine.start(rules, players, options)
     prev = genesis_hash(kind, len(players), options, created_at)
     targets: set[int] | None = None
     listed = list(envelopes)

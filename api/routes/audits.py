@@ -53,4 +53,4 @@ async def post_audit(game_id: str, body: ClaimCheck, principal: PrincipalDep, re
     if body.hand is not None and body.hand > live.state.hand:
         raise ImpossibleEventError(f"hand {body.hand} has not begun (hands 1 to {live.state.hand})", field="hand")
     claimed = {k: (int(v) if float(v).is_integer() else v) for k, v in body.points.items()}
-    return compare_claim(live.rules.score(live.state), list(live.game.players), claimed, body.hand)
+    return compare_claim(live.rules.score(live.state.game), list(live.game.players), claimed, body.hand)

@@ -103,7 +103,7 @@ def export_game(
     if format == "text":
         text = "".join(export.text_lines(head, rules, envelopes, shown))
         return Response(text, media_type=export.MEDIA_TYPES["text"], headers=headers)
-    sheet = export.score_csv(game.players, rules.score(state))
+    sheet = export.score_csv(game.players, rules.score(state.game))
     return Response(sheet, media_type=export.MEDIA_TYPES["csv"], headers=headers)
 
 

@@ -39,7 +39,7 @@ async def get_state(
 async def get_score(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
     """`{totals, finished, winner, hands: [{hand, points, lines: [{seat, points, rule, reason, events}]}]}`."""
     live = recorder.live(game_id, principal.club_id)
-    return live.rules.score(live.state).to_dict()
+    return live.rules.score(live.state.game).to_dict()
 
 
 @router.get(

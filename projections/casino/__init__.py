@@ -69,9 +69,9 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
-from typing import Any
+from typing import Any, assert_never
 
-from events.casino import EVENTS
+from events.casino import EVENTS, CasinoEvent, Deal
 from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnError
 from projections.casino._groups import VALUES
 from projections.casino._legal import legal_events
@@ -82,17 +82,20 @@ from projections.casino._state import CARD_SET, CARDS, FACES, Build, CasinoState
 from projections.fastreplace import copy_with, replace
 from projections.rules import (
     CHANCE,
+    EMPTY,
     ENFORCEMENT,
-    HIDDEN,
     Census,
     Event,
+    Facts,
     FieldKind,
     GameRules,
     HandScore,
     OptionSpec,
     ScoreSheet,
+    Secret,
     ToAct,
     Viewpoint,
+    Visibility,
     hand_score,
     opt_bool,
     opt_int,
@@ -102,8 +105,12 @@ from projections.rules import (
 
 __all__ = ["RULES", "CasinoState"]
 
+_new_object = object.__new__
+_set_attr = object.__setattr__
+
 #: the highest `target`: a round scores at most 11 points (and the sweeps), so even this is 90 rounds or more
 MAX_TARGET = 1000
+DECK_SIZE = len(CARDS)
 
 OPTIONS: dict[str, OptionSpec] = {
     "first_dealer": OptionSpec(0, opt_seat, "the dealer of the first round (the lowest cut)"),
@@ -180,6 +187,10 @@ def validate(state: CasinoState, event: Event) -> None:
 
 
 def _validate_deal(state: CasinoState, event: Event) -> None:
+    """The deal's turn, dealer and `table`.
+
+    Its cards (each named once, none already seen in the round) are checked by the engine (`reveals`).
+    """
     if state.phase != "deal":
         raise OutOfTurnError(f"seat {state.to_play} is to play; the next deal comes when every hand is empty")
     due = _dealer_due(state)
@@ -193,93 +204,85 @@ def _validate_deal(state: CasinoState, event: Event) -> None:
         )
     if not state.in_round and table is None:
         raise ImpossibleEventError("the first deal of a round lays 4 cards on the table: `table` is missing")
-    cards = [c for h in event["hands"] for c in h] + list(table or [])
-    duplicates = sorted({c for c in cards if cards.count(c) > 1})
-    if duplicates:
-        raise ImpossibleEventError(f"the deal names {', '.join(duplicates)} twice")
-    if state.in_round:
-        again = sorted(set(cards) & state.seen)
-        if again:
-            raise ImpossibleEventError(f"{', '.join(again)} has already been seen in this round")
 
 
-def evolve(state: CasinoState, event: Event) -> CasinoState:
-    """The fold step: no rule checks, no randomness."""
-    seq = state.seq + 1
-    kind = event["type"]
-    # one copy of the state per play: the move's changes, then the hand and the turn, at once
-    changes: dict[str, Any]
-    if kind == "trail":
+def evolve(state: CasinoState, event: CasinoEvent, seq: int) -> tuple[CasinoState, Facts]:
+    """The fold step for the event at `seq`: no rule checks, no randomness."""
+    # one copy of the state per play: its fields copied once, the move's changes, the hand and the turn set in
+    # the copy (the fold's hot path: `fastreplace.copy_with`, without the dict of changes in between)
+    values: dict[str, Any]
+    facts: Facts
+    if event["type"] == "trail":
         seat, card = event["seat"], event["card"]
-        changes = {"loose": (*state.loose, card), "facts": {}}
-    elif kind == "capture":
+        values = state.__dict__.copy()
+        values["loose"] = (*state.loose, card)
+        facts = EMPTY
+    elif event["type"] == "capture":
         seat, card = event["seat"], event["card"]
-        changes = _capture_changes(state, seat, card, event["take"], seq)
-    elif kind == "build":
+        values = state.__dict__.copy()
+        facts = _capture(state, values, seat, card, event["take"], seq)
+    elif event["type"] == "build":
         seat, card = event["seat"], event["card"]
-        changes = _build_changes(state, seat, card, event["onto"], event["value"], seq)
-    elif kind == "deal":
-        return _evolve_deal(state, event, seq)
-    elif kind == "hand_voided":
-        return _evolve_void(state, seq)
+        values = state.__dict__.copy()
+        facts = _build(state, values, seat, card, event["onto"], event["value"], seq)
+    elif event["type"] == "deal":
+        return _evolve_deal(state, event)
+    elif event["type"] == "hand_voided":
+        return _evolve_void(state)
     else:
-        raise AssertionError(f"casino cannot fold {kind}")
-    hands = state.hands
-    hands = (*hands[:seat], hands[seat] - {card}, *hands[seat + 1 :])
-    changes["seq"] = seq
-    changes["hands"] = hands
-    changes["to_play"] = (seat + 1) % state.seats
-    if any(hands):
-        return copy_with(state, changes)
-    if len(state.seen) < len(CARDS):
-        changes["phase"] = "deal"
-        return copy_with(state, changes)
-    return _end_round(state, changes)
+        assert_never(event)
+    held = list(state.hands)
+    held[seat] -= {card}
+    values["hands"] = hands = tuple(held)
+    values["to_play"] = (seat + 1) % state.seats
+    if not any(hands):
+        if len(state.seen) == DECK_SIZE:
+            return _end_round(state, values, facts)
+        values["phase"] = "deal"
+    after: CasinoState = _new_object(CasinoState)
+    _set_attr(after, "__dict__", values)
+    return after, facts
 
 
-def _evolve_deal(state: CasinoState, event: Event, seq: int) -> CasinoState:
+def _evolve_deal(state: CasinoState, event: Deal) -> tuple[CasinoState, Facts]:
     hands = tuple([frozenset(h) for h in event["hands"]])
-    dealt = frozenset([c for h in hands for c in h])
     dealer = event["dealer"]
     n = state.seats
     changes: dict[str, Any]
     if not state.in_round:
         table = tuple(event["table"])
-        seen = dealt | frozenset(table)
+        seen = frozenset(table).union(*hands)
         changes = {
             "hand": state.hand + 1,
             "dealer": dealer,
             "loose": table,
             "builds": (),
             "build_count": 0,
-            "won": tuple(() for _ in range(n)),
+            "won": ((),) * n,
             "cleared": (),
             "last_capture": None,
             "rest": (),
             "rest_seat": None,
         }
     else:
-        seen = state.seen | dealt
+        seen = state.seen.union(*hands)
         changes = {}
     deals = state.deals + 1
-    stock = len(CARDS) - len(seen)
-    changes["seq"] = seq
+    stock = DECK_SIZE - len(seen)
     changes["phase"] = "play"
     changes["seen"] = seen
     changes["deals"] = deals
     changes["hands"] = hands
     changes["to_play"] = (dealer + 1) % n
-    changes["facts"] = {"deal": deals, "last_deal": stock == 0, "stock": stock}
-    return copy_with(state, changes)
+    return copy_with(state, changes), {"deal": deals, "last_deal": stock == 0, "stock": stock}
 
 
-def _evolve_void(state: CasinoState, seq: int) -> CasinoState:
+def _evolve_void(state: CasinoState) -> tuple[CasinoState, Facts]:
     """A voided round counts for nothing; the same dealer deals the next one."""
     n = state.seats
     zero = (0,) * n
-    return replace(
+    voided = replace(
         state,
-        seq=seq,
         phase="deal",
         next_dealer=state.dealer if state.dealer is not None else state.next_dealer,
         deals=0,
@@ -293,60 +296,53 @@ def _evolve_void(state: CasinoState, seq: int) -> CasinoState:
         rest=(),
         rest_seat=None,
         results=state.results.append(HandScore(state.hand, zero, ())),
-        facts={"hand_ended": True, "voided": True, "points": seat_dict(zero)},
     )
+    return voided, {"hand_ended": True, "voided": True, "points": seat_dict(zero)}
 
 
-def _capture_changes(state: CasinoState, seat: int, card: str, take: Sequence[str], seq: int) -> dict[str, Any]:
-    """The fields a capture changes (the caller makes the one copy)."""
+def _capture(state: CasinoState, values: dict[str, Any], seat: int, card: str, take: Sequence[str], seq: int) -> Facts:
+    """Sets in `values` (the copy's fields) what a capture changes; returns its facts."""
     items = set(take)
     table = state.loose
     taken = [c for c in table if c in items]
-    loose = tuple([c for c in table if c not in items])
+    loose = tuple([c for c in table if c not in items]) if taken else table
     builds = state.builds
+    gone: list[Build] = []
+    cards = [card, *taken]
     if builds:
         gone = [b for b in builds if b.id in items]
         if gone:
             builds = tuple([b for b in builds if b.id not in items])
-            cards = [card, *taken, *[c for b in gone for c in b.cards]]
-        else:
-            cards = [card, *taken]
-    else:
-        gone = []
-        cards = [card, *taken]
+            for b in gone:
+                cards += b.cards
     won = state.won
-    won = (*won[:seat], (*won[seat], *[(c, seq) for c in cards]), *won[seat + 1 :])
+    values["won"] = (*won[:seat], (*won[seat], *[(c, seq) for c in cards]), *won[seat + 1 :])
+    values["loose"] = loose
+    values["builds"] = builds
+    values["last_capture"] = (seat, seq)
     facts: dict[str, Any] = {"captured": cards}
     if gone:
         facts["builds"] = [b.id for b in gone]
-    if card[0] in FACES and len(taken) == 3:
+    if len(taken) == 3 and card[0] in FACES:
         facts["three_faces"] = True
-    cleared = state.cleared
     if not loose and not builds:
         facts["table_cleared"] = True
-        cleared = (*cleared, (seat, seq))
-    return {
-        "loose": loose,
-        "builds": builds,
-        "won": won,
-        "cleared": cleared,
-        "last_capture": (seat, seq),
-        "facts": facts,
-    }
+        values["cleared"] = (*state.cleared, (seat, seq))
+    return facts
 
 
-def _build_changes(
-    state: CasinoState, seat: int, card: str, onto: Sequence[str], value: int | str, seq: int
-) -> dict[str, Any]:
-    """The fields a build changes (the caller makes the one copy)."""
+def _build(
+    state: CasinoState, values: dict[str, Any], seat: int, card: str, onto: Sequence[str], value: int | str, seq: int
+) -> Facts:
+    """Sets in `values` (the copy's fields) what a build changes; returns its facts."""
     move = _read_build(state, card, onto, value)
     if move.target is not None:
         old = move.target
         changed = Build(old.id, value, (*old.cards, card), False, seat, seq)
-        builds = tuple(changed if b.id == old.id else b for b in state.builds)
+        values["builds"] = tuple([changed if b.id == old.id else b for b in state.builds])
         facts = {"build": old.id, "value": value, "cards": list(changed.cards), "multiple": False}
         facts["increased" if move.kind == "increase" else "face_added"] = True
-        return {"builds": builds, "facts": facts}
+        return facts
     used = set(onto)
     count = state.build_count + 1
     cards = (*move.loose, *(c for b in move.builds for c in b.cards), card)
@@ -354,12 +350,10 @@ def _build_changes(
     facts = {"build": new.id, "value": value, "cards": list(cards), "multiple": move.multiple}
     if move.builds:
         facts["replaced"] = [b.id for b in move.builds]
-    return {
-        "loose": tuple(c for c in state.loose if c not in used),
-        "builds": (*(b for b in state.builds if b.id not in used), new),
-        "build_count": count,
-        "facts": facts,
-    }
+    values["loose"] = tuple([c for c in state.loose if c not in used])
+    values["builds"] = (*(b for b in state.builds if b.id not in used), new)
+    values["build_count"] = count
+    return facts
 
 
 def _read_build(state: CasinoState, card: str, onto: Sequence[str], value: int | str) -> BuildMove:
@@ -392,41 +386,41 @@ def _read_build(state: CasinoState, card: str, onto: Sequence[str], value: int |
     return BuildMove("new", value, tuple(loose), tuple(builds), None, multiple)
 
 
-def _end_round(state: CasinoState, changes: dict[str, Any]) -> CasinoState:
-    """The last card is played (its `changes` not yet applied): the table goes to the last capturer; score the round.
+def _end_round(state: CasinoState, values: dict[str, Any], facts: Facts) -> tuple[CasinoState, Facts]:
+    """The last card is played (`values`: the fields after it, `facts` its facts): the table goes to the last
+    capturer; score the round.
 
-    Two copies: the state the round's lines are read from, then the state after the round.
+    Two states: the one the round's lines are read from, then the one after the round.
     """
-    loose = changes.get("loose", state.loose)
-    builds = changes.get("builds", state.builds)
-    rest = loose + tuple(c for b in builds for c in b.cards)
+    rest = values["loose"] + tuple([c for b in values["builds"] for c in b.cards])
     n = state.seats
-    won = changes.get("won", state.won)
-    last_capture = changes.get("last_capture", state.last_capture)
+    won = values["won"]
+    last_capture = values["last_capture"]
     rest_seat = None
     if last_capture is not None:
         rest_seat, at = last_capture
         won = (*won[:rest_seat], (*won[rest_seat], *((c, at) for c in rest)), *won[rest_seat + 1 :])
-    changes["loose"] = ()
-    changes["builds"] = ()
-    changes["won"] = won
-    changes["rest"] = rest
-    changes["rest_seat"] = rest_seat
-    state = copy_with(state, changes)
+    values["loose"] = ()
+    values["builds"] = ()
+    values["won"] = won
+    values["rest"] = rest
+    values["rest_seat"] = rest_seat
+    state = _new_object(CasinoState)
+    _set_attr(state, "__dict__", values)
     result = hand_score(state.hand, n, round_lines(state))
     totals = tuple(t + p for t, p in zip(state.totals, result.points, strict=True))
     best = max(totals)
     leaders = [s for s in range(n) if totals[s] == best]
     over = best >= state.options["target"] and len(leaders) == 1
     assert state.dealer is not None
-    facts = {
-        **state.facts,
+    ended = {
+        **facts,
         "hand_ended": True,
         "points": seat_dict(result.points),
         "rest": {"seat": rest_seat, "cards": list(rest)},
         "sweeps": [{"seat": s, "seq": q} for s, q in sweeps_of(state)],
     }
-    return copy_with(
+    after = copy_with(
         state,
         {
             "phase": "over" if over else "deal",
@@ -435,9 +429,9 @@ def _end_round(state: CasinoState, changes: dict[str, Any]) -> CasinoState:
             "results": state.results.append(result),
             "totals": totals,
             "winner": leaders[0] if over else None,
-            "facts": facts,
         },
     )
+    return after, ended
 
 
 def score(state: CasinoState) -> ScoreSheet:
@@ -470,15 +464,20 @@ def chance_events(state: CasinoState, rng: random.Random) -> list[dict[str, Any]
     return [event]
 
 
+def _held(state: CasinoState) -> dict[int, frozenset[str]]:
+    """The cards each seat holds: seen by that seat alone (every played card is seen by all)."""
+    return dict(enumerate(state.hands))
+
+
+#: a deal's hands are each seen by their own seat; the table and every played card by all
+VISIBILITY: Visibility[CasinoState] = Visibility(secrets={"deal": (Secret("hands", "each_seat"),)}, held=_held)
+
+
 def view(state: CasinoState, seat: Viewpoint) -> dict[str, Any]:
-    """The table as `seat` saw it: the other hands as counts only."""
+    """The table as `seat` saw it: the other hands as counts only (`VISIBILITY`)."""
     seats = []
     for s in range(state.seats):
-        doc: dict[str, Any] = {"seat": s}
-        if seat is None or seat == s:
-            doc["cards"] = sorted(state.hands[s])
-        else:
-            doc["card_count"] = len(state.hands[s])
+        doc: dict[str, Any] = {"seat": s, **VISIBILITY.seat_cards(state, seat, s, sorted(state.hands[s]))}
         pile = [c for c, _ in state.won[s]]
         doc.update(
             captured=pile,
@@ -499,8 +498,8 @@ def view(state: CasinoState, seat: Viewpoint) -> dict[str, Any]:
             "dealer": state.dealer,
             "deal": state.deals,
             "deals": state.deals_in_round,
-            "last_deal": state.in_round and len(state.seen) == len(CARDS),
-            "stock": len(CARDS) - len(state.seen) if state.in_round else 0,
+            "last_deal": state.in_round and len(state.seen) == DECK_SIZE,
+            "stock": DECK_SIZE - len(state.seen) if state.in_round else 0,
             "loose": list(state.loose),
             "builds": [b.to_dict() for b in state.builds],
             "last_capture": None if last is None else {"seat": last[0], "seq": last[1]},
@@ -510,14 +509,6 @@ def view(state: CasinoState, seat: Viewpoint) -> dict[str, Any]:
         },
         "hand_points": seat_dict(points),
     }
-
-
-def redact_event(event: Event, seat: Viewpoint) -> Event:
-    """Hide the other seats' dealt cards; every played card is seen by all."""
-    if seat is None or event["type"] != "deal":
-        return event
-    hands = [list(h) if s == seat else [HIDDEN] * len(h) for s, h in enumerate(event["hands"])]
-    return {**event, "hands": hands}
 
 
 def situations(event: Event, result: Mapping[str, Any]) -> list[str]:
@@ -557,8 +548,8 @@ def census(state: CasinoState) -> Census:
         places[f"build {b.id}"] = b.cards
     if state.rest_seat is None:
         places["counted for nobody"] = state.rest
-    unseen = len(CARDS) - len(state.seen)
-    return Census(places, unseen, CARD_SET, dict(enumerate(state.hands)))
+    unseen = DECK_SIZE - len(state.seen)
+    return Census(places, unseen, CARD_SET, VISIBILITY.held(state))
 
 
 # --------------------------------------------------------------------------- the declaration
@@ -600,6 +591,7 @@ RULES: GameRules[CasinoState] = GameRules(
     title="Casino",
     player_counts=(2, 3, 4),
     events=EVENTS,
+    event_types=CasinoEvent,
     options=OPTIONS,
     initial_state=initial_state,
     validate=validate,
@@ -608,7 +600,7 @@ RULES: GameRules[CasinoState] = GameRules(
     legal_events=legal_events,
     chance_events=chance_events,
     view=view,
-    redact_event=redact_event,
+    visibility=VISIBILITY,
     is_terminal=is_terminal,
     hand_in_progress=hand_in_progress,
     census=census,
@@ -618,4 +610,6 @@ RULES: GameRules[CasinoState] = GameRules(
     situation_tags=SITUATION_TAGS,
     fields=FIELDS,
     to_act=next_to_act,
+    # a deal's cards come out of the unseen deck: each once, none already seen in the round (`engine.check_revealed`)
+    reveals={"deal": ("hands", "table")},
 )

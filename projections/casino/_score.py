@@ -22,46 +22,56 @@ def round_lines(state: CasinoState) -> list[ScoreLine]:
     """The lines of the round in `state` from what each seat has captured so far.
 
     At the end of a round this is the round's score; during one, what it
-    would score if it ended now (the view's `hand_points`).
+    would score if it ended now (the view's `hand_points`). One pass over the
+    piles counts the cards and spades and finds the scoring cards (a fold
+    scores every round: issue 15).
     """
     hand, n = state.hand, state.seats
     lines: list[ScoreLine] = []
-    counts = [len(w) for w in state.won]
-    spades = [sum(1 for c, _ in w if c[1] == "S") for w in state.won]
+    won = state.won
+    counts = [len(w) for w in won]
+    spades = [0] * n
+    #: who captured each scoring card, and at which seq: the first pile holding it
+    taken: dict[str, tuple[int, int]] = {}
+    for s, pile in enumerate(won):
+        count = 0
+        for c, q in pile:
+            if c[1] == "S":
+                count += 1
+            if c in SCORING_CARDS and c not in taken:
+                taken[c] = (s, q)
+        spades[s] = count
     for rule, points, item, tally in (
         ("casino.most_cards", 3, "cards", counts),
         ("casino.most_spades", 1, "spades", spades),
     ):
         best = max(tally)
-        leaders = [s for s in range(n) if tally[s] == best]
-        if best == 0 or len(leaders) > 1:
+        if best == 0 or tally.count(best) > 1:
             continue
-        s = leaders[0]
-        seqs = sorted({q for c, q in state.won[s] if item == "cards" or c[1] == "S"})
+        s = tally.index(best)
+        if item == "cards":
+            seqs = sorted({q for _, q in won[s]})
+        else:
+            seqs = sorted({q for c, q in won[s] if c[1] == "S"})
         others = ", ".join(f"seat {o} {tally[o]}" for o in range(n) if o != s)
         reason = (
             f"most {item}: seat {s} captured {best} {item} ({others}) in the captures at seq "
             f"{_seqs(seqs)}{_rest_note(state, s, item)}: {points} point{'s' if points > 1 else ''}"
         )
         lines.append(ScoreLine(hand, s, points, rule, reason, tuple(seqs)))
-    items = [
-        (BIG_CASINO, "casino.big_casino", 2, "big casino"),
-        (LITTLE_CASINO, "casino.little_casino", 1, "little casino"),
-    ]
-    items += [(ace, "casino.ace", 1, "ace") for ace in ACES]
-    taken = _taken_all(state)
-    for card, rule, points, name in items:
-        found = taken.get(card)
-        if found is None:
-            continue
-        s, q = found
-        how = (
-            f"took {card} with the cards left on the table, after its last capture at seq {q}"
-            if card in state.rest and state.rest_seat == s
-            else f"captured {card} at seq {q}"
-        )
-        reason = f"{name}: seat {s} {how}: {points} point{'s' if points > 1 else ''}"
-        lines.append(ScoreLine(hand, s, points, rule, reason, (q,)))
+    if taken:
+        for card, rule, points, name in _ITEMS:
+            found = taken.get(card)
+            if found is None:
+                continue
+            s, q = found
+            how = (
+                f"took {card} with the cards left on the table, after its last capture at seq {q}"
+                if state.rest_seat == s and card in state.rest
+                else f"captured {card} at seq {q}"
+            )
+            reason = f"{name}: seat {s} {how}: {points} point{'s' if points > 1 else ''}"
+            lines.append(ScoreLine(hand, s, points, rule, reason, (q,)))
     if state.options.get("sweeps"):
         for s, q in sweeps_of(state):
             reason = f"sweep: seat {s}'s capture at seq {q} left the table empty: 1 point"
@@ -69,18 +79,13 @@ def round_lines(state: CasinoState) -> list[ScoreLine]:
     return lines
 
 
-#: the cards that score by themselves
-SCORING_CARDS = frozenset((BIG_CASINO, LITTLE_CASINO, *ACES))
-
-
-def _taken_all(state: CasinoState) -> dict[str, tuple[int, int]]:
-    """Who captured each scoring card, and at which seq: the first pile holding it, in one pass (issue 15)."""
-    found: dict[str, tuple[int, int]] = {}
-    for s, pile in enumerate(state.won):
-        for c, q in pile:
-            if c in SCORING_CARDS and c not in found:
-                found[c] = (s, q)
-    return found
+#: the cards that score by themselves, in the order of their lines
+_ITEMS: tuple[tuple[str, str, int, str], ...] = (
+    (BIG_CASINO, "casino.big_casino", 2, "big casino"),
+    (LITTLE_CASINO, "casino.little_casino", 1, "little casino"),
+    *((ace, "casino.ace", 1, "ace") for ace in ACES),
+)
+SCORING_CARDS = frozenset(card for card, *_ in _ITEMS)
 
 
 def _rest_note(state: CasinoState, seat: int, item: str) -> str:

@@ -64,10 +64,11 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, assert_never
 
 from events.cards import FULL_DECK, rank, suit
-from events.cutthroat_smear import EVENTS, HAND_SIZE
+from events.common import HandVoided
+from events.cutthroat_smear import EVENTS, HAND_SIZE, BidEvent, DealEvent, PassEvent, SmearEvent
 from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnError
 from projections.cutthroat_smear._scoring import (
     STRENGTH,
@@ -79,23 +80,26 @@ from projections.cutthroat_smear._scoring import (
     score_hand,
     trick_winner,
 )
-from projections.fastreplace import copy_with, replace
+from projections.fastreplace import copy_with
 from projections.handlog import EMPTY_LOG, HandLog
 from projections.rules import (
     CHANCE,
+    EMPTY,
     ENFORCEMENT,
-    HIDDEN,
     BaseState,
     Census,
     Event,
+    Facts,
     FieldKind,
     GameRules,
     HandScore,
     OptionSpec,
     ScoreLine,
     ScoreSheet,
+    Secret,
     ToAct,
     Viewpoint,
+    Visibility,
     hand_score,
     opt_seat,
     seat_dict,
@@ -117,9 +121,12 @@ class SmearState(BaseState):
     phase: str = "deal"
     next_dealer: int = 0
     dealer: int | None = None
-    hands: tuple[frozenset[str], ...] = ()
+    #: each seat's six dealt cards; what it still holds is `hands` (a play changes only the trick)
+    dealt: tuple[frozenset[str], ...] = ()
     #: (seat, amount or None for a pass, seq), in the order spoken
     bids: tuple[tuple[int, int | None, int], ...] = ()
+    #: (seat, amount, seq) of the highest bid so far (the first of equal ones), None before any bid
+    high_bid: tuple[int, int, int] | None = None
     bidder: int | None = None
     trump: str | None = None
     leader: int = 0
@@ -130,10 +137,17 @@ class SmearState(BaseState):
     winner: int | None = None
 
     @property
-    def high_bid(self) -> tuple[int, int, int] | None:
-        """(seat, amount, seq) of the highest bid so far."""
-        made = [(s, a, q) for s, a, q in self.bids if a is not None]
-        return max(made, key=lambda b: b[1]) if made else None
+    def hands(self) -> tuple[frozenset[str], ...]:
+        """What each seat holds: its dealt cards but those played (in the tricks and on the table).
+
+        Derived, not folded (issue 15): a play then copies no hand; `validate`, `view`, `census` and
+        the simulator read it, once an event, not once a card.
+        """
+        if not self.tricks and not self.trick:
+            return self.dealt
+        played = {card for t in self.tricks for _, card, _ in t.plays}
+        played.update([card for _, card, _ in self.trick])
+        return tuple([cards - played for cards in self.dealt])
 
     def won(self, seat: int) -> tuple[str, ...]:
         return tuple(c for t in self.tricks if t.winner == seat for c in t.cards)
@@ -181,7 +195,7 @@ def initial_state(players: Sequence[str], options: Mapping[str, Any]) -> SmearSt
         seats=n,
         options=dict(options),
         next_dealer=options["first_dealer"],
-        hands=tuple(frozenset() for _ in range(n)),
+        dealt=tuple(frozenset() for _ in range(n)),
         totals=(0,) * n,
     )
 
@@ -227,10 +241,7 @@ def _validate_deal(state: SmearState, event: Event) -> None:
         raise ImpossibleEventError(
             f"seat {state.next_dealer} deals this hand, not seat {event['dealer']}", field="dealer"
         )
-    cards = [c for h in event["hands"] for c in h]
-    duplicates = sorted({c for c in cards if cards.count(c) > 1})
-    if duplicates:
-        raise ImpossibleEventError(f"the deal names {', '.join(duplicates)} twice")
+    # a card named twice in the deal (or not of the deck): the engine's, from RULES.reveals
 
 
 def _validate_bid(state: SmearState, seat: int, amount: int) -> None:
@@ -263,59 +274,94 @@ def _validate_play(state: SmearState, seat: int, card: str) -> None:
         raise IllegalEventError("smear.follow_suit", f"seat {seat} {why}, not {card}")
 
 
-def evolve(state: SmearState, event: Event) -> SmearState:
-    """The fold step: no rule checks, no randomness."""
-    seq = state.seq + 1
-    kind = event["type"]
-    if kind == "play":
-        return _evolve_play(state, event["seat"], event["card"], seq)
-    if kind == "deal":
-        dealer = event["dealer"]
-        return copy_with(
-            state,
-            {
-                "seq": seq,
-                "hand": state.hand + 1,
-                "phase": "bid",
-                "dealer": dealer,
-                "next_dealer": dealer,
-                "hands": tuple(frozenset(h) for h in event["hands"]),
-                "bids": (),
-                "bidder": None,
-                "trump": None,
-                "leader": (dealer + 1) % state.seats,
-                "trick": (),
-                "tricks": (),
-                "facts": {"dealer": dealer, "first_to_speak": (dealer + 1) % state.seats},
-            },
-        )
-    if kind in ("bid", "pass"):
-        return _evolve_speak(state, event["seat"], event.get("amount"), seq)
-    if kind == "hand_voided":
-        void = HandScore(state.hand, (0,) * state.seats, ())
-        return replace(
-            state,
-            seq=seq,
-            phase="deal",
-            results=state.results.append(void),
-            facts={"hand_ended": True, "voided": True, "points": seat_dict(void.points)},
-        )
-    raise AssertionError(f"cutthroat-smear cannot fold {kind}")
+_new = object.__new__
+_set = object.__setattr__
+#: `seat_dict`'s keys, for the fold's facts (at most 3 seats)
+_SEAT_KEYS = ("0", "1", "2")
 
 
-def _high_of(bids: tuple[tuple[int, int | None, int], ...]) -> tuple[int, int, int] | None:
-    """`SmearState.high_bid` over `bids`."""
-    made = [(s, a, q) for s, a, q in bids if a is not None]
-    return max(made, key=lambda b: b[1]) if made else None
+def _seat_dict(values: Sequence[Any]) -> dict[str, Any]:
+    """`seat_dict(values)`, without formatting a key per seat (the fold's facts)."""
+    return dict(zip(_SEAT_KEYS, values, strict=False))
 
 
-def _evolve_speak(state: SmearState, seat: int, amount: int | None, seq: int) -> SmearState:
-    bids = (*state.bids, (seat, amount, seq))
-    high = _high_of(bids)
+def evolve(state: SmearState, event: SmearEvent, seq: int) -> tuple[SmearState, Facts]:
+    """The fold step for the event whose seq is `seq`: no rule checks, no randomness.
+
+    A play is most of a game's events: its step is written out here, copying the state's `__dict__`
+    once (`fastreplace.copy_with`, inline); a trick's last play goes on in `_end_trick`.
+    """
+    if event["type"] == "play":
+        seat = event["seat"]
+        card = event["card"]
+        changes = state.__dict__.copy()
+        trick = changes["trick"] = (*state.trick, (seat, card, seq))
+        trump = state.trump
+        facts: Facts = EMPTY
+        if trump is None:
+            trump = changes["trump"] = card[1]
+            facts = {"trump": trump}
+        if len(trick) == state.seats:
+            facts = _end_trick(state, trick, trump, changes, dict(facts))
+        after = _new(SmearState)
+        _set(after, "__dict__", changes)
+        return after, facts
+    elif event["type"] == "bid":
+        return _evolve_speak(state, event, event["amount"], seq)
+    elif event["type"] == "pass":
+        return _evolve_speak(state, event, None, seq)
+    elif event["type"] == "deal":
+        return _evolve_deal(state, event)
+    elif event["type"] == "hand_voided":
+        return _evolve_voided(state, event)
+    else:
+        assert_never(event)
+
+
+def _evolve_deal(state: SmearState, event: DealEvent) -> tuple[SmearState, Facts]:
+    dealer = event["dealer"]
+    first = (dealer + 1) % state.seats
+    after = copy_with(
+        state,
+        {
+            "hand": state.hand + 1,
+            "phase": "bid",
+            "dealer": dealer,
+            "next_dealer": dealer,
+            "dealt": tuple([frozenset(h) for h in event["hands"]]),
+            "bids": (),
+            "high_bid": None,
+            "bidder": None,
+            "trump": None,
+            "leader": first,
+            "trick": (),
+            "tricks": (),
+        },
+    )
+    return after, {"dealer": dealer, "first_to_speak": first}
+
+
+def _evolve_voided(state: SmearState, event: HandVoided) -> tuple[SmearState, Facts]:
+    void = HandScore(state.hand, (0,) * state.seats, ())
+    after = copy_with(state, {"phase": "deal", "results": state.results.append(void)})
+    return after, {"hand_ended": True, "voided": True, "points": _seat_dict(void.points)}
+
+
+def _evolve_speak(
+    state: SmearState, event: BidEvent | PassEvent, amount: int | None, seq: int
+) -> tuple[SmearState, Facts]:
+    """A `bid` of `amount` or a `pass` (`amount` None)."""
+    seat = event["seat"]
+    spoken = (seat, amount, seq)
+    bids = (*state.bids, spoken)
+    high = state.high_bid
+    # the highest bid, the first of equal ones (as `max` picks it)
+    if amount is not None and (high is None or amount > high[1]):
+        high = (seat, amount, seq)
     over = seat == state.dealer or amount == 4
     facts: dict[str, Any] = {"high_bid": None if high is None else high[1], "bidding_over": over}
     if not over:
-        return copy_with(state, {"seq": seq, "bids": bids, "facts": facts})
+        return copy_with(state, {"bids": bids, "high_bid": high}), facts
     if high is None:
         line = ScoreLine(
             state.hand,
@@ -327,78 +373,60 @@ def _evolve_speak(state: SmearState, seat: int, amount: int | None, seq: int) ->
             tuple(q for _, _, q in bids),
         )
         thrown = hand_score(state.hand, state.seats, [line])
-        facts.update(thrown_in=True, hand_ended=True, points=seat_dict(thrown.points))
-        return copy_with(
-            state,
-            {"seq": seq, "bids": bids, "phase": "deal", "results": state.results.append(thrown), "facts": facts},
-        )
+        facts.update(thrown_in=True, hand_ended=True, points=_seat_dict(thrown.points))
+        return copy_with(state, {"bids": bids, "phase": "deal", "results": state.results.append(thrown)}), facts
     facts["bidder"] = high[0]
-    return copy_with(
-        state, {"seq": seq, "bids": bids, "phase": "play", "bidder": high[0], "leader": high[0], "facts": facts}
-    )
+    changes = {"bids": bids, "high_bid": high, "phase": "play", "bidder": high[0], "leader": high[0]}
+    return copy_with(state, changes), facts
 
 
-def _evolve_play(state: SmearState, seat: int, card: str, seq: int) -> SmearState:
-    facts: dict[str, Any] = {}
-    trump = state.trump
-    if trump is None:
-        trump = card[1]
-        facts["trump"] = trump
-    trick = (*state.trick, (seat, card, seq))
-    hands = state.hands
-    changes: dict[str, Any] = {
-        "seq": seq,
-        "hands": (*hands[:seat], hands[seat] - {card}, *hands[seat + 1 :]),
-        "trump": trump,
-        "trick": trick,
-        "facts": facts,
-    }
-    if len(trick) < state.seats:
-        return copy_with(state, changes)
+def _end_trick(
+    state: SmearState, trick: tuple[Play, ...], trump: str, changes: dict[str, Any], facts: dict[str, Any]
+) -> dict[str, Any]:
+    """The last play of a trick: who won it, and at the sixth, the hand's score. Into `changes`; the facts."""
     winner = trick_winner(trick, trump)
-    tricks = (*state.tricks, Trick(len(state.tricks) + 1, trick, winner))
+    number = len(state.tricks) + 1
+    tricks = (*state.tricks, Trick(number, trick, winner))
     facts["trick_winner"] = winner
-    facts["trick"] = len(tricks)
+    facts["trick"] = number
     cards = [c for _, c, _ in trick]
     facts["trick_game_value"] = game_value(cards)
-    if f"J{trump}" in cards:
+    if "J" + trump in cards:
         facts["jack_won_by"] = winner
     changes["trick"] = ()
     changes["tricks"] = tricks
     changes["leader"] = winner
-    if len(tricks) >= HAND_SIZE:
-        _end_hand(state, tricks, trump, changes)
-    return copy_with(state, changes)
+    if number >= HAND_SIZE:
+        _end_hand(state, tricks, trump, changes, facts)
+    return facts
 
 
-def _end_hand(state: SmearState, tricks: tuple[Trick, ...], trump: str, changes: dict[str, Any]) -> None:
-    """Score the played-out hand, settle the bid, and see whether the game is over: into `changes`."""
+def _end_hand(
+    state: SmearState, tricks: tuple[Trick, ...], trump: str, changes: dict[str, Any], facts: dict[str, Any]
+) -> None:
+    """Score the played-out hand, settle the bid, and see whether the game is over: into `changes`, `facts`."""
     high = state.high_bid
     assert high is not None and state.dealer is not None
     bidder = high[0]
     result = score_hand(state.hand, state.seats, tricks, trump, high, state.totals[bidder])
-    totals = tuple(t + p for t, p in zip(state.totals, result.score.points, strict=True))
+    totals = tuple([t + p for t, p in zip(state.totals, result.score.points, strict=True)])
     pts = result.points
     changes["phase"] = "over" if result.wins else "deal"
     changes["next_dealer"] = (state.dealer + 1) % state.seats
     changes["results"] = state.results.append(result.score)
     changes["totals"] = totals
     changes["winner"] = bidder if result.wins else None
-    changes["facts"].update(
-        {
-            "hand_ended": True,
-            "points": seat_dict(result.score.points),
-            "won": seat_dict(result.won),
-            "bidder": bidder,
-            "bid": high[1],
-            "made": result.made,
-            "high": None if pts.high is None else pts.high[0],
-            "low": None if pts.low is None else pts.low[0],
-            "jack": None if pts.jack is None else pts.jack[1].winner,
-            "game": pts.game,
-            "game_counts": seat_dict(pts.game_counts),
-        }
-    )
+    facts["hand_ended"] = True
+    facts["points"] = _seat_dict(result.score.points)
+    facts["won"] = _seat_dict(result.won)
+    facts["bidder"] = bidder
+    facts["bid"] = high[1]
+    facts["made"] = result.made
+    facts["high"] = None if pts.high is None else pts.high[0]
+    facts["low"] = None if pts.low is None else pts.low[0]
+    facts["jack"] = None if pts.jack is None else pts.jack[1].winner
+    facts["game"] = pts.game
+    facts["game_counts"] = _seat_dict(pts.game_counts)
 
 
 def score(state: SmearState) -> ScoreSheet:
@@ -492,15 +520,13 @@ def _hand_points(state: SmearState) -> tuple[int, ...]:
 
 
 def view(state: SmearState, seat: Viewpoint) -> dict[str, Any]:
-    """The table as `seat` saw it: other hands as counts only; tricks and bids are public."""
+    """The table as `seat` saw it: what `VISIBILITY` hides (the other hands) as counts only; tricks and
+    bids are public."""
     spoken = {s: ("pass" if a is None else a) for s, a, _ in state.bids}
+    hands = state.hands
     seats = []
     for s in range(state.seats):
-        doc: dict[str, Any] = {"seat": s}
-        if seat is None or seat == s:
-            doc["cards"] = _sorted(state.hands[s])
-        else:
-            doc["card_count"] = len(state.hands[s])
+        doc: dict[str, Any] = {"seat": s, **VISIBILITY.seat_cards(state, seat, s, _sorted(hands[s]))}
         won = state.won(s)
         doc.update(
             won=list(won),
@@ -538,12 +564,13 @@ def view(state: SmearState, seat: Viewpoint) -> dict[str, Any]:
     }
 
 
-def redact_event(event: Event, seat: Viewpoint) -> Event:
-    """Hide the other seats' dealt cards; bids and plays are public."""
-    if seat is None or event["type"] != "deal":
-        return event
-    hands = [list(h) if s == seat else [HIDDEN] * len(h) for s, h in enumerate(event["hands"])]
-    return {**event, "hands": hands}
+def held(state: SmearState) -> dict[int, frozenset[str]]:
+    """The cards each seat holds, which no other seat sees (tricks, bids and plays are public)."""
+    return dict(enumerate(state.hands))
+
+
+#: What each seat may see: its own dealt cards (every other seat's are hidden), and its own hand.
+VISIBILITY: Visibility[SmearState] = Visibility(secrets={"deal": (Secret("hands", to="each_seat"),)}, held=held)
 
 
 def situations(event: Event, result: Mapping[str, Any]) -> list[str]:
@@ -566,12 +593,13 @@ def situations(event: Event, result: Mapping[str, Any]) -> list[str]:
 
 def census(state: SmearState) -> Census:
     """The hands, the trick on the table and each seat's won tricks; the undealt rest unseen."""
-    places: dict[str, tuple[str, ...]] = {f"hand {s}": tuple(state.hands[s]) for s in range(state.seats)}
+    hands = state.hands
+    places: dict[str, tuple[str, ...]] = {f"hand {s}": tuple(hands[s]) for s in range(state.seats)}
     places["trick"] = tuple(c for _, c, _ in state.trick)
     for s in range(state.seats):
         places[f"won {s}"] = state.won(s)
     unseen = len(FULL_DECK) - HAND_SIZE * state.seats if state.hand else len(FULL_DECK)
-    return Census(places, unseen, CARD_SET, {s: state.hands[s] for s in range(state.seats)})
+    return Census(places, unseen, CARD_SET, VISIBILITY.held(state))
 
 
 # --------------------------------------------------------------------------- the declaration
@@ -614,6 +642,7 @@ RULES: GameRules[SmearState] = GameRules(
     title="Cutthroat Canadian Smear",
     player_counts=(2, 3),
     events=EVENTS,
+    event_types=SmearEvent,
     options=OPTIONS,
     initial_state=initial_state,
     validate=validate,
@@ -622,7 +651,7 @@ RULES: GameRules[SmearState] = GameRules(
     legal_events=legal_events,
     chance_events=chance_events,
     view=view,
-    redact_event=redact_event,
+    visibility=VISIBILITY,
     is_terminal=is_terminal,
     hand_in_progress=hand_in_progress,
     census=census,
@@ -633,4 +662,7 @@ RULES: GameRules[SmearState] = GameRules(
     situation_tags=SITUATION_TAGS,
     fields=FIELDS,
     to_act=next_to_act,
+    #: the deal brings every card it names out of the deck: each named once (the engine's check, which
+    #: replaces the game's own); no other event reveals a card (a play's card comes from a hand)
+    reveals={"deal": ("hands",)},
 )

@@ -87,12 +87,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
-from typing import Any
+from typing import Any, assert_never
 
 from events.cards import RANKS
 from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnError
-from events.gin_rummy_3 import EVENTS
-from projections.fastreplace import replace
+from events.gin_rummy_3 import EVENTS, Cut, Deal, Discard, Draw, GinEvent, LayOff
+from events.gin_rummy_3 import Knock as KnockEvent
+from projections.fastreplace import copy_with, replace
 from projections.gin_rummy_3._bot import bot, table_bot
 from projections.gin_rummy_3._melds import (
     Melding,
@@ -119,16 +120,18 @@ from projections.gin_rummy_3._state import (
     to_act,
 )
 from projections.gin_rummy_3._table import (
+    REVEALS,
+    VISIBILITY,
     census,
     chance_events,
     legal_events,
-    redact_event,
     situations,
     view,
 )
 from projections.rules import (
     CHANCE,
     Event,
+    Facts,
     FieldKind,
     GameRules,
     HandScore,
@@ -232,10 +235,6 @@ def _validate_deal(state: GinState, event: Event) -> None:
             f"not to seats {', '.join(str(s) for s in named) or 'none'}",
             field="hands",
         )
-    cards = [c for hand in event["hands"].values() for c in hand] + [event["upcard"]]
-    duplicates = sort_cards({c for c in cards if cards.count(c) > 1})
-    if duplicates:
-        raise ImpossibleEventError(f"the deal names {', '.join(duplicates)} twice")
 
 
 def _validate_draw(state: GinState, seat: int, source: str, card: str) -> None:
@@ -260,6 +259,8 @@ def _validate_draw(state: GinState, seat: int, source: str, card: str) -> None:
         if card != top:
             raise ImpossibleEventError(f"the top of the discard pile is {top}, not {card}")
         return
+    # A stock draw's card must not have been seen in the hand. Not a `reveals` declaration: that applies to
+    # every `draw`, and a draw from the discard pile names its top card, which the table has seen.
     if card in state.seen:
         raise ImpossibleEventError(f"{card} has already been seen in this hand; it is not in the stock")
 
@@ -341,63 +342,55 @@ def _validate_lay_off(
         )
 
 
-def evolve(state: GinState, event: Event) -> GinState:
-    """The fold step: no rule checks, no randomness."""
-    seq = state.seq + 1
-    kind = event["type"]
-    if kind == "cut":
-        return _evolve_cut(state, event["cards"], seq)
-    if kind == "deal":
-        return _evolve_deal(state, event, seq)
-    if kind == "pass":
+_new_object = object.__new__
+_set_attr = object.__setattr__
+
+
+def evolve(state: GinState, event: GinEvent, seq: int) -> tuple[GinState, Facts]:
+    """The fold step for the event whose seq is `seq`: no rule checks, no randomness."""
+    if event["type"] == "draw":
+        return _evolve_draw(state, event)
+    elif event["type"] == "discard":
+        return _evolve_discard(state, event, seq)
+    elif event["type"] == "pass":
         if state.passes == 0:
-            return replace(state, seq=seq, passes=1, turn=state.box, facts={"offer_to": state.box})
-        return replace(state, seq=seq, passes=2, phase="draw", turn=state.captain, facts={"stock_only": True})
-    if kind == "draw":
-        return _evolve_draw(state, event, seq)
-    if kind == "discard":
-        return _evolve_discard(state, event["seat"], event["card"], seq)
-    if kind == "knock":
+            return copy_with(state, {"passes": 1, "turn": state.box}), {"offer_to": state.box}
+        return copy_with(state, {"passes": 2, "phase": "draw", "turn": state.captain}), {"stock_only": True}
+    elif event["type"] == "knock":
         return _evolve_knock(state, event, seq)
-    if kind == "lay_off":
+    elif event["type"] == "lay_off":
         return _evolve_lay_off(state, event, seq)
-    if kind == "hand_voided":
+    elif event["type"] == "deal":
+        return _evolve_deal(state, event, seq)
+    elif event["type"] == "cut":
+        return _evolve_cut(state, event)
+    elif event["type"] == "hand_voided":
         void = HandScore(state.hand, (0, 0, 0), ())
-        return replace(
-            state,
-            seq=seq,
-            phase="deal",
-            turn=None,
-            results=state.results.append(void),
-            hand_points=(0, 0, 0),
-            facts={"hand_ended": True, "voided": True, "points": seat_dict((0, 0, 0))},
+        return (
+            replace(state, phase="deal", turn=None, results=state.results.append(void), hand_points=(0, 0, 0)),
+            {"hand_ended": True, "voided": True, "points": seat_dict((0, 0, 0))},
         )
-    raise AssertionError(f"gin-rummy-3 cannot fold {kind}")
+    else:
+        assert_never(event)
 
 
-def _evolve_cut(state: GinState, cards: Sequence[str], seq: int) -> GinState:
+def _evolve_cut(state: GinState, event: Cut) -> tuple[GinState, Facts]:
+    cards = event["cards"]
     order = sorted(range(3), key=lambda s: RANKS.index(cards[s][0]), reverse=True)
     box, captain, sitter = order
-    return replace(
-        state,
-        seq=seq,
-        phase="deal",
-        box=box,
-        captain=captain,
-        sitter=sitter,
-        cut=tuple(cards),
-        facts={"box": box, "captain": captain, "sitter": sitter},
+    return (
+        replace(state, phase="deal", box=box, captain=captain, sitter=sitter, cut=tuple(cards)),
+        {"box": box, "captain": captain, "sitter": sitter},
     )
 
 
-def _evolve_deal(state: GinState, event: Event, seq: int) -> GinState:
+def _evolve_deal(state: GinState, event: Deal, seq: int) -> tuple[GinState, Facts]:
     hands = [frozenset[str]() for _ in range(3)]
     for key, cards in event["hands"].items():
         hands[int(key)] = frozenset(cards)
     upcard = event["upcard"]
-    return replace(
+    after = replace(
         state,
-        seq=seq,
         hand=state.hand + 1,
         phase="offer",
         cut=(),
@@ -413,61 +406,73 @@ def _evolve_deal(state: GinState, event: Event, seq: int) -> GinState:
         revealed=frozenset(),
         deal_seq=seq,
         hand_points=(0, 0, 0),
-        facts={"box": state.box, "captain": state.captain, "sitter": state.sitter, "stock": STOCK_AFTER_DEAL},
     )
+    return after, {"box": state.box, "captain": state.captain, "sitter": state.sitter, "stock": STOCK_AFTER_DEAL}
 
 
-def _evolve_draw(state: GinState, event: Event, seq: int) -> GinState:
+def _evolve_draw(state: GinState, event: Draw) -> tuple[GinState, Facts]:
+    # the hot path (with the discard): the copy is built inline, one copy of the state's `__dict__`
+    # (`fastreplace.copy_with` without its call)
     seat, card = event["seat"], event["card"]
-    hands = replace_at(state.hands, seat, state.hands[seat] | {card})
+    hands = list(state.hands)
+    hands[seat] = hands[seat] | {card}
+    stock = state.stock
+    values = state.__dict__.copy()
+    values["phase"] = "discard"
+    values["hands"] = tuple(hands)
+    values["passes"] = 0
+    facts: dict[str, Any]
     if event["source"] == "discard":
-        facts: dict[str, Any] = {"stock": state.stock}
+        values["pile"] = state.pile[:-1]
+        facts = {"stock": stock}
         if state.phase == "offer":
             facts["upcard"] = True
-        return replace(state, seq=seq, phase="discard", hands=hands, pile=state.pile[:-1], passes=0, facts=facts)
-    return replace(
-        state,
-        seq=seq,
-        phase="discard",
-        hands=hands,
-        stock=state.stock - 1,
-        seen=state.seen | {card},
-        passes=0,
-        facts={"stock": state.stock - 1},
-    )
+    else:
+        values["stock"] = stock - 1
+        values["seen"] = state.seen | {card}
+        facts = {"stock": stock - 1}
+    after: GinState = _new_object(GinState)
+    _set_attr(after, "__dict__", values)
+    return after, facts
 
 
-def _evolve_discard(state: GinState, seat: int, card: str, seq: int) -> GinState:
-    state = replace(
-        state,
-        seq=seq,
-        hands=replace_at(state.hands, seat, state.hands[seat] - {card}),
-        pile=(*state.pile, card),
-        facts={"stock": state.stock},
-    )
-    if state.stock > DRAWN_AT:
-        return replace(state, phase="draw", turn=state.opponent(seat))
+def _evolve_discard(state: GinState, event: Discard, seq: int) -> tuple[GinState, Facts]:
+    seat, card = event["seat"], event["card"]
+    hands = list(state.hands)
+    hands[seat] = hands[seat] - {card}
+    stock = state.stock
+    if stock > DRAWN_AT:
+        values = state.__dict__.copy()
+        values["phase"] = "draw"
+        values["turn"] = state.captain if seat == state.box else state.box
+        values["hands"] = tuple(hands)
+        values["pile"] = (*state.pile, card)
+        after: GinState = _new_object(GinState)
+        _set_attr(after, "__dict__", values)
+        return after, {"stock": stock}
     line = ScoreLine(
         state.hand,
         seat,
         0,
         "gin.drawn_hand",
-        f"seat {seat}'s discard of {card} at seq {seq} left {state.stock} cards in the stock and nobody had "
+        f"seat {seat}'s discard of {card} at seq {seq} left {stock} cards in the stock and nobody had "
         f"knocked: the hand is drawn, nobody scores, and seat {state.box} (the box) deals again",
         (seq,),
     )
     result = hand_score(state.hand, 3, [line])
-    return replace(
+    after = replace(
         state,
+        hands=tuple(hands),
+        pile=(*state.pile, card),
         phase="deal",
         turn=None,
         results=state.results.append(result),
         hand_points=(0, 0, 0),
-        facts={"stock": state.stock, "hand_ended": True, "drawn": True, "points": seat_dict(result.points)},
     )
+    return after, {"stock": stock, "hand_ended": True, "drawn": True, "points": seat_dict(result.points)}
 
 
-def _evolve_knock(state: GinState, event: Event, seq: int) -> GinState:
+def _evolve_knock(state: GinState, event: KnockEvent, seq: int) -> tuple[GinState, Facts]:
     seat, discard = event["seat"], event["discard"]
     held = state.hands[seat] - {discard}
     melds = tuple(ordered_meld(m) for m in event["melds"])
@@ -487,20 +492,19 @@ def _evolve_knock(state: GinState, event: Event, seq: int) -> GinState:
             f"seat {seat} knocked declaring deadwood {knock.count}, but a better melding existed: "
             f"{shown}, deadwood {better.count}"
         ]
-    return replace(
+    after = replace(
         state,
-        seq=seq,
         phase="lay_off",
         hands=replace_at(state.hands, seat, held),
         pile=(*state.pile, discard),
         turn=state.opponent(seat),
         knock=knock,
         revealed=frozenset({seat}),
-        facts=facts,
     )
+    return after, facts
 
 
-def _evolve_lay_off(state: GinState, event: Event, seq: int) -> GinState:
+def _evolve_lay_off(state: GinState, event: LayOff, seq: int) -> tuple[GinState, Facts]:
     knock = state.knock
     assert knock is not None
     seat = event["seat"]
@@ -516,7 +520,7 @@ def _evolve_lay_off(state: GinState, event: Event, seq: int) -> GinState:
     out = {c for m in melds for c in m} | {c for c, _ in layoffs}
     deadwood = sort_cards(state.hands[seat] - out)
     layout = Layout(seat, melds, tuple(layoffs), tuple(extended), deadwood, deadwood_value(deadwood), seq)
-    state = replace(state, seq=seq, layout=layout, revealed=frozenset({knock.seat, seat}), turn=None)
+    state = replace(state, layout=layout, revealed=frozenset({knock.seat, seat}), turn=None)
     lines = _hand_lines(state, knock, layout)
     result = hand_score(state.hand, 3, lines)
     scorer = lines[0].seat
@@ -528,7 +532,7 @@ def _evolve_lay_off(state: GinState, event: Event, seq: int) -> GinState:
     else:
         roles = (state.captain, state.sitter, state.box)
     over = totals[scorer] >= GAME_TARGET
-    return replace(
+    after = replace(
         state,
         phase="over" if over else "deal",
         box=roles[0],
@@ -537,18 +541,18 @@ def _evolve_lay_off(state: GinState, event: Event, seq: int) -> GinState:
         results=state.results.append(result),
         totals=totals,
         hand_points=result.points,
-        facts={
-            "hand_ended": True,
-            "points": seat_dict(result.points),
-            "rule": lines[0].rule,
-            "outcome": "gin" if knock.gin else ("knock" if scorer == knock.seat else "undercut"),
-            "scorer": scorer,
-            "knocker_deadwood": knock.count,
-            "defender_deadwood": layout.count,
-            "box_won": box_won,
-            "next_roles": {"box": roles[0], "captain": roles[1], "sitter": roles[2]},
-        },
     )
+    return after, {
+        "hand_ended": True,
+        "points": seat_dict(result.points),
+        "rule": lines[0].rule,
+        "outcome": "gin" if knock.gin else ("knock" if scorer == knock.seat else "undercut"),
+        "scorer": scorer,
+        "knocker_deadwood": knock.count,
+        "defender_deadwood": layout.count,
+        "box_won": box_won,
+        "next_roles": {"box": roles[0], "captain": roles[1], "sitter": roles[2]},
+    }
 
 
 def _hand_lines(state: GinState, knock: Knock, layout: Layout) -> list[ScoreLine]:
@@ -682,6 +686,7 @@ RULES: GameRules[GinState] = GameRules(
     title="Gin Rummy for three",
     player_counts=(3,),
     events=EVENTS,
+    event_types=GinEvent,
     options=OPTIONS,
     initial_state=initial_state,
     validate=validate,
@@ -690,7 +695,8 @@ RULES: GameRules[GinState] = GameRules(
     legal_events=legal_events,
     chance_events=chance_events,
     view=view,
-    redact_event=redact_event,
+    visibility=VISIBILITY,
+    reveals=REVEALS,
     is_terminal=is_terminal,
     hand_in_progress=hand_in_progress,
     census=census,

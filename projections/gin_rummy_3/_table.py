@@ -30,7 +30,7 @@ from projections.gin_rummy_3._melds import (
     sort_cards,
 )
 from projections.gin_rummy_3._state import CARD_SET, HAND_SIZE, KNOCK_LIMIT, GinState, to_act
-from projections.rules import HIDDEN, Census, Event, Viewpoint, seat_dict
+from projections.rules import Census, Event, Secret, Viewpoint, Visibility, seat_dict
 
 
 def legal_events(state: GinState) -> list[dict[str, Any]]:
@@ -159,10 +159,7 @@ def view(state: GinState, seat: Viewpoint) -> dict[str, Any]:
     seats = []
     for s in range(3):
         doc: dict[str, Any] = {"seat": s, "role": state.role(s)}
-        if seat is None or seat == s or s in state.revealed:
-            doc["cards"] = list(sort_cards(state.hands[s]))
-        else:
-            doc["card_count"] = len(state.hands[s])
+        doc.update(VISIBILITY.seat_cards(state, seat, s, sort_cards(state.hands[s])))
         seats.append(doc)
     last = state.results[-1] if state.results else None
     return {
@@ -187,27 +184,40 @@ def view(state: GinState, seat: Viewpoint) -> dict[str, Any]:
     }
 
 
-def redact_event(event: Event, seat: Viewpoint) -> Event:
-    """Hide what `seat` did not see: the other hand at the deal, the other player's stock draws."""
-    if seat is None:
-        return event
-    kind = event["type"]
-    if kind == "deal":
-        hands = {k: list(v) if int(k) == seat else [HIDDEN] * len(v) for k, v in event["hands"].items()}
-        return {**event, "hands": hands}
-    if kind == "draw" and event["source"] == "stock" and event["seat"] != seat:
-        return {**event, "card": HIDDEN}
-    return event
+def held(state: GinState) -> dict[int, frozenset[str]]:
+    """The cards each seat holds that no other seat sees: every hand not laid out face up (the knocker's
+    after its knock, both after the lay-off). The sitter's hand is empty during a hand."""
+    revealed = state.revealed
+    return {s: state.hands[s] for s in range(3) if s not in revealed}
+
+
+def _from_stock(event: Event) -> bool:
+    return bool(event["source"] == "stock")
+
+
+#: What each seat sees: at the deal its own 10 cards, of a draw from the stock only the drawer the card
+#: (a draw from the discard pile takes the face-up top card, which everyone saw).
+VISIBILITY: Visibility[GinState] = Visibility(
+    secrets={
+        "deal": (Secret("hands", to="each_seat"),),
+        "draw": (Secret("card", to="actor", when=_from_stock),),
+    },
+    held=held,
+)
+
+#: The events whose cards come out of the unseen deck, checked by the engine (`engine.check_revealed`):
+#: the cut (its cards go back before the deal) and the deal. Not `draw`: a draw from the discard pile names
+#: the pile's top card, already seen, so the stock draw's check stays in `validate`.
+REVEALS: dict[str, tuple[str, ...]] = {"cut": ("cards",), "deal": ("hands", "upcard")}
 
 
 def census(state: GinState) -> Census:
     """The hands, the discard pile; the stock unseen. Cards laid out face up are no longer private."""
     if state.hand == 0:
-        return Census({}, len(CARD_SET), CARD_SET, {})
+        return Census({}, len(CARD_SET), CARD_SET, held(state))
     places: dict[str, tuple[str, ...]] = {f"hand {s}": tuple(state.hands[s]) for s in range(3)}
     places["pile"] = state.pile
-    private = {s: state.hands[s] for s in range(3) if s not in state.revealed}
-    return Census(places, state.stock, CARD_SET, private)
+    return Census(places, state.stock, CARD_SET, held(state))
 
 
 def situations(event: Event, result: Mapping[str, Any]) -> list[str]:

@@ -102,7 +102,7 @@ def mark_redacted(head: dict[str, Any], shown: Sequence[Envelope]) -> None:
 def snapshot(game: GameRecord, envelopes: Sequence[Envelope]) -> tuple[GameRules[Any], Any]:
     """The rules and the folded state after `envelopes` (a consistent head for the header)."""
     rules = rules_for(game.kind)
-    initial = rules.initial_state(list(game.players), game.options)
+    initial = engine.start(rules, list(game.players), game.options)
     return rules, engine.fold(rules, initial, envelopes) if envelopes else initial
 
 

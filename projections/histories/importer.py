@@ -363,7 +363,7 @@ def from_text(text: str, *, actor: str, recorded_at: str | None = None) -> Impor
     """
     parsed = parse_text(text)
     head = _text_head(parsed)
-    rules, state = head.rules, head.rules.initial_state(head.players, head.options)
+    rules, state = head.rules, engine.start(head.rules, head.players, head.options)
     genesis = genesis_hash(head.kind, len(head.players), head.options, head.created_at)
     when = recorded_at or utc_now()
     targets = {

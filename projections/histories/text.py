@@ -202,9 +202,9 @@ def write_text(
     """
     players = tuple(info["players"])
     names = Names(players)
-    initial = rules.initial_state(list(players), dict(info["options"]))
+    initial = engine.start(rules, list(players), dict(info["options"]))
     final = engine.fold(rules, initial, envelopes) if envelopes else initial
-    sheet = rules.score(final)
+    sheet = rules.score(final.game)
     for name, value in header_tags(info, sheet, rules.title):
         yield _tag(name, value)
     scores = {h.hand: h for h in sheet.hands}

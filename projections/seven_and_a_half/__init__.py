@@ -107,26 +107,30 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
-from typing import Any
+from typing import Any, assert_never
 
 from events.cards import parse_card, rank
 from events.errors import InvalidEventError, UnknownGameError
 from events.schema import MAX_AMOUNT
-from events.seven_and_a_half import EVENTS
-from projections.fastreplace import copy_with, replace
+from events.seven_and_a_half import EVENTS, Bet, Deal, Hit, SevenAndAHalfEvent, Split, Stand
+from projections.fastreplace import replace
 from projections.rules import (
     CHANCE,
     ENFORCEMENT,
     HIDDEN,
     Census,
     Event,
+    Facts,
     FieldKind,
     GameRules,
     HandScore,
     OptionSpec,
+    ScoreLine,
     ScoreSheet,
+    Secret,
     ToAct,
     Viewpoint,
+    Visibility,
     hand_score,
     opt_bool,
     opt_int,
@@ -150,17 +154,19 @@ from projections.seven_and_a_half._cards import (
     is_two_card,
     total,
 )
-from projections.seven_and_a_half._settle import Settlement, bust_lines
+from projections.seven_and_a_half._settle import bust_lines, settle
 from projections.seven_and_a_half._state import (
     BANKER,
     BETWEEN,
     DEAL,
+    ORDERS,
     OVER,
     PLAY,
     STAKES,
     Hand,
     SevenAndAHalfState,
     make_hand,
+    make_hand_score,
 )
 from projections.seven_and_a_half._validate import validate
 
@@ -225,120 +231,138 @@ def initial_state(players: Sequence[str], options: Mapping[str, Any]) -> SevenAn
 
 
 # --------------------------------------------------------------------------- evolve
+#
+# The fold's hot path (issue 15): each step makes exactly one copy of the state, as a copy of its
+# `__dict__` set on a new object (`_emit`), with no intermediate changes dict; the playing order is
+# read from `ORDERS`; a hand is rebuilt with `make_hand`, a seat's hands and the table's with one
+# list each.
+
+_new_object = object.__new__
+_set_attr = object.__setattr__
+#: the seat keys of the wire's per-seat objects ("0", "1"...), for `seat_dict` without a `str()` per seat
+_KEYS = tuple(str(s) for s in range(64))
 
 
-def evolve(state: SevenAndAHalfState, event: Event) -> SevenAndAHalfState:
-    """The fold step: no rule checks, no randomness."""
-    seq = state.seq + 1
-    kind = event["type"]
-    if kind == "bet":
-        return _evolve_bet(state, event["seat"], event["amount"], seq)
-    if kind == "deal":
-        return _evolve_deal(state, event, seq)
-    if kind == "hit":
+def _emit(values: dict[str, Any]) -> SevenAndAHalfState:
+    """The new state whose fields are `values` (a copy of the old state's `__dict__`, changed)."""
+    new: SevenAndAHalfState = _new_object(SevenAndAHalfState)
+    _set_attr(new, "__dict__", values)
+    return new
+
+
+def _with_hand(hands: tuple[tuple[Hand, ...], ...], seat: int, index: int, hand: Hand) -> tuple[tuple[Hand, ...], ...]:
+    """The table's hands with the seat's hand `index` replaced."""
+    seat_hands = hands[seat]
+    if len(seat_hands) == 1:
+        mine: tuple[Hand, ...] = (hand,)
+    else:
+        changed = list(seat_hands)
+        changed[index] = hand
+        mine = tuple(changed)
+    table = list(hands)
+    table[seat] = mine
+    return tuple(table)
+
+
+def evolve(state: SevenAndAHalfState, event: SevenAndAHalfEvent, seq: int) -> tuple[SevenAndAHalfState, Facts]:
+    """The fold step for the event whose seq is `seq`: the new state and the event's facts. No rule
+    checks, no randomness."""
+    if event["type"] == "hit":
         return _evolve_hit(state, event, seq)
-    if kind == "stand":
-        seat, index = event["seat"], event.get("hand", 0)
-        was = state.hands[seat][index]
-        hand = make_hand(was.cards, was.stake, was.stake_seq, STOOD, seq)
-        return _advance(state, seq, _put(state, seat, index, hand, state.face_down, {"hand": index}))
-    if kind == "split":
+    elif event["type"] == "stand":
+        return _evolve_stand(state, event, seq)
+    elif event["type"] == "bet":
+        return _evolve_bet(state, event, seq)
+    elif event["type"] == "deal":
+        return _evolve_deal(state, event)
+    elif event["type"] == "split":
         return _evolve_split(state, event, seq)
-    if kind == "flip":
+    elif event["type"] == "flip":
         flipped = state.flippable(event["seat"], event.get("hand"))
-        return replace(state, seq=seq, face_down=state.face_down - set(flipped), facts={"flipped": flipped})
-    if kind == "bank_passed":
-        return replace(state, seq=seq, next_banker=event["to"], facts={"next_banker": event["to"]})
-    if kind == "session_closed":
-        return replace(state, seq=seq, phase=OVER, turn=None, facts={"session_closed": True})
-    if kind == "hand_voided":
+        return replace(state, face_down=state.face_down - set(flipped)), {"flipped": flipped}
+    elif event["type"] == "bank_passed":
+        return replace(state, next_banker=event["to"]), {"next_banker": event["to"]}
+    elif event["type"] == "session_closed":
+        return replace(state, phase=OVER, turn=None), {"session_closed": True}
+    elif event["type"] == "hand_voided":
         zeros = (0,) * state.seats
-        return replace(
+        voided = replace(
             state,
-            seq=seq,
             phase=BETWEEN,
             next_banker=state.banker,
             stakes=(None,) * state.seats,
             hands=((),) * state.seats,
             turn=None,
-            seen=frozenset(),
             face_down=frozenset(),
             lines=(),
             results=state.results.append(HandScore(state.hand, zeros, ())),
             bank_taken_by=None,
-            facts={"hand_ended": True, "voided": True, "points": seat_dict(zeros), "next_banker": state.banker},
         )
-    raise AssertionError(f"seven-and-a-half cannot fold {kind}")
+        return voided, {"hand_ended": True, "voided": True, "points": seat_dict(zeros), "next_banker": state.banker}
+    else:
+        assert_never(event)
 
 
-def _evolve_bet(state: SevenAndAHalfState, seat: int, amount: int, seq: int) -> SevenAndAHalfState:
+def _evolve_bet(state: SevenAndAHalfState, event: Bet, seq: int) -> tuple[SevenAndAHalfState, Facts]:
+    seat = event["seat"]
+    values = state.__dict__.copy()
     if state.phase == BETWEEN:
         # a hand's first stake: the hand begins, in the same one copy of the state
         banker = state.next_banker
-        stakes = replace_at((None,) * state.seats, seat, (amount, seq))
-        due = [s for s in state.order(banker) if stakes[s] is None]
-        return copy_with(
-            state,
-            {
-                "seq": seq,
-                "hand": state.hand + 1,
-                "banker": banker,
-                "phase": STAKES if due else DEAL,
-                "stakes": stakes,
-                "hands": ((),) * state.seats,
-                "turn": None,
-                "seen": frozenset(),
-                "face_down": frozenset(),
-                "lines": (),
-                "bank_taken_by": None,
-                "facts": {"banker": banker, "stakes_due": due},
-            },
-        )
-    stakes = replace_at(state.stakes, seat, (amount, seq))
-    due = [s for s in state.order() if stakes[s] is None]
-    return copy_with(
-        state, {"seq": seq, "phase": STAKES if due else DEAL, "stakes": stakes, "facts": {"stakes_due": due}}
-    )
+        begun: list[tuple[int, int] | None] = [None] * state.seats
+        begun[seat] = (event["amount"], seq)
+        due = [s for s in ORDERS[state.seats][banker] if begun[s] is None]
+        values["hand"] = state.hand + 1
+        values["banker"] = banker
+        values["phase"] = STAKES if due else DEAL
+        values["stakes"] = tuple(begun)
+        values["hands"] = ((),) * state.seats
+        values["turn"] = None
+        values["face_down"] = frozenset()
+        values["lines"] = ()
+        values["bank_taken_by"] = None
+        return _emit(values), {"banker": banker, "stakes_due": due}
+    stakes = list(state.stakes)
+    stakes[seat] = (event["amount"], seq)
+    due = [s for s in ORDERS[state.seats][state.banker] if stakes[s] is None]
+    values["phase"] = STAKES if due else DEAL
+    values["stakes"] = tuple(stakes)
+    return _emit(values), {"stakes_due": due}
 
 
-def _evolve_deal(state: SevenAndAHalfState, event: Event, seq: int) -> SevenAndAHalfState:
-    dealt = {int(s): c for s, c in event["cards"].items()}
+def _evolve_deal(state: SevenAndAHalfState, event: Deal) -> tuple[SevenAndAHalfState, Facts]:
+    dealt = event["cards"]
     banker, stakes = state.banker, state.stakes
     hands = []
     for s in range(state.seats):
+        card = dealt[_KEYS[s]]
         stake = stakes[s]
         if s == banker or stake is None:
-            hands.append((make_hand((dealt[s],), 0, 0, OPEN, 0),))
+            hands.append((make_hand((card,), 0, 0, OPEN, 0),))
         else:
-            hands.append((make_hand((dealt[s],), stake[0], stake[1], OPEN, 0),))
-    turn = state.order()[0]
-    cards = frozenset(dealt.values())
-    return copy_with(
-        state,
-        {
-            "seq": seq,
-            "phase": PLAY,
-            "hands": tuple(hands),
-            "turn": turn,
-            "seen": cards,
-            "face_down": cards,
-            "facts": {"turn": turn},
-        },
-    )
+            hands.append((make_hand((card,), stake[0], stake[1], OPEN, 0),))
+    turn = ORDERS[state.seats][banker][0]
+    values = state.__dict__.copy()
+    values["phase"] = PLAY
+    values["hands"] = tuple(hands)
+    values["turn"] = turn
+    values["face_down"] = frozenset(dealt.values())
+    return _emit(values), {"turn": turn}
 
 
-def _evolve_hit(state: SevenAndAHalfState, event: Event, seq: int) -> SevenAndAHalfState:
+def _evolve_hit(state: SevenAndAHalfState, event: Hit, seq: int) -> tuple[SevenAndAHalfState, Facts]:
     seat, card, index = event["seat"], event["card"], event.get("hand", 0)
-    hand = state.hands[seat][index]
-    cards = (*hand.cards, card)
+    was = state.hands[seat][index]
+    cards = (*was.cards, card)
     options = state.options
+    wild = options.get("wild_card")
     points: int | None = None
     if options["pair_of_sevens"] and is_pair_of_sevens(cards):
         status = PAIR_OF_SEVENS
     else:  # as `status_of`, keeping the total for the facts
-        points = total(cards, options.get("wild_card"))
+        points = total(cards, wild)
         status = BUST if points > TOP else SEVEN_AND_A_HALF if points == TOP else OPEN
-    hand = make_hand(cards, hand.stake, hand.stake_seq, status, seq if status != OPEN else 0)
+    hand = make_hand(cards, was.stake, was.stake_seq, status, seq if status != OPEN else 0)
     face_down = state.face_down | {card} if event.get("face_down") else state.face_down
     facts: dict[str, Any] = {"hand": index}
     if status != OPEN:
@@ -347,129 +371,115 @@ def _evolve_hit(state: SevenAndAHalfState, event: Event, seq: int) -> SevenAndAH
         facts[status] = True
         if status == SEVEN_AND_A_HALF and options.get("two_card_bonus") and is_two_card(cards):  # `state.kind`
             facts["two_card"] = True
-    changes = _put(state, seat, index, hand, face_down, facts, points)
-    changes["seen"] = state.seen | {card}
+    if face_down.isdisjoint(cards):
+        facts["total"] = total(cards, wild) if points is None else points
+    hands = _with_hand(state.hands, seat, index, hand)
+    values = state.__dict__.copy()
+    values["hands"] = hands
+    values["face_down"] = face_down
+    if status == OPEN and state.phase == PLAY:
+        # the seat's hand is still open: its turn goes on (every seat before it in the playing order
+        # has finished, or the turn would not be its)
+        facts["turn"] = seat
+        return _emit(values), facts
     if status == BUST and seat != state.banker:
         # the bust changes neither the hand number, the banker nor the seat's number of hands:
         # the lines are written from the state before it, with no copy
-        changes["lines"] = (*state.lines, *bust_lines(state, seat, index, hand))
-    return _advance(state, seq, changes)
+        values["lines"] = (*state.lines, *bust_lines(state, seat, index, hand))
+    return _advance(state, values, hands, facts)
 
 
-def _evolve_split(state: SevenAndAHalfState, event: Event, seq: int) -> SevenAndAHalfState:
+def _evolve_stand(state: SevenAndAHalfState, event: Stand, seq: int) -> tuple[SevenAndAHalfState, Facts]:
+    seat, index = event["seat"], event.get("hand", 0)
+    was = state.hands[seat][index]
+    cards = was.cards
+    hand = make_hand(cards, was.stake, was.stake_seq, STOOD, seq)
+    facts: dict[str, Any] = {"hand": index}
+    if state.face_down.isdisjoint(cards):
+        facts["total"] = total(cards, state.options.get("wild_card"))
+    hands = _with_hand(state.hands, seat, index, hand)
+    values = state.__dict__.copy()
+    values["hands"] = hands
+    return _advance(state, values, hands, facts)
+
+
+def _evolve_split(state: SevenAndAHalfState, event: Split, seq: int) -> tuple[SevenAndAHalfState, Facts]:
     seat, index = event["seat"], event["hand"]
     hands = state.hands[seat]
     kept, moved = hands[index].cards
     new = Hand((moved,), stake=event["amount"], stake_seq=seq)
     seat_hands = (*replace_at(hands, index, replace(hands[index], cards=(kept,))), new)
-    return replace(
-        state,
-        seq=seq,
-        hands=replace_at(state.hands, seat, seat_hands),
-        facts={"hand": index, "new_hand": len(hands)},
-    )
+    split_state = replace(state, hands=replace_at(state.hands, seat, seat_hands))
+    return split_state, {"hand": index, "new_hand": len(hands)}
 
 
-def _put(
-    state: SevenAndAHalfState,
-    seat: int,
-    index: int,
-    hand: Hand,
-    face_down: frozenset[str],
-    facts: dict[str, Any],
-    points: int | None = None,
-) -> dict[str, Any]:
-    """The changes that store one hand (`face_down`: the cards face down after the event); the facts
-    give its total (`points`, when the caller has it) if no card of it lies face down. The caller makes
-    the one copy of the state."""
-    if face_down.isdisjoint(hand.cards):
-        facts["total"] = total(hand.cards, state.options.get("wild_card")) if points is None else points
-    hands = replace_at(state.hands, seat, replace_at(state.hands[seat], index, hand))
-    return {"hands": hands, "face_down": face_down, "facts": facts}
-
-
-def _advance(state: SevenAndAHalfState, seq: int, changes: dict[str, Any]) -> SevenAndAHalfState:
-    """After a hand changed (`changes`, from `_put`, to the state before the event): pass the turn on,
-    start the banker's turn, or settle; one copy of the state unless the hand settles."""
-    hands: tuple[tuple[Hand, ...], ...] = changes["hands"]
+def _advance(
+    state: SevenAndAHalfState, values: dict[str, Any], hands: tuple[tuple[Hand, ...], ...], facts: dict[str, Any]
+) -> tuple[SevenAndAHalfState, Facts]:
+    """After a hand finished or the banker acted (`values`: the new state's fields so far, with the
+    table's `hands`; `facts`, the event's own, made for it by the caller): pass the turn on, start the
+    banker's turn, or settle."""
+    banker = state.banker
     if state.phase == BANKER:
-        if hands[state.banker][0].status != OPEN:
-            return _settle(state, seq, changes)
-        changes["seq"] = seq
-        return copy_with(state, changes)
-    order = state.order()
+        if hands[banker][0].status != OPEN:
+            return _settle(state, values, hands, facts)
+        return _emit(values), facts
     all_bust = True
-    for s in order:
+    for s in ORDERS[state.seats][banker]:
         for h in hands[s]:
             status = h.status
             if status == OPEN:
-                changes["facts"]["turn"] = s  # the event's own facts, made for it by the caller
-                changes["seq"] = seq
-                changes["turn"] = s
-                return copy_with(state, changes)
+                facts["turn"] = s
+                values["turn"] = s
+                return _emit(values), facts
             if status != BUST:
                 all_bust = False
     if all_bust:
-        return _settle(state, seq, changes)
-    shown = hands[state.banker][0].cards
-    changes["face_down"] = changes["face_down"].difference(shown)
-    facts = changes["facts"]
-    facts["turn"] = state.banker
+        return _settle(state, values, hands, facts)
+    shown = hands[banker][0].cards
+    values["face_down"] = values["face_down"].difference(shown)
+    facts["turn"] = banker
     facts["banker_shows"] = list(shown)
-    changes["seq"] = seq
-    changes["phase"] = BANKER
-    changes["turn"] = state.banker
-    return copy_with(state, changes)
+    values["phase"] = BANKER
+    values["turn"] = banker
+    return _emit(values), facts
 
 
-def _settle(state: SevenAndAHalfState, seq: int, changes: dict[str, Any]) -> SevenAndAHalfState:
+def _settle(
+    state: SevenAndAHalfState, values: dict[str, Any], hands: tuple[tuple[Hand, ...], ...], facts: dict[str, Any]
+) -> tuple[SevenAndAHalfState, Facts]:
     """Settle every unbust player hand against the banker's; the bank may pass.
 
-    `changes` (from `_put`, to `state`, the state before the event) are the event's own; the one copy
-    of the state made here carries them and the settlement's."""
-    hands: tuple[tuple[Hand, ...], ...] = changes["hands"]
-    order = state.order()
-    taker: int | None = None
-    lines = list(changes.get("lines", state.lines))
-    #: the banker's side, made at the first unbust player hand: none when every player hand bust
-    settlement: Settlement | None = None
-    for s in order:
-        for i, h in enumerate(hands[s]):
-            status = h.status
-            if status != BUST:
-                if settlement is None:
-                    settlement = Settlement(state, hands)
-                lines.extend(settlement.lines(s, i, h))
-                if taker is None and status in (SEVEN_AND_A_HALF, PAIR_OF_SEVENS):
-                    taker = s
-    all_bust = settlement is None
-    next_banker = state.banker if taker is None else taker
-    result = hand_score(state.hand, state.seats, lines)
-    facts: dict[str, Any] = {
-        **changes["facts"],
-        "hand_ended": True,
-        "points": seat_dict(result.points),
-        "next_banker": next_banker,
-    }
-    if all_bust:
+    `values`, `hands` and `facts` are the event's own (as `_advance` takes them; `state` is the state
+    before the event); the settlement's are added to them."""
+    banker = state.banker
+    #: the bust lines written so far, then the settled stakes'
+    lines: list[ScoreLine] = list(values["lines"])
+    points = [0] * state.seats
+    for line in lines:
+        points[line.seat] += line.points
+    taker, bank, bank_total = settle(state, hands, lines, points)
+    next_banker = banker if taker is None else taker
+    result = make_hand_score(state.hand, tuple(points), tuple(lines))
+    facts["hand_ended"] = True
+    facts["points"] = dict(zip(_KEYS, points, strict=False))
+    facts["next_banker"] = next_banker
+    if bank is None:
         facts["all_bust"] = True
     else:
-        bank = hands[state.banker][0]
-        facts["banker_total"] = state.total(bank)
+        facts["banker_total"] = bank_total
         if bank.status == BUST:
             facts["banker_bust"] = True
     if taker is not None:
         facts["bank_taken_by"] = taker
-    changes["phase"] = BETWEEN
-    changes["turn"] = None
-    changes["next_banker"] = next_banker
-    changes["face_down"] = frozenset()
-    changes["lines"] = result.lines
-    changes["results"] = state.results.append(result)
-    changes["bank_taken_by"] = taker
-    changes["facts"] = facts
-    changes["seq"] = seq
-    return copy_with(state, changes)
+    values["phase"] = BETWEEN
+    values["turn"] = None
+    values["next_banker"] = next_banker
+    values["face_down"] = frozenset()
+    values["lines"] = result.lines
+    values["results"] = state.results.append(result)
+    values["bank_taken_by"] = taker
+    return _emit(values), facts
 
 
 # --------------------------------------------------------------------------- reading the state
@@ -588,17 +598,15 @@ def chance_events(state: SevenAndAHalfState, rng: random.Random) -> list[dict[st
 
 
 def view(state: SevenAndAHalfState, viewpoint: Viewpoint) -> dict[str, Any]:
-    """The table as `viewpoint` saw it: face-down cards of other seats as "??"."""
-
-    def sees(card: str, owner: int) -> bool:
-        return viewpoint is None or viewpoint == owner or card not in state.face_down
-
+    """The table as `viewpoint` saw it: the cards `VISIBILITY.hidden_from` names (other seats'
+    face-down cards) as "??"."""
+    hidden = VISIBILITY.hidden_from(state, viewpoint)
     seats = []
     for s in range(state.seats):
         docs: list[dict[str, Any]] = []
         shown: list[str] = []
         for i, h in enumerate(state.hands[s]):
-            cards = [c if sees(c, s) else HIDDEN for c in h.cards]
+            cards = [HIDDEN if c in hidden else c for c in h.cards]
             shown.extend(cards)
             known = HIDDEN not in cards
             docs.append(
@@ -635,18 +643,6 @@ def view(state: SevenAndAHalfState, viewpoint: Viewpoint) -> dict[str, Any]:
     }
 
 
-def redact_event(event: Event, viewpoint: Viewpoint) -> Event:
-    """Hide what `viewpoint` did not see: other seats' dealt cards, others' face-down hits."""
-    if viewpoint is None:
-        return event
-    kind = event["type"]
-    if kind == "deal":
-        return {**event, "cards": {k: c if int(k) == viewpoint else HIDDEN for k, c in event["cards"].items()}}
-    if kind == "hit" and event.get("face_down") and event["seat"] != viewpoint:
-        return {**event, "card": HIDDEN}
-    return event
-
-
 def situations(event: Event, result: Mapping[str, Any]) -> list[str]:
     """Search tags: bust, seven_and_a_half, two_card_bonus, pair_of_sevens, split, bank_passed..."""
     tags = []
@@ -678,10 +674,34 @@ def census(state: SevenAndAHalfState) -> Census:
     """Every hand's cards on the table; the rest of the 40 cards unseen."""
     places = {f"seat {s} hand {i}": h.cards for s in range(state.seats) for i, h in enumerate(state.hands[s])}
     placed = sum(len(cards) for cards in places.values())
-    private = {
-        s: frozenset(c for h in state.hands[s] for c in h.cards if c in state.face_down) for s in range(state.seats)
-    }
-    return Census(places, len(CARDS) - placed, CARD_SET, private)
+    return Census(places, len(CARDS) - placed, CARD_SET, held(state))
+
+
+def held(state: SevenAndAHalfState) -> dict[int, frozenset[str]]:
+    """Per seat, its cards lying face down: its dealt card (the banker's until its turn begins), its
+    face-down hits; every card is shown at settlement."""
+    face_down = state.face_down
+    return {s: frozenset(c for h in state.hands[s] for c in h.cards if c in face_down) for s in range(state.seats)}
+
+
+def _face_down_hit(event: Event) -> bool:
+    return bool(event.get("face_down"))
+
+
+#: What each seat may see: its own dealt card, and the card of its own face-down hit (every other hit
+#: is dealt face up); `held` are the cards lying face down.
+VISIBILITY: Visibility[SevenAndAHalfState] = Visibility(
+    secrets={
+        "deal": (Secret("cards", to="each_seat"),),
+        "hit": (Secret("card", to="actor", when=_face_down_hit),),
+    },
+    held=held,
+)
+
+#: The cards that come out of the unseen deck: the engine checks each is a card of the 40-card deck
+#: (no 8, 9, 10), named once, and not already in a hand (`census`). Every card of a hand is in some
+#: seat's hands until the next hand's first stake, so that is exactly "already seen in this hand".
+REVEALS: dict[str, tuple[str, ...]] = {"deal": ("cards",), "hit": ("card",)}
 
 
 # --------------------------------------------------------------------------- the declaration
@@ -736,6 +756,7 @@ RULES: GameRules[SevenAndAHalfState] = GameRules(
     title="Seven and a Half",
     player_counts=(4, 5, 6),
     events=EVENTS,
+    event_types=SevenAndAHalfEvent,
     options=OPTIONS,
     initial_state=initial_state,
     validate=validate,
@@ -744,7 +765,8 @@ RULES: GameRules[SevenAndAHalfState] = GameRules(
     legal_events=legal_events,
     chance_events=chance_events,
     view=view,
-    redact_event=redact_event,
+    visibility=VISIBILITY,
+    reveals=REVEALS,
     is_terminal=is_terminal,
     hand_in_progress=hand_in_progress,
     census=census,

@@ -6,7 +6,8 @@ so every hand's points sum to zero across the table.
 
 Settlement runs once per hand for every player hand (issue 15): the banker's
 side of the comparison (its kind, its description) is worked out once per
-settlement, not once per stake, and the sentence is one f-string.
+settlement, not once per stake, the sentence is one f-string, and the points
+are summed as the lines are made.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from projections.seven_and_a_half._cards import (
     PAIR,
     PAIR_OF_SEVENS,
     PLAIN,
+    SEVEN_AND_A_HALF,
     TWO_CARD,
     halves,
     is_two_card,
     total,
 )
-from projections.seven_and_a_half._state import Hand, SevenAndAHalfState, positional_maker
+from projections.seven_and_a_half._state import ORDERS, Hand, SevenAndAHalfState, positional_maker
 
 #: `ScoreLine(hand, seat, points, rule, reason, events)`, made directly
 _line = positional_maker(ScoreLine)
@@ -108,69 +110,83 @@ def _verdict(kind: str, bank_status: str, bank_kind: str, mine: int, theirs: int
     return False, 1, "half.banker_wins", " (the banker wins ties)" if mine == theirs else ""
 
 
-class Settlement:
-    """The banker's side of one settlement, worked out once: its hand, kind, total and description.
+def settle(
+    state: SevenAndAHalfState, hands: tuple[tuple[Hand, ...], ...], lines: list[ScoreLine], points: list[int]
+) -> tuple[int | None, Hand | None, int]:
+    """Settle every unbust player hand, in playing order, against the banker's finished hand.
 
-    `hands`: the table's hands after the event that settles (`state.hands` by default); only the
-    hand number, banker and options are read from `state`.
+    `hands`: the table's hands after the event that settles; only the hand number, banker, seats and
+    options are read from `state`. The two lines of each settled stake are appended to `lines` and
+    added to `points` (per seat). Returns the first player in playing order whose hand finished at 7½
+    or with a pair of sevens (who takes the bank) or None, the banker's hand (None when every player
+    hand bust: the banker did not play) and its total. The banker's side is worked out once, at the
+    first unbust hand.
     """
-
-    __slots__ = ("against", "b", "bank", "bank_kind", "bank_total", "bonus", "hands", "state", "wild")
-
-    def __init__(self, state: SevenAndAHalfState, hands: tuple[tuple[Hand, ...], ...] | None = None) -> None:
-        self.state = state
-        self.b = state.banker
-        self.wild = state.wild
-        self.bonus = bool(state.options.get("two_card_bonus"))
-        hands = self.hands = state.hands if hands is None else hands
-        bank = self.bank = hands[state.banker][0]
-        self.bank_kind = state.kind(bank)
-        self.bank_total = state.total(bank)
-        self.against = f" against the banker's {describe(state, bank)} at seq {bank.end_seq}: "
-
-    def lines(self, seat: int, index: int, hand: Hand) -> tuple[ScoreLine, ScoreLine]:
-        """An unbust player hand against the banker's finished hand."""
-        state, bank, b = self.state, self.bank, self.b
-        cards = hand.cards
-        if hand.status == PAIR_OF_SEVENS:  # as `state.kind`
-            kind = PAIR
-        elif self.bonus and is_two_card(cards):
-            kind = TWO_CARD
-        else:
-            kind = PLAIN
-        mine = total(cards, self.wild)
-        if kind == PAIR:
-            text = f"a pair of sevens ({' '.join(cards)})"
-        elif kind == TWO_CARD:
-            text = f"a two-card 7½ ({' '.join(cards)})"
-        else:
-            text = half_text(mine)
-        wins, multiple, rule, note = _verdict(kind, bank.status, self.bank_kind, mine, self.bank_total)
-        amount = hand.stake * multiple
-        name = f"seat {seat}" if len(self.hands[seat]) == 1 else f"seat {seat}'s hand {index}"
-        if wins:
-            reason = (
-                f"{name}: {text} at seq {hand.end_seq}{self.against}"
-                f"the banker, seat {b}, pays {amount} to seat {seat}{note}"
-            )
-        else:
-            reason = (
-                f"{name}: {text} at seq {hand.end_seq}{self.against}"
-                f"seat {seat} pays {amount} to the banker, seat {b}{note}"
-            )
-            amount = -amount
-        stake_seq, end_seq, bank_seq = hand.stake_seq, hand.end_seq, bank.end_seq
-        if 0 < stake_seq < end_seq < bank_seq:
-            events: tuple[int, ...] = (stake_seq, end_seq, bank_seq)
-        else:
-            events = _seqs((stake_seq, end_seq, bank_seq))
-        number = state.hand
-        return (
-            _line(number, seat, amount, rule, reason, events),
-            _line(number, b, -amount, rule, reason, events),
-        )
-
-
-def settle_lines(state: SevenAndAHalfState, seat: int, index: int, hand: Hand) -> tuple[ScoreLine, ScoreLine]:
-    """An unbust player hand against the banker's finished hand."""
-    return Settlement(state).lines(seat, index, hand)
+    b = state.banker
+    number = state.hand
+    options = state.options
+    wild = options.get("wild_card")
+    bonus = bool(options.get("two_card_bonus"))
+    taker: int | None = None
+    bank: Hand | None = None
+    bank_total = bank_seq = 0
+    bank_status = bank_kind = against = ""
+    for seat in ORDERS[state.seats][b]:
+        seat_hands = hands[seat]
+        for index, hand in enumerate(seat_hands):
+            status = hand.status
+            if status == BUST:
+                continue
+            if bank is None:
+                bank = hands[b][0]
+                bank_status, bank_seq = bank.status, bank.end_seq
+                bank_kind = state.kind(bank)
+                bank_total = total(bank.cards, wild)
+                against = f" against the banker's {describe(state, bank)} at seq {bank_seq}: "
+            cards = hand.cards
+            mine = total(cards, wild)
+            if status == PAIR_OF_SEVENS:  # as `state.kind`
+                kind = PAIR
+                text = f"a pair of sevens ({' '.join(cards)})"
+            elif bonus and is_two_card(cards):
+                kind = TWO_CARD
+                text = f"a two-card 7½ ({' '.join(cards)})"
+            else:
+                kind = PLAIN
+                text = _HALVES.get(mine) or halves(mine)
+            if kind == PLAIN and bank_kind == PLAIN and bank_status != BUST:  # `_verdict`'s last case
+                wins = mine > bank_total
+                multiple, note = 1, ""
+                if wins:
+                    rule = "half.higher"
+                else:
+                    rule = "half.banker_wins"
+                    if mine == bank_total:
+                        note = " (the banker wins ties)"
+            else:
+                wins, multiple, rule, note = _verdict(kind, bank_status, bank_kind, mine, bank_total)
+            amount = hand.stake * multiple
+            name = f"seat {seat}" if len(seat_hands) == 1 else f"seat {seat}'s hand {index}"
+            if wins:
+                reason = (
+                    f"{name}: {text} at seq {hand.end_seq}{against}"
+                    f"the banker, seat {b}, pays {amount} to seat {seat}{note}"
+                )
+            else:
+                reason = (
+                    f"{name}: {text} at seq {hand.end_seq}{against}"
+                    f"seat {seat} pays {amount} to the banker, seat {b}{note}"
+                )
+                amount = -amount
+            stake_seq, end_seq = hand.stake_seq, hand.end_seq
+            if 0 < stake_seq < end_seq < bank_seq:
+                events: tuple[int, ...] = (stake_seq, end_seq, bank_seq)
+            else:
+                events = _seqs((stake_seq, end_seq, bank_seq))
+            lines.append(_line(number, seat, amount, rule, reason, events))
+            lines.append(_line(number, b, -amount, rule, reason, events))
+            points[seat] += amount
+            points[b] -= amount
+            if taker is None and status in (SEVEN_AND_A_HALF, PAIR_OF_SEVENS):
+                taker = seat
+    return taker, bank, bank_total

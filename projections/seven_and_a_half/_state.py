@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from projections.handlog import EMPTY_LOG, HandLog
-from projections.rules import BaseState, ScoreLine
+from projections.rules import BaseState, HandScore, ScoreLine
 from projections.seven_and_a_half._cards import OPEN, PAIR, PAIR_OF_SEVENS, PLAIN, TWO_CARD, is_two_card, total
 
 # Phases of the session (documented in the package docstring).
@@ -59,8 +59,20 @@ def positional_maker(cls: type) -> Callable[..., Any]:
 #: `Hand(cards, stake, stake_seq, status, end_seq)`, made directly (every field given)
 make_hand: Callable[[tuple[str, ...], int, int, str, int], Hand] = positional_maker(Hand)
 
-#: the playing orders already worked out, by (banker, seats): `order()` runs a few times per event
-_ORDERS: dict[tuple[int, int], tuple[int, ...]] = {}
+#: `HandScore(hand, points, lines)`, made directly (a settlement builds one)
+make_hand_score: Callable[[int, tuple[int, ...], tuple[ScoreLine, ...]], HandScore] = positional_maker(HandScore)
+
+
+class _Orders(dict[int, tuple[tuple[int, ...], ...]]):
+    """`ORDERS[seats][banker]`: the players in playing order, worked out once per table size."""
+
+    def __missing__(self, seats: int) -> tuple[tuple[int, ...], ...]:
+        found = self[seats] = tuple(tuple((b - k) % seats for k in range(1, seats)) for b in range(seats))
+        return found
+
+
+#: the playing orders, by seats then banker: the fold reads them on most events (two indexings, no call)
+ORDERS = _Orders()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,7 +90,6 @@ class SevenAndAHalfState(BaseState):
     hands: tuple[tuple[Hand, ...], ...] = ()
     #: the seat to act while the hand is played
     turn: int | None = None
-    seen: frozenset[str] = frozenset()
     #: cards lying face down now (dealt cards, face-down hits, the banker's card)
     face_down: frozenset[str] = frozenset()
     #: the score lines of the hand in progress (or of the last hand)
@@ -88,18 +99,18 @@ class SevenAndAHalfState(BaseState):
     bank_taken_by: int | None = None
 
     @property
+    def seen(self) -> frozenset[str]:
+        """Every card named in the hand in progress (or the last hand, until the next one begins)."""
+        return frozenset(c for hands in self.hands for h in hands for c in h.cards)
+
+    @property
     def wild(self) -> str | None:
         wild: str | None = self.options.get("wild_card")
         return wild
 
     def order(self, banker: int | None = None) -> tuple[int, ...]:
         """The players in playing order: the banker's right first, counter-clockwise."""
-        b = self.banker if banker is None else banker
-        key = (b, self.seats)
-        found = _ORDERS.get(key)
-        if found is None:
-            found = _ORDERS[key] = tuple((b - k) % self.seats for k in range(1, self.seats))
-        return found
+        return ORDERS[self.seats][self.banker if banker is None else banker]
 
     def total(self, hand: Hand) -> int:
         return total(hand.cards, self.wild)

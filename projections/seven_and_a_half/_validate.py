@@ -1,9 +1,11 @@
 """Checking one event against the state: impossible first, then illegal.
 
-Every impossibility (wrong phase, out of turn, a card not in the deck or
-already seen, a hand that does not exist or is finished, a variant the game
-does not use) is checked before the three illegal plays of the rule file:
-`half.stake_limits`, `half.split_stake` and `half.two_face_down`.
+Every impossibility (wrong phase, out of turn, a hand that does not exist or
+is finished, a variant the game does not use) is checked before the three
+illegal plays of the rule file: `half.stake_limits`, `half.split_stake` and
+`half.two_face_down`. The cards a `deal` or a `hit` names (of the 40-card
+deck, each once, none already seen in the hand) are the engine's to check,
+before this (`RULES.reveals`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnErro
 from projections.rules import Event
 from projections.seven_and_a_half._cards import (
     BUST,
-    CARD_SET,
     PAIR_OF_SEVENS,
     SEVEN_AND_A_HALF,
     STOOD,
@@ -64,13 +65,6 @@ def _validate_bet(state: SevenAndAHalfState, seat: int, amount: int) -> None:
         )
 
 
-def _check_card(state: SevenAndAHalfState, card: str) -> None:
-    if card not in CARD_SET:
-        raise ImpossibleEventError(f"{card} is not in the 40-card deck (it has no 8, 9 or 10)")
-    if card in state.seen:
-        raise ImpossibleEventError(f"{card} has already been seen in this hand")
-
-
 def _validate_deal(state: SevenAndAHalfState, event: Event) -> None:
     if state.phase == BETWEEN:
         raise OutOfTurnError("no stake has been placed: a hand begins with its stakes, then comes the deal")
@@ -79,12 +73,6 @@ def _validate_deal(state: SevenAndAHalfState, event: Event) -> None:
         raise OutOfTurnError(f"the deal comes after every stake; seat(s) {', '.join(due)} have not staked")
     if state.phase != DEAL:
         raise OutOfTurnError(f"hand {state.hand} has been dealt already")
-    cards = [event["cards"][str(s)] for s in range(state.seats)]
-    for card in cards:
-        _check_card(state, card)
-    twice = sorted({c for c in cards if cards.count(c) > 1})
-    if twice:
-        raise ImpossibleEventError(f"the deal names {', '.join(twice)} twice")
 
 
 def _validate_turn(state: SevenAndAHalfState, event: Event) -> None:
@@ -114,7 +102,6 @@ def _validate_turn(state: SevenAndAHalfState, event: Event) -> None:
             f"no {kind} is accepted for it"
         )
     if kind == "hit":
-        _check_card(state, event["card"])
         if event.get("face_down") and state.holds_face_down(seat):
             down = sorted(c for h in state.hands[seat] for c in h.cards if c in state.face_down)
             raise IllegalEventError(

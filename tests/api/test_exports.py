@@ -284,7 +284,7 @@ def test_a_viewers_export_of_a_live_hand_hides_its_cards_and_cannot_be_imported(
 def test_a_viewers_export_shows_what_the_events_route_shows_them(client: TestClient, club: Club, kind: str) -> None:
     rules = rules_for(kind)
     playout = play(rules, PLAYERS[kind], {}, rng=random.Random(5), max_events=300, keep_states=True)
-    live = [i for i, state in enumerate(playout.states) if rules.hand_in_progress(state)]
+    live = [i for i, state in enumerate(playout.states) if rules.hand_in_progress(state.game)]
     cut = live[len(live) // 2]
     game_id: str = new_game(client, club, kind, PLAYERS[kind])["id"]
     append(client, club, game_id, list(playout.events[: cut + 1]))

@@ -60,11 +60,11 @@ def hand_cut(kind: str, hand: int, seed: int = 5) -> tuple[list[dict[str, Any]],
     rules = rules_for(kind)
     for attempt in range(40):
         events, states = playout(kind, seed + attempt)
-        over = [i for i, s in enumerate(states) if s.hand == hand - 1 and not rules.hand_in_progress(s) and i]
+        over = [i for i, s in enumerate(states) if s.hand == hand - 1 and not rules.hand_in_progress(s.game) and i]
         inside = [
             i
             for i, s in enumerate(states)
-            if s.hand == hand and rules.hand_in_progress(s) and any(rules.census(s).private.values())
+            if s.hand == hand and rules.hand_in_progress(s.game) and any(rules.census(s.game).private.values())
         ]
         if over and inside:
             return events, states, over[0], inside[len(inside) // 2]
@@ -184,9 +184,9 @@ def test_hashes_return_once_the_hand_is_over_and_chain_end_to_end(
     cut = next(
         i
         for i, s in enumerate(states)
-        if s.hand >= 1 and rules.hand_in_progress(s) and any(rules.census(s).private.values())
+        if s.hand >= 1 and rules.hand_in_progress(s.game) and any(rules.census(s.game).private.values())
     )
-    end = next(i for i in range(cut, len(states)) if not rules.hand_in_progress(states[i]))
+    end = next(i for i in range(cut, len(states)) if not rules.hand_in_progress(states[i].game))
     game_id = writer.post("/v1/games", headers=club.recorder, json={"game": kind, "players": PLAYERS[kind]}).json()[
         "id"
     ]
@@ -219,7 +219,7 @@ def test_a_guessed_card_cannot_be_confirmed(apps: tuple[TestClient, TestClient],
         "/v1/games", headers=club.recorder, json={"game": "schnapsen", "players": PLAYERS["schnapsen"]}
     ).json()["id"]
     append(writer, club, game_id, events[: deal + 2])
-    assert rules.hand_in_progress(states[deal + 1])
+    assert rules.hand_in_progress(states[deal + 1].game)
     given = orjson.dumps(viewer_reads(reader, club.viewer, game_id, 2, deal + 2, 1)).decode()
     real = store.read_events(game_id)
     draws = [env for env in real if env["type"] == "draw"]
@@ -257,7 +257,7 @@ def test_a_lone_retract_keeps_the_retracted_deal_hidden(apps: tuple[TestClient, 
         assert state["viewpoint"] == "public"
         assert client.get(f"/v1/games/{game_id}/replay?hand=2", headers=club.viewer).json()["viewpoint"] == "public"
     # dealt again and played to the hand's end: the retracted deal shows with the rest
-    end = next(i for i in range(cut, len(states)) if not rules.hand_in_progress(states[i]))
+    end = next(i for i in range(cut, len(states)) if not rules.hand_in_progress(states[i].game))
     append(writer, club, game_id, events[over + 1 : end + 1])
     page = reader.get(f"/v1/games/{game_id}/events?after={over}", headers=club.viewer).json()["events"]
     assert {env["seq"]: env for env in page}[deal["seq"]]["data"] == deal["data"]

@@ -45,7 +45,7 @@ def live_cut(kind: str, seed: int) -> tuple[list[dict[str, Any]], list[Any]]:
     in_hand = [
         i
         for i, s in enumerate(states)
-        if s.hand == target and rules.hand_in_progress(s) and any(rules.census(s).private.values())
+        if s.hand == target and rules.hand_in_progress(s.game) and any(rules.census(s.game).private.values())
     ]
     cut = in_hand[len(in_hand) // 2]
     return events[: cut + 1], states[: cut + 1]
@@ -55,11 +55,11 @@ def never_public_cards(kind: str, states: list[Any]) -> set[str]:
     """Cards held privately at the head that no spectator view of this hand ever showed."""
     rules = rules_for(kind)
     head = states[-1]
-    private = set().union(*rules.census(head).private.values())
+    private = set().union(*rules.census(head.game).private.values())
     public: set[str] = set()
     for state in states:
         if state.hand == head.hand:
-            public |= cards_in(rules.view(state, SPECTATOR))
+            public |= cards_in(rules.view(state.game, SPECTATOR))
     return private - public
 
 
@@ -163,11 +163,11 @@ def finished_game(kind: str, seed: int = 2) -> list[dict[str, Any]]:
     events = list(playout.events)
     if not playout.finished:  # a session game: end it between hands
         state = engine.fold_events(
-            rules, rules.initial_state(PLAYERS[kind], rules.options_for(PLAYERS[kind], {})), events
+            rules, engine.start(rules, PLAYERS[kind], rules.options_for(PLAYERS[kind], {})), events
         )
         rng = random.Random(seed)
-        while rules.hand_in_progress(state):
-            event = dict(rng.choice([*rules.legal_events(state), *rules.chance_events(state, rng)]))
+        while rules.hand_in_progress(state.game):
+            event = dict(rng.choice([*rules.legal_events(state.game), *rules.chance_events(state.game, rng)]))
             state = engine.apply(rules, state, engine.decide(rules, state, event).event, state.seq + 1)
             events.append(event)
     return events

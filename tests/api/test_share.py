@@ -24,7 +24,7 @@ def schnapsen_in_hand_2(store: Store, club: Club) -> tuple[str, list[dict[str, A
     rules = rules_for("schnapsen")
     playout = play(rules, PLAYERS, {}, rng=random.Random(21), keep_states=True)
     cut = next(i for i, s in enumerate(playout.states) if s.hand == 2) + 4
-    assert rules.hand_in_progress(playout.states[cut - 1])
+    assert rules.hand_in_progress(playout.states[cut - 1].game)
     recorder = Recorder(store)
     club_id = store.ensure_club(club.name)
     game = recorder.create_game(club_id=club_id, kind="schnapsen", players=PLAYERS, options={})
@@ -158,7 +158,7 @@ def test_a_share_token_sees_finished_hands_only(client: TestClient, club: Club, 
     rules = rules_for("schnapsen")
     state, to_end = Recorder(store).live(game_id).state, []
     for event in rest:
-        if not rules.hand_in_progress(state):
+        if not rules.hand_in_progress(state.game):
             break
         to_end.append(event)
         state = engine.apply(rules, state, event, state.seq + 1)

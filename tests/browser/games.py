@@ -52,9 +52,9 @@ def _append(recorder: Recorder, game_id: str, club_id: int, events: Sequence[Map
 def _continue(rules: GameRules[Any], state: Any, rng: random.Random, count: int) -> tuple[Any, list[dict[str, Any]]]:
     """Play `count` more simulated events from `state` (the simulator's choices, bot included)."""
     events: list[dict[str, Any]] = []
-    while not rules.is_terminal(state) and len(events) < count:
-        offered = next_options(rules, state, rng)
-        chosen = rules.bot(state, offered, rng) if rules.bot is not None else rng.choice(offered)
+    while not rules.is_terminal(state.game) and len(events) < count:
+        offered = next_options(rules, state.game, rng)
+        chosen = rules.bot(state.game, offered, rng) if rules.bot is not None else rng.choice(offered)
         decision = engine.decide(rules, state, dict(chosen))
         state = engine.apply(rules, state, decision.event, state.seq + 1)
         events.append(decision.event)
@@ -63,7 +63,7 @@ def _continue(rules: GameRules[Any], state: Any, rng: random.Random, count: int)
 
 def _illegal_play(rules: GameRules[Any], state: Any) -> dict[str, Any] | None:
     """A play by the seat to act that the rules flag as illegal (not impossible), if there is one."""
-    seen = rules.view(state, None)
+    seen = rules.view(state.game, None)
     for seat in seen.get("to_act", []):
         for card in seen["seats"][seat].get("cards", []):
             event = {"type": "play", "seat": seat, "card": card}
@@ -131,5 +131,5 @@ def record_live_schnapsen(store: Store, club_id: int, seed: int = 3) -> tuple[Re
     recorder = Recorder(store)
     game = recorder.create_game(club_id=club_id, kind=kind, players=PLAYERS[kind], options={})
     _append(recorder, game.id, club_id, playout.events[:cut])
-    assert rules.hand_in_progress(recorder.live(game.id).state)
+    assert rules.hand_in_progress(recorder.live(game.id).state.game)
     return Recorded(game.id, kind, PLAYERS[kind], store.read_events(game.id)), list(playout.events[cut:])

@@ -35,21 +35,30 @@ def given(
     players: Sequence[str] | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> Any:
-    """The state after `events`, each decided (validated) then applied, as a write would."""
+    """The position after `events` (an `engine.Position`: the game's state is `.game`, the last event's
+    facts `.facts`), each event decided (validated) then applied, as a write would."""
     rules = rules_for(kind)
     players = list(players or ["P0", "P1"])
-    state = rules.initial_state(players, rules.options_for(players, options))
+    position = engine.start(rules, players, rules.options_for(players, options))
     for event in events:
-        decision = engine.decide(rules, state, dict(event))
-        state = engine.apply(rules, state, decision.event, state.seq + 1)
-    return state
+        decision = engine.decide(rules, position, dict(event))
+        position = engine.apply(rules, position, decision.event, position.seq + 1)
+    return position
 
 
-def then(kind: str, state: Any, event: Mapping[str, Any]) -> Any:
-    """Decide and apply one more event; returns the new state."""
+def then(kind: str, position: Any, event: Mapping[str, Any]) -> Any:
+    """Decide and apply one more event; returns the new position."""
     rules = rules_for(kind)
-    decision = engine.decide(rules, state, dict(event))
-    return engine.apply(rules, state, decision.event, state.seq + 1)
+    decision = engine.decide(rules, position, dict(event))
+    return engine.apply(rules, position, decision.event, position.seq + 1)
+
+
+def with_options(position: Any, **changes: Any) -> Any:
+    """The same position with some of the game's options changed (a test's what-if)."""
+    from dataclasses import replace
+
+    game = replace(position.game, options={**position.game.options, **changes})
+    return replace(position, game=game)
 
 
 def decide(kind: str, state: Any, event: Mapping[str, Any]) -> engine.Decision:
@@ -75,9 +84,7 @@ def expect_illegal(kind: str, state: Any, event: Mapping[str, Any], rule: str) -
     with pytest.raises(IllegalEventError) as info:
         engine.decide(rules, state, dict(event))
     assert info.value.rule == rule, f"expected rule {rule}, got {info.value.rule}: {info.value.reason}"
-    from dataclasses import replace
-
-    recording = replace(state, options={**state.options, "enforcement": "record"})
+    recording = with_options(state, enforcement="record")
     decision = engine.decide(rules, recording, dict(event))
     assert decision.violation is not None and decision.violation["rule"] == rule
     return info.value
@@ -121,7 +128,8 @@ def cards_in(document: Any) -> set[str]:
 
 
 def check_census(rules: GameRules[Any], state: Any) -> Census:
-    """Every card of the hand is in exactly one place (or still unseen)."""
+    """Every card of the hand is in exactly one place (or still unseen). `state`: a game state or a position."""
+    state = getattr(state, "game", state)
     census = rules.census(state)
     placed = [c for cards in census.places.values() for c in cards]
     assert len(placed) == len(set(placed)), f"a card is in two places: {census.places}"

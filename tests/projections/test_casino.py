@@ -16,6 +16,7 @@ from events.casino import build_value
 from events.errors import UnknownGameError
 from projections.casino import CasinoState
 from projections.casino._state import CARD_SET, Build
+from projections.engine import Position
 from projections.registry import rules_for
 from projections.rules import HIDDEN, OMNISCIENT, SPECTATOR
 from tests.projections.helpers import (
@@ -29,6 +30,7 @@ from tests.projections.helpers import (
     given,
     load_example,
     then,
+    with_options,
 )
 
 KIND = "casino"
@@ -63,23 +65,24 @@ def start(
     *events: dict[str, Any],
     dealer: int = 0,
     options: dict[str, Any] | None = None,
-) -> CasinoState:
-    """The state after a round's first deal by `dealer`, then `events`."""
+) -> Position[CasinoState]:
+    """The position after a round's first deal by `dealer`, then `events`."""
     players = [f"P{i}" for i in range(len(hands))]
     opts = {"first_dealer": dealer, **(options or {})}
-    state: CasinoState = given(KIND, [deal(hands, table, dealer), *events], players=players, options=opts)
+    state: Position[CasinoState] = given(KIND, [deal(hands, table, dealer), *events], players=players, options=opts)
     return state
 
 
-def recording(state: CasinoState) -> CasinoState:
-    return replace(state, options={**state.options, "enforcement": "record"})
+def recording(state: Position[CasinoState]) -> Position[CasinoState]:
+    recorded: Position[CasinoState] = with_options(state, enforcement="record")
+    return recorded
 
 
-def trail_out(state: CasinoState) -> CasinoState:
+def trail_out(state: Position[CasinoState]) -> Position[CasinoState]:
     """Every seat trails its cards, lowest first, until the hands are empty."""
-    while state.phase == "play":
-        seat = state.to_play
-        state = then(KIND, state, trail(seat, sorted(state.hands[seat])[0]))
+    while state.game.phase == "play":
+        seat = state.game.to_play
+        state = then(KIND, state, trail(seat, sorted(state.game.hands[seat])[0]))
     return state
 
 
@@ -93,7 +96,7 @@ def last_card(
     builds: tuple[Build, ...] = (),
     totals: tuple[int, int] = (0, 0),
     options: dict[str, Any] | None = None,
-) -> CasinoState:
+) -> Position[CasinoState]:
     """A two-player round at its last card: seat 0 (the dealer) holds `held`.
 
     `won[s]` was captured by seat s at seq 10 + s. The piles, the table and the
@@ -103,9 +106,8 @@ def last_card(
     piles = tuple(tuple((c, 10 + s) for c in pile) for s, pile in enumerate(won))
     everything = [*won[0], *won[1], *loose, held, *(c for b in builds for c in b.cards)]
     assert sorted(everything) == sorted(CARD_SET), "the crafted round must hold the whole deck once"
-    return replace(
-        state,
-        seq=30,
+    game = replace(
+        state.game,
         deals=6,
         seen=CARD_SET,
         hands=(frozenset({held}), frozenset()),
@@ -117,10 +119,11 @@ def last_card(
         cleared=cleared,
         totals=totals,
     )
+    return replace(state, game=game, seq=30)
 
 
-def lines_of(state: CasinoState, hand: int) -> list[tuple[int, int, str, tuple[int, ...]]]:
-    sheet = RULES.score(state).hand(hand)
+def lines_of(state: Position[CasinoState], hand: int) -> list[tuple[int, int, str, tuple[int, ...]]]:
+    sheet = RULES.score(state.game).hand(hand)
     assert sheet is not None
     return [(line.seat, line.points, line.rule, line.events) for line in sheet.lines]
 
@@ -194,16 +197,16 @@ def test_items_and_values_are_normalised() -> None:
 
 def test_first_deal_opens_a_hand_and_play_starts_left_of_the_dealer() -> None:
     state = start(H2, ["8C", "2D", "6H", "5S"])
-    assert (state.hand, state.phase, state.to_play, state.deals) == (1, "play", 1, 1)
-    assert state.loose == ("8C", "2D", "6H", "5S")
+    assert (state.hand, state.game.phase, state.game.to_play, state.game.deals) == (1, "play", 1, 1)
+    assert state.game.loose == ("8C", "2D", "6H", "5S")
     assert state.facts == {"deal": 1, "last_deal": False, "stock": 40}
     three = start(
         [["8D", "3C", "KS", "KH"], ["4C", "9D", "QH", "JS"], ["2H", "3H", "4H", "5H"]],
         ["8C", "2D", "6H", "5S"],
         dealer=2,
     )
-    assert three.to_play == 0
-    assert RULES.view(three, SPECTATOR)["to_act"] == [0]
+    assert three.game.to_play == 0
+    assert RULES.view(three.game, SPECTATOR)["to_act"] == [0]
 
 
 def test_first_deal_needs_the_table_and_the_due_dealer() -> None:
@@ -211,7 +214,7 @@ def test_first_deal_needs_the_table_and_the_due_dealer() -> None:
     hands = H2
     expect_impossible(KIND, fresh, deal(hands, dealer=1), "table")
     expect_impossible(KIND, fresh, deal(hands, ["8C", "2D", "6H", "5S"], dealer=0), "seat 1 deals")
-    expect_impossible(KIND, fresh, deal(hands, ["8C", "2D", "6H", "8D"], dealer=1), "8D twice")
+    expect_impossible(KIND, fresh, deal(hands, ["8C", "2D", "6H", "8D"], dealer=1), "8D is named twice")
     expect_impossible(KIND, fresh, trail(0, "8D"), "a deal by seat 1 is due")
 
 
@@ -219,7 +222,7 @@ def test_later_deals_continue_the_round_without_table() -> None:
     state = start(H2, ["8C", "2D", "6H", "5S"])
     expect_impossible(KIND, state, deal([["AS", "AC", "AD", "AH"], ["2S", "2C", "2H", "3S"]]), "seat 1 is to play")
     state = trail_out(state)
-    assert state.phase == "deal" and state.hand == 1 and RULES.hand_in_progress(state)
+    assert state.game.phase == "deal" and state.hand == 1 and RULES.hand_in_progress(state.game)
     second = [["AS", "AC", "AD", "AH"], ["2S", "2C", "2H", "3S"]]
     expect_impossible(KIND, state, deal(second, ["4S", "4D", "4H", "5C"]), "only the first deal")
     expect_impossible(KIND, state, deal(second, dealer=1), "seat 0 deals now")
@@ -227,9 +230,9 @@ def test_later_deals_continue_the_round_without_table() -> None:
         KIND, state, deal([["AS", "AC", "AD", "AH"], ["2S", "2C", "2H", "8C"]]), "8C has already been seen"
     )
     state = then(KIND, state, deal(second))
-    assert (state.hand, state.deals, state.to_play) == (1, 2, 1)
+    assert (state.hand, state.game.deals, state.game.to_play) == (1, 2, 1)
     assert state.facts == {"deal": 2, "last_deal": False, "stock": 32}
-    assert state.loose == ("8C", "2D", "6H", "5S", "3C", "4C", "8D", "9D", "KH", "JS", "KS", "QH")
+    assert state.game.loose == ("8C", "2D", "6H", "5S", "3C", "4C", "8D", "9D", "KH", "JS", "KS", "QH")
 
 
 @pytest.mark.parametrize(("players", "deals"), [(2, 6), (3, 4), (4, 3)])
@@ -246,13 +249,13 @@ def test_the_deck_runs_out_after_6_4_or_3_deals(players: int, deals: int) -> Non
         facts.append(state.facts)
     assert used == 52
     assert [f["last_deal"] for f in facts] == [False] * (deals - 1) + [True]
-    assert RULES.view(state, OMNISCIENT)["table"]["last_deal"] is True
+    assert RULES.view(state.game, OMNISCIENT)["table"]["last_deal"] is True
     state = trail_out(state)
     # nobody captured: the round ends, its table counts for nobody, the next dealer deals
     assert state.facts["hand_ended"] is True and state.facts["rest"]["seat"] is None
-    assert state.phase == "deal" and not RULES.hand_in_progress(state)
-    assert RULES.score(state).hands[0].points == (0,) * players
-    assert RULES.view(state, SPECTATOR)["to_act"] == [1]
+    assert state.game.phase == "deal" and not RULES.hand_in_progress(state.game)
+    assert RULES.score(state.game).hands[0].points == (0,) * players
+    assert RULES.view(state.game, SPECTATOR)["to_act"] == [1]
     check_census(RULES, state)
 
 
@@ -280,7 +283,7 @@ SWEEP_SETUP = (
 
 def test_capture_of_several_groups_at_once_is_a_sweep() -> None:
     state = start(*SWEEP_SETUP[:2], *SWEEP_SETUP[2:])
-    assert [b.to_dict() for b in state.builds] == [
+    assert [b.to_dict() for b in state.game.builds] == [
         {"id": "b1", "value": 8, "cards": ["4C", "4D"], "multiple": False, "owner": 1, "seq": 2}
     ]
     event = cap(1, "8D", "8C", "2D", "6H", "5S", "3H", "b1")
@@ -290,9 +293,9 @@ def test_capture_of_several_groups_at_once_is_a_sweep() -> None:
         "builds": ["b1"],
         "table_cleared": True,
     }
-    assert state.loose == () and state.builds == ()
-    assert [c for c, _ in state.won[1]] == ["8D", "8C", "2D", "6H", "5S", "3H", "4C", "4D"]
-    assert {q for _, q in state.won[1]} == {5}
+    assert state.game.loose == () and state.game.builds == ()
+    assert [c for c, _ in state.game.won[1]] == ["8D", "8C", "2D", "6H", "5S", "3H", "4C", "4D"]
+    assert {q for _, q in state.game.won[1]} == {5}
     # not tagged `sweep` yet: only the round's end facts (`sweeps`) tell a sweep from the last capture
     assert RULES.situations(event, state.facts) == ["build_captured"]
 
@@ -300,7 +303,7 @@ def test_capture_of_several_groups_at_once_is_a_sweep() -> None:
 def test_the_capturer_chooses_what_to_take() -> None:
     state = start(*SWEEP_SETUP[:2], *SWEEP_SETUP[2:])
     state = then(KIND, state, cap(1, "8D", "2D", "6H", "b1"))
-    assert state.loose == ("8C", "5S", "3H") and "table_cleared" not in state.facts
+    assert state.game.loose == ("8C", "5S", "3H") and "table_cleared" not in state.facts
 
 
 @pytest.mark.parametrize(
@@ -334,10 +337,10 @@ def test_face_cards_pair_one_or_take_all_three() -> None:
     state = start(hands, ["QH", "QD", "QS", "5H"])
     expect_impossible(KIND, state, cap(1, "QC", "QH", "QD"), "not 2 of the 3")
     one = then(KIND, state, cap(1, "QC", "QD"))
-    assert one.loose == ("QH", "QS", "5H") and "three_faces" not in one.facts
+    assert one.game.loose == ("QH", "QS", "5H") and "three_faces" not in one.facts
     event = cap(1, "QC", "QH", "QD", "QS")
     three = then(KIND, state, event)
-    assert three.loose == ("5H",) and three.facts["three_faces"] is True
+    assert three.game.loose == ("5H",) and three.facts["three_faces"] is True
     assert "three_faces" in RULES.situations(event, three.facts)
     two_only = start(hands, ["QH", "QD", "6S", "5H"])
     expect_impossible(KIND, two_only, cap(1, "QC", "QH", "QD"), "not 2 of the 2")
@@ -346,12 +349,12 @@ def test_face_cards_pair_one_or_take_all_three() -> None:
 def test_face_build_is_taken_by_its_rank_alone_or_with_one_loose_card() -> None:
     hands = [["2C", "3C", "4C", "5C"], ["KH", "KD", "6D", "7D"]]
     state = start(hands, ["KS", "KC", "9S", "5H"], build(1, "KH", ["KS"], "K"), trail(0, "2C"))
-    assert state.builds[0].value == "K" and state.builds[0].cards == ("KS", "KH")
-    assert state.facts == {} and state.loose == ("KC", "9S", "5H", "2C")
+    assert state.game.builds[0].value == "K" and state.game.builds[0].cards == ("KS", "KH")
+    assert state.facts == {} and state.game.loose == ("KC", "9S", "5H", "2C")
     both = then(KIND, state, cap(1, "KD", "b1", "KC"))
     assert both.facts["captured"] == ["KD", "KC", "KS", "KH"]
     alone = then(KIND, state, cap(1, "KD", "b1"))
-    assert alone.loose == ("KC", "9S", "5H", "2C")
+    assert alone.game.loose == ("KC", "9S", "5H", "2C")
 
 
 # --------------------------------------------------------------------------- builds
@@ -364,8 +367,8 @@ def test_single_build_gets_an_id_and_an_owner() -> None:
     event = build(1, "2H", ["3D"], 5)
     state = start(BUILD_HANDS, BUILD_TABLE, event)
     assert state.facts == {"build": "b1", "value": 5, "cards": ["3D", "2H"], "multiple": False}
-    assert state.loose == ("9H", "JS", "5C")
-    view = RULES.view(state, SPECTATOR)
+    assert state.game.loose == ("9H", "JS", "5C")
+    view = RULES.view(state.game, SPECTATOR)
     assert view["table"]["builds"] == [
         {"id": "b1", "value": 5, "cards": ["3D", "2H"], "multiple": False, "owner": 1, "seq": 2}
     ]
@@ -377,10 +380,10 @@ def test_multiple_build_and_a_card_alone_next_to_a_group() -> None:
     hands = [["3S", "8C", "TD", "QH"], ["3C", "8S", "8D", "KC"]]
     event = build(1, "3C", ["5D", "8H"], 8)
     state = start(hands, ["5D", "8H", "9H", "JS"], event)
-    assert state.facts["multiple"] is True and state.builds[0].cards == ("5D", "8H", "3C")
+    assert state.facts["multiple"] is True and state.game.builds[0].cards == ("5D", "8H", "3C")
     assert RULES.situations(event, state.facts) == ["build", "multiple_build"]
     alone = start(hands, ["5D", "8H", "9H", "JS"], build(1, "8S", ["8H"], 8))
-    assert alone.facts["multiple"] is True and alone.builds[0].value == 8
+    assert alone.facts["multiple"] is True and alone.game.builds[0].value == 8
 
 
 @pytest.mark.parametrize(
@@ -415,18 +418,18 @@ def test_increasing_another_players_build_keeps_the_id_and_takes_ownership() -> 
     event = build(0, "3S", ["b1"], 8)
     state = then(KIND, state, event)
     assert state.facts == {"build": "b1", "value": 8, "cards": ["3D", "2H", "3S"], "multiple": False, "increased": True}
-    assert [(b.id, b.value, b.owner) for b in state.builds] == [("b1", 8, 0)]
+    assert [(b.id, b.value, b.owner) for b in state.game.builds] == [("b1", 8, 0)]
     assert "increase" in RULES.situations(event, state.facts)
     # seat 1 owns nothing any more and may trail
     state = then(KIND, state, trail(1, "KC"))
-    assert state.loose[-1] == "KC"
+    assert state.game.loose[-1] == "KC"
 
 
 def test_increasing_ones_own_build_answers_to_rule_one_only() -> None:
     state = start(BUILD_HANDS, BUILD_TABLE, build(1, "2H", ["3D"], 5), trail(0, "QH"))
     # seat 1 plays its 5 onto its build of 5: it keeps no 5, but holds the T for the new value
     state = then(KIND, state, build(1, "5S", ["b1"], 10))
-    assert [(b.id, b.value, b.owner, b.cards) for b in state.builds] == [("b1", 10, 1, ("3D", "2H", "5S"))]
+    assert [(b.id, b.value, b.owner, b.cards) for b in state.game.builds] == [("b1", 10, 1, ("3D", "2H", "5S"))]
 
 
 def test_an_increase_uses_the_played_card_alone() -> None:
@@ -446,19 +449,19 @@ def test_a_build_made_from_builds_gets_a_new_id() -> None:
         "multiple": True,
         "replaced": ["b1"],
     }
-    assert [(b.id, b.owner) for b in state.builds] == [("b2", 0)]
+    assert [(b.id, b.owner) for b in state.game.builds] == [("b2", 0)]
     expect_impossible(KIND, state, cap(1, "8D", "b1"), "no build b1")
     state = then(KIND, state, trail(1, "KC"))  # seat 1 owns no build now
     # a multiple build may be taken into a larger multiple build of the same value
-    assert RULES.view(state, SPECTATOR)["table"]["builds"][0]["id"] == "b2"
+    assert RULES.view(state.game, SPECTATOR)["table"]["builds"][0]["id"] == "b2"
 
 
 def test_multiple_build_taken_into_a_larger_one() -> None:
     hands = [["2C", "8S", "3C", "QH"], ["3H", "8D", "6C", "KH"]]
     state = start(hands, ["5D", "8H", "6S", "9H"], build(1, "3H", ["5D", "8H"], 8))
     state = then(KIND, state, build(0, "2C", ["6S", "b1"], 8))
-    assert (state.builds[0].id, state.builds[0].multiple, state.builds[0].owner) == ("b2", True, 0)
-    assert state.builds[0].cards == ("6S", "5D", "8H", "3H", "2C")
+    assert (state.game.builds[0].id, state.game.builds[0].multiple, state.game.builds[0].owner) == ("b2", True, 0)
+    assert state.game.builds[0].cards == ("6S", "5D", "8H", "3H", "2C")
 
 
 def test_face_build_onto_a_face_build_keeps_its_id() -> None:
@@ -467,7 +470,7 @@ def test_face_build_onto_a_face_build_keeps_its_id() -> None:
     event = build(0, "KC", ["b1"], "K")
     expect_illegal(KIND, state, event, "casino.build_without_capturing_card")
     state = then(KIND, recording(state), event)
-    assert [(b.id, b.value, b.owner, b.cards) for b in state.builds] == [("b1", "K", 0, ("KS", "KH", "KC"))]
+    assert [(b.id, b.value, b.owner, b.cards) for b in state.game.builds] == [("b1", "K", 0, ("KS", "KH", "KC"))]
     assert state.facts["face_added"] is True
     assert "face_build" in RULES.situations(event, state.facts)
 
@@ -479,14 +482,14 @@ def test_trail_while_owning_a_build_is_illegal_and_recorded() -> None:
     state = start(BUILD_HANDS, BUILD_TABLE, build(1, "2H", ["3D"], 5), trail(0, "QH"))
     expect_illegal(KIND, state, trail(1, "KC"), "casino.trail_with_build")
     state = then(KIND, recording(state), trail(1, "KC"))
-    assert state.loose[-1] == "KC" and state.builds[0].owner == 1
+    assert state.game.loose[-1] == "KC" and state.game.builds[0].owner == 1
 
 
 def test_build_without_a_capturing_card_is_illegal() -> None:
     state = start(BUILD_HANDS, BUILD_TABLE)
     expect_illegal(KIND, state, build(1, "5S", ["3D"], 8), "casino.build_without_capturing_card")
     state = then(KIND, recording(state), build(1, "5S", ["3D"], 8))
-    assert state.builds[0].value == 8 and state.builds[0].owner == 1
+    assert state.game.builds[0].value == 8 and state.game.builds[0].owner == 1
 
 
 def test_increasing_a_multiple_build_is_illegal() -> None:
@@ -494,14 +497,14 @@ def test_increasing_a_multiple_build_is_illegal() -> None:
     state = start(hands, ["5D", "8H", "9H", "JS"], build(1, "3C", ["5D", "8H"], 8))
     expect_illegal(KIND, state, build(0, "2C", ["b1"], 10), "casino.increase_multiple_build")
     state = then(KIND, recording(state), build(0, "2C", ["b1"], 10))
-    assert [(b.id, b.value, b.owner, b.multiple) for b in state.builds] == [("b1", 10, 0, False)]
+    assert [(b.id, b.value, b.owner, b.multiple) for b in state.game.builds] == [("b1", 10, 0, False)]
 
 
 def test_the_owner_must_keep_a_card_to_capture_the_build() -> None:
     state = start(BUILD_HANDS, ["3D", "9H", "JS", "5C"], build(1, "2H", ["3D"], 5), trail(0, "QH"))
     expect_illegal(KIND, state, cap(1, "5S", "5C"), "casino.keep_capturing_card")
     state = then(KIND, state, cap(1, "5S", "5C", "b1"))
-    assert state.builds == () and state.facts["captured"] == ["5S", "5C", "3D", "2H"]
+    assert state.game.builds == () and state.facts["captured"] == ["5S", "5C", "3D", "2H"]
 
 
 def test_another_build_must_not_strand_the_owners_first_build() -> None:
@@ -511,16 +514,16 @@ def test_another_build_must_not_strand_the_owners_first_build() -> None:
     expect_illegal(KIND, state, build(1, "5S", ["4H"], 9), "casino.keep_capturing_card")
     # a build of 9 with the 6 keeps the 5
     state = then(KIND, state, cap(1, "9C", "4H", "5C"))
-    assert state.builds[0].id == "b1"
+    assert state.game.builds[0].id == "b1"
 
 
 def test_the_capture_of_ones_build_by_another_frees_the_owner() -> None:
     state = start(BUILD_HANDS, BUILD_TABLE, build(1, "2H", ["3D"], 5))
-    assert all(e["type"] != "trail" for e in RULES.legal_events(then(KIND, state, trail(0, "QH"))))
+    assert all(e["type"] != "trail" for e in RULES.legal_events(then(KIND, state, trail(0, "QH")).game))
     state = then(KIND, state, build(0, "3S", ["b1"], 8))
     state = then(KIND, state, trail(1, "KC"))
     state = then(KIND, state, cap(0, "8C", "b1"))
-    assert state.builds == ()
+    assert state.game.builds == ()
 
 
 # --------------------------------------------------------------------------- end of the round and scoring
@@ -547,7 +550,7 @@ def test_round_score_lines_name_seats_items_and_captures() -> None:
         (0, 1, "casino.ace", (10,)),
         (1, 1, "casino.ace", (11,)),
     ]
-    sheet = RULES.score(state)
+    sheet = RULES.score(state.game)
     reasons = [line.reason for line in sheet.hands[0].lines]
     assert reasons[1] == (
         "big casino: seat 1 took TD with the cards left on the table, after its last capture at seq 11: 2 points"
@@ -555,7 +558,7 @@ def test_round_score_lines_name_seats_items_and_captures() -> None:
     assert reasons[3] == "ace: seat 0 captured AC at seq 10: 1 point"
     assert "seat 1 captured 13 spades (seat 0 0)" in reasons[0]
     assert sheet.totals == (2, 6) and not sheet.finished and sheet.winner is None
-    assert state.phase == "deal" and state.next_dealer == 1
+    assert state.game.phase == "deal" and state.game.next_dealer == 1
     check_census(RULES, state)
 
 
@@ -589,7 +592,7 @@ def test_the_last_capture_is_never_a_sweep() -> None:
     event = cap(0, "KH", "KS")
     state = then(KIND, state, event)
     assert state.facts["table_cleared"] is True and state.facts["sweeps"] == []
-    assert "casino.sweep" not in [line.rule for line in RULES.score(state).lines]
+    assert "casino.sweep" not in [line.rule for line in RULES.score(state.game).lines]
     assert "sweep" not in RULES.situations(event, state.facts)
     assert state.facts["rest"] == {"seat": 0, "cards": []}
 
@@ -604,11 +607,11 @@ def test_builds_left_at_the_end_go_to_the_last_capturer() -> None:
         builds=left,
         last_capture=(1, 11),
     )
-    state = replace(state, build_count=3)
+    state = replace(state, game=replace(state.game, build_count=3))
     expect_illegal(KIND, state, trail(0, "KS"), "casino.trail_with_build")
     state = then(KIND, recording(state), trail(0, "KS"))
     assert state.facts["rest"] == {"seat": 1, "cards": ["TD", "2S", "9D", "KS", "4S", "5S"]}
-    assert RULES.score(state).hands[0].points == (2, 6)
+    assert RULES.score(state.game).hands[0].points == (2, 6)
     check_census(RULES, state)
 
 
@@ -616,7 +619,7 @@ def test_if_nobody_captured_the_table_counts_for_nobody() -> None:
     state = last_card(won=[[], []], loose=sorted(CARD_SET - {"KS"}), held="KS", last_capture=None)
     state = then(KIND, recording(state), trail(0, "KS"))
     assert state.facts["points"] == {"0": 0, "1": 0} and state.facts["rest"]["seat"] is None
-    assert RULES.score(state).hands[0].lines == ()
+    assert RULES.score(state.game).hands[0].lines == ()
     census = check_census(RULES, state)
     assert len(census.places["counted for nobody"]) == 52
 
@@ -624,7 +627,7 @@ def test_if_nobody_captured_the_table_counts_for_nobody() -> None:
 # --------------------------------------------------------------------------- rounds and the end of the game
 
 
-def _round_end(totals: tuple[int, int], target: int = 21) -> CasinoState:
+def _round_end(totals: tuple[int, int], target: int = 21) -> Position[CasinoState]:
     """The scoring round of `test_round_score_lines...` (2 to seat 0, 6 to seat 1) from `totals`."""
     state = last_card(
         won=[CLUBS + HEARTS, DIAMONDS + SPADES],
@@ -634,48 +637,48 @@ def _round_end(totals: tuple[int, int], target: int = 21) -> CasinoState:
         totals=totals,
         options={"target": target},
     )
-    ended: CasinoState = then(KIND, state, trail(0, "9D"))
+    ended: Position[CasinoState] = then(KIND, state, trail(0, "9D"))
     return ended
 
 
 def test_the_game_ends_when_a_seat_reaches_the_target_alone_at_the_top() -> None:
     state = _round_end((19, 10))
-    sheet = RULES.score(state)
+    sheet = RULES.score(state.game)
     assert (sheet.totals, sheet.finished, sheet.winner) == ((21, 16), True, 0)
     assert state.facts["game_ended"] is True and state.facts["winner"] == 0
-    assert RULES.is_terminal(state) and RULES.legal_events(state) == []
+    assert RULES.is_terminal(state.game) and RULES.legal_events(state.game) == []
     expect_impossible(KIND, state, deal([["AS", "AC", "AD", "AH"], ["2S", "2C", "2H", "3S"]], dealer=1), "ended")
     # the highest total wins, even when both reached the target
-    both = RULES.score(_round_end((30, 26)))
+    both = RULES.score(_round_end((30, 26)).game)
     assert (both.totals, both.winner) == ((32, 32), None)
-    over = RULES.score(_round_end((31, 24)))
+    over = RULES.score(_round_end((31, 24)).game)
     assert (over.totals, over.winner, over.finished) == ((33, 30), 0, True)
 
 
 def test_a_shared_highest_total_means_another_round_and_the_deal_passes_left() -> None:
     state = _round_end((19, 15))
-    assert RULES.score(state).totals == (21, 21) and not RULES.is_terminal(state)
-    assert state.phase == "deal" and RULES.view(state, SPECTATOR)["to_act"] == [1]
+    assert RULES.score(state.game).totals == (21, 21) and not RULES.is_terminal(state.game)
+    assert state.game.phase == "deal" and RULES.view(state.game, SPECTATOR)["to_act"] == [1]
     hands = [["AS", "AC", "AD", "AH"], ["2S", "2C", "2H", "3S"]]
     expect_impossible(KIND, state, deal(hands, ["4S", "4D", "4H", "5C"], dealer=0), "seat 1 deals now")
     state = then(KIND, state, deal(hands, ["4S", "4D", "4H", "5C"], dealer=1))
-    assert (state.hand, state.dealer, state.to_play) == (2, 1, 0)
-    assert state.won == ((), ()) and state.builds == () and state.build_count == 0
+    assert (state.hand, state.game.dealer, state.game.to_play) == (2, 1, 0)
+    assert state.game.won == ((), ()) and state.game.builds == () and state.game.build_count == 0
 
 
 def test_hand_voided_between_two_deals_and_the_same_dealer_deals_again() -> None:
     state = start(H2, ["8C", "2D", "6H", "5S"], dealer=1)
     state = trail_out(state)
-    assert state.phase == "deal"
+    assert state.game.phase == "deal"
     state = then(KIND, state, {"type": "hand_voided", "reason": "misdeal"})
     assert state.facts == {"hand_ended": True, "voided": True, "points": {"0": 0, "1": 0}}
-    sheet = RULES.score(state)
+    sheet = RULES.score(state.game)
     assert [(h.hand, h.points, h.lines) for h in sheet.hands] == [(1, (0, 0), ())]
     expect_impossible(KIND, state, {"type": "hand_voided", "reason": "again"}, "in progress")
     hands = [["AS", "AC", "AD", "AH"], ["2S", "2C", "2H", "3S"]]
     expect_impossible(KIND, state, deal(hands, ["4S", "4D", "4H", "5C"], dealer=0), "seat 1 deals now")
     state = then(KIND, state, deal(hands, ["4S", "4D", "4H", "8C"], dealer=1))
-    assert (state.hand, state.dealer, state.loose) == (2, 1, ("4S", "4D", "4H", "8C"))
+    assert (state.hand, state.game.dealer, state.game.loose) == (2, 1, ("4S", "4D", "4H", "8C"))
     check_census(RULES, state)
 
 
@@ -684,7 +687,7 @@ def test_hand_voided_during_play_and_not_before_a_deal() -> None:
     expect_impossible(KIND, fresh, {"type": "hand_voided", "reason": "x"}, "in progress")
     state = start(H2, ["8C", "2D", "6H", "5S"])
     state = then(KIND, state, {"type": "hand_voided", "reason": "cards seen"})
-    assert state.phase == "deal" and state.next_dealer == 0 and RULES.score(state).totals == (0, 0)
+    assert state.game.phase == "deal" and state.game.next_dealer == 0 and RULES.score(state.game).totals == (0, 0)
 
 
 # --------------------------------------------------------------------------- legal events
@@ -692,7 +695,7 @@ def test_hand_voided_during_play_and_not_before_a_deal() -> None:
 
 def test_legal_events_list_every_capture_build_increase_and_trail() -> None:
     state = start(*SWEEP_SETUP[:2], *SWEEP_SETUP[2:])
-    legal = RULES.legal_events(state)
+    legal = RULES.legal_events(state.game)
     captures = [e for e in legal if e["type"] == "capture" and e["card"] == "8D"]
     # groups {8C} {2D 6H} {5S 3H} {b1}: every choice of them with b1 (8D is seat 1's only card for b1)
     assert len(captures) == 8
@@ -708,13 +711,13 @@ def test_legal_events_list_every_capture_build_increase_and_trail() -> None:
 
 def test_legal_events_offer_increases_and_new_builds() -> None:
     state = start(BUILD_HANDS, BUILD_TABLE, build(1, "2H", ["3D"], 5))
-    legal = RULES.legal_events(state)
+    legal = RULES.legal_events(state.game)
     assert build(0, "3S", ["b1"], 8) in legal
     assert build(0, "3S", ["5C", "b1"], 8) not in legal
     assert trail(0, "QH") in legal
     assert build(0, "3S", ["5C"], 8) in legal
     assert build(0, "7D", ["b1"], 12) not in legal
-    assert RULES.legal_events(given(KIND, [], options={})) == []
+    assert RULES.legal_events(given(KIND, [], options={}).game) == []
 
 
 # --------------------------------------------------------------------------- views, redaction, census
@@ -722,7 +725,7 @@ def test_legal_events_offer_increases_and_new_builds() -> None:
 
 def test_views_hide_the_other_hands() -> None:
     state = start(*SWEEP_SETUP[:2], *SWEEP_SETUP[2:])
-    mine = RULES.view(state, 1)
+    mine = RULES.view(state.game, 1)
     assert mine["seats"][1]["cards"] == ["8D", "KH", "KS"]
     assert mine["seats"][0] == {
         "seat": 0,
@@ -734,8 +737,8 @@ def test_views_hide_the_other_hands() -> None:
         "dealer": True,
     }
     assert mine["phase"] == "play" and mine["to_act"] == [1]
-    assert "cards" not in RULES.view(state, SPECTATOR)["seats"][1]
-    assert RULES.view(state, OMNISCIENT)["seats"][2]["cards"] == ["9S", "QC", "QD"]
+    assert "cards" not in RULES.view(state.game, SPECTATOR)["seats"][1]
+    assert RULES.view(state.game, OMNISCIENT)["seats"][2]["cards"] == ["9S", "QC", "QD"]
     table = mine["table"]
     assert table["loose"] == ["8C", "2D", "6H", "5S", "3H"] and table["stock"] == 36 and table["deal"] == 1
 
@@ -744,7 +747,7 @@ def test_hand_points_in_the_view_follow_the_captures() -> None:
     state = start(*SWEEP_SETUP[:2], *SWEEP_SETUP[2:])
     state = then(KIND, state, cap(1, "8D", "8C", "2D", "6H", "5S", "3H", "b1"))
     # 8 cards and 1 spade: most cards and most spades so far
-    assert RULES.view(state, SPECTATOR)["hand_points"] == {"0": 0, "1": 4, "2": 0}
+    assert RULES.view(state.game, SPECTATOR)["hand_points"] == {"0": 0, "1": 4, "2": 0}
 
 
 def test_redacted_deal_shows_only_ones_own_cards_and_the_table() -> None:
@@ -770,7 +773,7 @@ def test_census_places_builds_on_the_table() -> None:
 def test_golden_records_fold_to_their_expected_score(name: str) -> None:
     example = load_example(name)
     state = given(KIND, example["events"], players=example["players"], options=example["options"])
-    sheet = RULES.score(state)
+    sheet = RULES.score(state.game)
     assert expected_of(sheet.to_dict()) == example["expected"]
     assert sheet.finished
     for hand in sheet.hands:

@@ -21,6 +21,7 @@ from events.errors import IllegalEventError, ImpossibleEventError
 from projections.casino import CasinoState
 from projections.casino._groups import value_of
 from projections.casino._state import DEALS
+from projections.engine import Position
 from projections.registry import rules_for
 from projections.simulate import play
 
@@ -28,7 +29,10 @@ RULES = rules_for("casino")
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def _playout(players: int, seed: int, options: dict[str, Any]) -> tuple[list[dict[str, Any]], list[CasinoState]]:
+def _playout(
+    players: int, seed: int, options: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[Position[CasinoState]]]:
+    """The events of a random game and the position after each."""
     names = [f"P{i}" for i in range(players)]
     result = play(RULES, names, options, rng=random.Random(seed), keep_states=True)
     assert result.finished
@@ -59,12 +63,14 @@ def _check_builds(state: CasinoState) -> None:
     target=st.integers(5, 25),
 )
 def test_random_games_keep_the_rules_invariants(players: int, seed: int, sweeps: bool, target: int) -> None:
-    events, states = _playout(players, seed, {"sweeps": sweeps, "target": target, "first_dealer": seed % players})
+    events, positions = _playout(players, seed, {"sweeps": sweeps, "target": target, "first_dealer": seed % players})
     dealers: list[int] = []
     deals_in_hand: list[list[bool]] = []
     captures: dict[int, tuple[int, int]] = {}  # seq -> (seat, hand)
     next_id = 1
-    for seq, (event, state) in enumerate(zip(events, states, strict=True), start=1):
+    for seq, (event, position) in enumerate(zip(events, positions, strict=True), start=1):
+        state, facts = position.game, position.facts
+        assert position.seq == seq
         _check_builds(state)
         kind = event["type"]
         if kind == "deal":
@@ -72,31 +78,31 @@ def test_random_games_keep_the_rules_invariants(players: int, seed: int, sweeps:
                 dealers.append(event["dealer"])
                 deals_in_hand.append([])
                 next_id = 1
-            deals_in_hand[-1].append(state.facts["last_deal"])
+            deals_in_hand[-1].append(facts["last_deal"])
         if kind == "capture":
             captures[seq] = (event["seat"], state.hand)
         if kind == "build":
-            made = state.facts["build"]
+            made = facts["build"]
             if made == f"b{next_id}":
                 next_id += 1
-                if "replaced" in state.facts:
-                    assert all(old not in [b.id for b in state.builds] for old in state.facts["replaced"])
+                if "replaced" in facts:
+                    assert all(old not in [b.id for b in state.builds] for old in facts["replaced"])
             else:  # an increase or a face card added: the id stays
                 assert event["onto"] == [made] and int(made[1:]) < next_id
-        if state.facts.get("hand_ended"):
-            total = sum(state.facts["points"].values())
+        if facts.get("hand_ended"):
+            total = sum(facts["points"].values())
             rules = [line.rule for line in RULES.score(state).hands[-1].lines]
-            if state.facts["rest"]["seat"] is not None:
+            if facts["rest"]["seat"] is not None:
                 assert rules.count("casino.ace") == 4 and "casino.big_casino" in rules
                 unique = 3 * rules.count("casino.most_cards") + rules.count("casino.most_spades")
-                swept = len(state.facts["sweeps"]) if sweeps else 0
+                swept = len(facts["sweeps"]) if sweeps else 0
                 assert total == 4 + 2 + 1 + unique + swept
-            assert rules.count("casino.sweep") == (len(state.facts["sweeps"]) if sweeps else 0)
+            assert rules.count("casino.sweep") == (len(facts["sweeps"]) if sweeps else 0)
     # every round has all its deals, the last one known as the last
     assert all(flags == [False] * (DEALS[players] - 1) + [True] for flags in deals_in_hand)
     # the deal passes to the left, starting with `first_dealer`
     assert dealers == [(seed + i) % players for i in range(len(dealers))]
-    sheet = RULES.score(states[-1])
+    sheet = RULES.score(positions[-1].game)
     assert len(sheet.hands) == len(dealers)
     running = [0] * players
     for number, hand in enumerate(sheet.hands, start=1):
@@ -142,9 +148,10 @@ def _key(event: Mapping[str, Any]) -> str:
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32 - 1))
 def test_legal_events_are_exactly_what_validate_accepts(players: int, seed: int) -> None:
-    _, states = _playout(players, seed, {})
+    _, positions = _playout(players, seed, {})
     rng = random.Random(seed)
-    playing = [s for s in states if s.phase == "play" and len(s.loose) + len(s.builds) <= 7]
+    games = [p.game for p in positions]
+    playing = [s for s in games if s.phase == "play" and len(s.loose) + len(s.builds) <= 7]
     for state in rng.sample(playing, min(6, len(playing))):
         legal = RULES.legal_events(state)
         keys = [_key(e) for e in legal]

@@ -67,7 +67,7 @@ def field_values(
         near = {v + d for v in seen if isinstance(v, int) for d in (-1, 0, 1)}
         return sorted(set(range(-1, 13)) | near)
     if name in rules.card_fields(kind) and schema.get("type") == "string":
-        return sorted(rules.census(state).deck)
+        return sorted(rules.census(state.game).deck)
     unique = {key({"v": v}): v for v in seen}
     return list(unique.values())
 
@@ -91,7 +91,7 @@ def same_as_offered(rules: GameRules[Any], state: Any, event: Mapping[str, Any],
 
 
 def check_state(rules: GameRules[Any], state: Any, chance_types: set[str], rng: random.Random) -> int:
-    offered = [engine.decide(rules, state, dict(e)).event for e in rules.legal_events(state)]
+    offered = [engine.decide(rules, state, dict(e)).event for e in rules.legal_events(state.game)]
     offered_keys = {key(e) for e in offered}
     tried = 0
     for kind, shape in rules.events.items():
@@ -127,15 +127,15 @@ def test_legal_events_offer_every_accepted_decision(kind: str) -> None:
     for _ in range(3):
         seats = rng.choice(rules.player_counts)
         players = [f"P{i}" for i in range(seats)]
-        state = rules.initial_state(players, rules.options_for(players, {}))
+        state = engine.start(rules, players, rules.options_for(players, {}))
         for _ in range(200):
-            if rules.is_terminal(state):
+            if rules.is_terminal(state.game):
                 break
-            chance_types |= {e["type"] for e in rules.chance_events(state, rng)}
-            if rules.to_act(state) is not CHANCE and rng.random() < 0.15:
+            chance_types |= {e["type"] for e in rules.chance_events(state.game, rng)}
+            if rules.to_act(state.game) is not CHANCE and rng.random() < 0.15:
                 states.append(state)
-            offered = next_options(rules, state, rng)
-            chosen = rules.bot(state, offered, rng) if rules.bot is not None else rng.choice(offered)
+            offered = next_options(rules, state.game, rng)
+            chosen = rules.bot(state.game, offered, rng) if rules.bot is not None else rng.choice(offered)
             state = engine.apply(rules, state, engine.decide(rules, state, dict(chosen)).event, state.seq + 1)
     assert states
     tried = sum(check_state(rules, s, chance_types, rng) for s in rng.sample(states, min(8, len(states))))

@@ -4,14 +4,19 @@
 - every card is in exactly one place at every step;
 - replaying the stored envelopes gives the live state;
 - each hand's score lines sum to its points;
-- no view shows a seat's private cards to another seat or a spectator;
-- the game ends by its rule.
+- what each seat may see is the game's `visibility` declaration: no view and
+  no redacted event shows a viewer a card another seat holds privately
+  (unless the table saw it before the event), and the view hides nothing the
+  declaration does not;
+- the game ends by its rule;
+- the typed events (`event_types`) are the schemas, field for field.
 """
 
 from __future__ import annotations
 
 import random
 import time
+import typing
 from typing import Any
 
 import pytest
@@ -45,24 +50,48 @@ def test_random_game_keeps_every_invariant(kind: str, seed: int) -> None:
     playout = play(rules, players, {}, rng=random.Random(seed), max_events=MAX_EVENTS, keep_states=True)
     if "session_closed" not in rules.events:  # a session that ends only when closed
         assert playout.finished, f"{kind} did not end within {MAX_EVENTS} events"
-    for state in playout.states:
+    before = engine.start(rules, players, rules.options_for(players, {}))
+    for event, state in zip(playout.events, playout.states, strict=True):
         census = check_census(rules, state)
+        assert census.private == rules.visibility.held(state.game), (kind, state.seq)
+        public_before = _public(rules, before.game)
         for looker in [*range(len(players)), SPECTATOR]:
-            shown = cards_in(rules.view(state, looker))
-            for owner, private in census.private.items():
-                if owner != looker:
-                    leaked = shown & set(private)
-                    assert not leaked, f"seat {looker} sees seat {owner}'s {leaked} at seq {state.seq}"
+            hidden = rules.visibility.hidden_from(state.game, looker)
+            shown = cards_in(rules.view(state.game, looker))
+            leaked = shown & hidden
+            assert not leaked, f"seat {looker} sees {leaked}, another seat's, at seq {state.seq}"
+            # the view hides what the declaration names, and nothing else it holds
+            assert shown >= _placed(census) - hidden - _cards_off_view(rules, state.game), (kind, state.seq, looker)
+            told = cards_in(rules.redact_event(event, looker)) & hidden
+            assert told <= public_before, f"seat {looker} learns {told - public_before} from {event}"
+        before = state
     final = playout.states[-1]
-    initial = rules.initial_state(players, rules.options_for(players, {}))
+    initial = engine.start(rules, players, rules.options_for(players, {}))
     assert engine.fold(rules, initial, _envelopes(list(playout.events))) == final
-    sheet = rules.score(final)
+    sheet = rules.score(final.game)
     for hand in sheet.hands:
         sums = [0] * len(players)
         for line in hand.lines:
             sums[line.seat] += line.points
             assert all(1 <= seq <= final.seq for seq in line.events), line
         assert tuple(sums) == hand.points, f"hand {hand.hand}: lines sum to {sums}, points {hand.points}"
+
+
+def _placed(census: Any) -> set[str]:
+    return {card for cards in census.places.values() for card in cards}
+
+
+def _public(rules: Any, state: Any) -> set[str]:
+    """The cards the whole table has seen in `state`: placed, and no seat's privately."""
+    census = rules.census(state)
+    private = {card for cards in census.private.values() for card in cards}
+    return _placed(census) - private
+
+
+def _cards_off_view(rules: Any, state: Any) -> set[str]:
+    """Placed cards a view leaves out for everyone (won piles shown as counts, say): those the omniscient
+    view does not show either."""
+    return _placed(rules.census(state)) - cards_in(rules.view(state, None))
 
 
 def test_the_golden_copies_match_the_shared_examples() -> None:
@@ -93,7 +122,8 @@ def test_to_act_and_is_legal_agree_with_legal_events(kind: str) -> None:
         rng = random.Random(seed)
         players = list(rules.demo_players)
         playout = play(rules, players, {}, rng=rng, max_events=600, keep_states=True)
-        for state in [rules.initial_state(players, rules.options_for(players, {})), *playout.states]:
+        for position in [engine.start(rules, players, rules.options_for(players, {})), *playout.states]:
+            state = position.game
             start = time.perf_counter()
             offered = rules.legal_events(state)
             slowest = max(slowest, time.perf_counter() - start)
@@ -101,16 +131,16 @@ def test_to_act_and_is_legal_agree_with_legal_events(kind: str) -> None:
             chance = rules.chance_events(state, rng)
             acting = rules.to_act(state)
             for event in offered:
-                assert rules.is_legal(state, event), (kind, state.seq, event)
+                assert engine.is_legal(rules, position, event), (kind, position.seq, event)
             for event in chance:
-                assert rules.is_legal(state, event), (kind, state.seq, event)
+                assert engine.is_legal(rules, position, event), (kind, position.seq, event)
             if rules.is_terminal(state):
                 assert acting == () and not offered
                 continue
-            assert (acting is CHANCE) == (not offered and bool(chance)), (kind, state.seq, acting, offered)
+            assert (acting is CHANCE) == (not offered and bool(chance)), (kind, position.seq, acting, offered)
             if acting is not CHANCE:
-                assert isinstance(acting, tuple) and acting, (kind, state.seq)
-                assert list(acting) == list(rules.view(state, None)["to_act"]), (kind, state.seq)
+                assert isinstance(acting, tuple) and acting, (kind, position.seq)
+                assert list(acting) == list(rules.view(state, None)["to_act"]), (kind, position.seq)
             assert str(state.phase) in {p.value for p in rules.phases}, (kind, state.phase)
     print(f"{kind}: slowest legal_events {slowest * 1000:.2f} ms, at most {most} events offered")
     assert most <= LEGAL_EVENTS_BOUND, f"{kind}: legal_events offered {most} events"
@@ -122,6 +152,7 @@ def test_is_legal_refuses_what_validate_refuses(kind: str) -> None:
     players = list(rules.demo_players)
     state = rules.initial_state(players, rules.options_for(players, {}))
     assert not rules.is_legal(state, {"type": "no_such_event"})
+    assert not engine.is_legal(rules, engine.Position(state), {"type": "retract", "to_seq": 0, "reason": ""})
     assert not rules.is_legal(state, {"type": "hand_voided"})  # no hand is in progress
 
 
@@ -139,3 +170,24 @@ def test_the_declaration_is_complete(kind: str) -> None:
         shape = rules.events[event_type]
         for field in fields:
             assert field in shape.required or field in shape.optional, (kind, event_type, field)
+
+
+@pytest.mark.parametrize("kind", available())
+def test_the_typed_events_are_the_schemas(kind: str) -> None:
+    """`event_types`: one TypedDict per event the game folds (its own and `hand_voided`), keyed by its
+    `type` literal, whose keys and required keys are the schema's (what `evolve` matches exhaustively)."""
+    rules = rules_for(kind)
+    members = typing.get_args(rules.event_types) or (rules.event_types,)
+    by_type: dict[str, Any] = {}
+    for member in members:
+        hints = typing.get_type_hints(member)
+        for literal in typing.get_args(hints["type"]):
+            assert literal not in by_type, (kind, literal)
+            by_type[literal] = member
+    assert set(by_type) == set(rules.events) - engine.ENGINE_EVENTS, kind
+    for event_type, member in by_type.items():
+        shape = rules.events[event_type]
+        hints = typing.get_type_hints(member, include_extras=True)  # the module's postponed annotations, read
+        assert set(hints) == {"type", *shape.required, *shape.optional}, (kind, event_type)
+        optional = {name for name, hint in hints.items() if typing.get_origin(hint) is typing.NotRequired}
+        assert optional == set(shape.optional), (kind, event_type)

@@ -81,14 +81,14 @@ def new_game(rules: GameRules[Any], rng: random.Random, enforcement: str) -> tup
             options["enforcement"] = enforcement
         try:
             filled = rules.options_for(players, options)
-            return players, filled, rules.initial_state(players, filled)
+            return players, filled, engine.start(rules, players, filled)
         except UnknownGameError:  # options that only together are refused (a minimum above a maximum)
             continue
 
 
 def mutations(rules: GameRules[Any], state: Any, event: Mapping[str, Any], rng: random.Random) -> list[dict[str, Any]]:
     """Events like `event` with one field changed: another seat, card, amount or flag, a list item swapped."""
-    census = rules.census(state)
+    census = rules.census(state.game)
     deck = sorted(census.deck)
     out: list[dict[str, Any]] = []
     kind = event["type"]
@@ -134,7 +134,7 @@ def illegal_event(rules: GameRules[Any], state: Any, offered: Sequence[Mapping[s
             # an illegal event may leave no legal way on (a Casino build its owner cannot capture, when
             # a build's owner may not trail): such a record is kept out of the walk, which must go on
             after = engine.apply(rules, state, decision.event, state.seq + 1)
-            if rules.is_terminal(after) or next_options(rules, after, rng):
+            if rules.is_terminal(after.game) or next_options(rules, after.game, rng):
                 return decision.event
     return None
 
@@ -145,7 +145,7 @@ def check_placed_once(rules: GameRules[Any], state: Any, *, conserved: bool) -> 
     if conserved:
         check_census(rules, state)
         return
-    census = rules.census(state)
+    census = rules.census(state.game)
     placed = [c for cards in census.places.values() for c in cards]
     assert len(placed) == len(set(placed)), f"a card is in two places: {census.places}"
     assert set(placed) <= census.deck and census.unseen >= 0
@@ -153,13 +153,13 @@ def check_placed_once(rules: GameRules[Any], state: Any, *, conserved: bool) -> 
 
 def check_score(rules: GameRules[Any], initial: Any, state: Any, signs: set[int]) -> None:
     """Lines sum to each hand's points; totals are the start plus (or minus) the sum of the hands."""
-    sheet = rules.score(state)
+    sheet = rules.score(state.game)
     for hand in sheet.hands:
         sums = [0] * state.seats
         for line in hand.lines:
             sums[line.seat] += line.points
         assert tuple(sums) == hand.points, f"hand {hand.hand}: lines sum to {sums}, points {hand.points}"
-    start = rules.score(initial).totals
+    start = rules.score(initial.game).totals
     fits = {
         sign
         for sign in (1, -1)
@@ -195,10 +195,10 @@ def walk(kind: str, seed: int, enforcement: str) -> Walked:
     violations: list[int] = []  # the seqs of the recorded illegal events not retracted
     counts: dict[str, int] = {}
     steps = 0
-    while not rules.is_terminal(state):
+    while not rules.is_terminal(state.game):
         steps += 1
         assert steps <= BUDGET + FINISH, f"{kind}: the walk did not end in {steps} events (seed {seed})"
-        offered = next_options(rules, state, rng)
+        offered = next_options(rules, state.game, rng)
         ending = steps > BUDGET
         event: Any = None
         r = rng.random()
@@ -218,7 +218,7 @@ def walk(kind: str, seed: int, enforcement: str) -> Walked:
         elif r < P_NOTE + P_CLAIM and state.hand >= 1:
             points = {str(s): rng.randint(-20, 20) for s in range(state.seats)}
             event = {"type": "score_claimed", "hand": rng.randint(1, state.hand), "points": points}
-        elif r < P_NOTE + P_CLAIM + P_VOID and rules.hand_in_progress(state):
+        elif r < P_NOTE + P_CLAIM + P_VOID and rules.hand_in_progress(state.game):
             event = {"type": "hand_voided", "reason": "misdeal"}
         elif r < P_NOTE + P_CLAIM + P_VOID + P_RETRACT and state.seq > state.retract_floor:
             event = {"type": "retract", "to_seq": rng.randint(state.retract_floor, state.seq - 1), "reason": "oops"}
@@ -226,10 +226,10 @@ def walk(kind: str, seed: int, enforcement: str) -> Walked:
             event = illegal_event(rules, state, offered, rng)
         if event is None:
             if ending:  # take an event that ends the game when one is offered (a session closed)
-                enders = [e for e in offered if rules.is_terminal(engine.apply(rules, state, e, state.seq + 1))]
+                enders = [e for e in offered if rules.is_terminal(engine.apply(rules, state, e, state.seq + 1).game)]
                 if enders:
                     offered = enders
-            event = rules.bot(state, offered, rng) if rules.bot is not None else rng.choice(offered)
+            event = rules.bot(state.game, offered, rng) if rules.bot is not None else rng.choice(offered)
         decision = engine.decide(rules, state, dict(event))
         seq = state.seq + 1
         if decision.event["type"] == "retract":
@@ -296,14 +296,14 @@ def test_a_voided_hand_keeps_its_cards(kind: str) -> None:
     players = list(rules.demo_players)
     checked = 0
     for _ in range(40):
-        state = rules.initial_state(players, rules.options_for(players, {}))
+        state = engine.start(rules, players, rules.options_for(players, {}))
         for _ in range(rng.randrange(1, 60)):
-            if rules.is_terminal(state):
+            if rules.is_terminal(state.game):
                 break
-            offered = next_options(rules, state, rng)
-            chosen = rules.bot(state, offered, rng) if rules.bot is not None else rng.choice(offered)
+            offered = next_options(rules, state.game, rng)
+            chosen = rules.bot(state.game, offered, rng) if rules.bot is not None else rng.choice(offered)
             state = engine.apply(rules, state, engine.decide(rules, state, dict(chosen)).event, state.seq + 1)
-        if not rules.is_terminal(state) and rules.hand_in_progress(state):
+        if not rules.is_terminal(state.game) and rules.hand_in_progress(state.game):
             event = engine.decide(rules, state, {"type": "hand_voided", "reason": "misdeal"}).event
             after = engine.apply(rules, state, event, state.seq + 1)
             check_census(rules, after)

@@ -56,14 +56,14 @@ def plays(text: str) -> list[Ev]:
     return [play(int(tok[0]), tok[1:]) for tok in text.split()]
 
 
-def points(state: Any, hand: int) -> tuple[int, ...]:
-    found = RULES.score(state).hand(hand)
+def points(pos: Any, hand: int) -> tuple[int, ...]:
+    found = RULES.score(pos.game).hand(hand)
     assert found is not None
     return found.points
 
 
-def lines(state: Any, hand: int) -> list[tuple[int, int, str, tuple[int, ...]]]:
-    found = RULES.score(state).hand(hand)
+def lines(pos: Any, hand: int) -> list[tuple[int, int, str, tuple[int, ...]]]:
+    found = RULES.score(pos.game).hand(hand)
     assert found is not None
     return [(ln.seat, ln.points, ln.rule, ln.events) for ln in found.lines]
 
@@ -132,10 +132,10 @@ def test_options_defaults_counts_and_ranges() -> None:
 
 
 def test_first_dealer_option_names_the_first_dealer() -> None:
-    state = given(K, [], THREE, {"first_dealer": 2})
-    expect_impossible(K, state, deal(0, "2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D", "2H 3H 4H 5H 6H 7H"), "seat 2 deals")
-    state = then(K, state, deal(2, "2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D", "2H 3H 4H 5H 6H 7H"))
-    assert RULES.view(state, OMNISCIENT)["to_act"] == [0]
+    pos = given(K, [], THREE, {"first_dealer": 2})
+    expect_impossible(K, pos, deal(0, "2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D", "2H 3H 4H 5H 6H 7H"), "seat 2 deals")
+    pos = then(K, pos, deal(2, "2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D", "2H 3H 4H 5H 6H 7H"))
+    assert RULES.view(pos.game, OMNISCIENT)["to_act"] == [0]
 
 
 @pytest.mark.parametrize(
@@ -171,40 +171,40 @@ def test_malformed_bids_and_plays_are_invalid(event: Ev, why: str) -> None:
 
 
 def test_deal_gives_six_cards_each_and_the_rest_is_unseen() -> None:
-    state = given(K, [THREE_DEAL], THREE)
-    assert state.hand == 1 and state.phase == "bid"
-    assert state.hands[2] == frozenset({"JH", "4H", "TC", "5C", "9S", "2S"})
-    census = check_census(RULES, state)
+    pos = given(K, [THREE_DEAL], THREE)
+    assert pos.game.hand == 1 and pos.game.phase == "bid"
+    assert pos.game.hands[2] == frozenset({"JH", "4H", "TC", "5C", "9S", "2S"})
+    census = check_census(RULES, pos)
     assert census.unseen == 52 - 18
-    assert state.facts == {"dealer": 0, "first_to_speak": 1}
+    assert pos.facts == {"dealer": 0, "first_to_speak": 1}
 
 
 def test_impossible_deals() -> None:
-    state = given(K, [], TWO)
-    expect_impossible(K, state, deal(1, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C 8C"), "seat 0 deals")
-    expect_impossible(K, state, deal(0, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C AH"), "names AH twice")
-    expect_impossible(K, state, bid(1, 2), "no hand is in progress")
-    expect_impossible(K, state, play(1, "AH"), "no hand is in progress")
-    expect_impossible(K, state, {"type": "hand_voided", "reason": "x"}, "only while a hand is in progress")
-    state = then(K, state, deal(0, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C 8C"))
-    expect_impossible(K, state, deal(0, "AS KS QS JS TS 2S", "3D 4D 5D 6D 7D 8D"), "a hand is in progress")
+    pos = given(K, [], TWO)
+    expect_impossible(K, pos, deal(1, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C 8C"), "seat 0 deals")
+    expect_impossible(K, pos, deal(0, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C AH"), "AH is named twice")
+    expect_impossible(K, pos, bid(1, 2), "no hand is in progress")
+    expect_impossible(K, pos, play(1, "AH"), "no hand is in progress")
+    expect_impossible(K, pos, {"type": "hand_voided", "reason": "x"}, "only while a hand is in progress")
+    pos = then(K, pos, deal(0, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C 8C"))
+    expect_impossible(K, pos, deal(0, "AS KS QS JS TS 2S", "3D 4D 5D 6D 7D 8D"), "a hand is in progress")
 
 
 # --------------------------------------------------------------------------- bidding
 
 
 def test_bidding_starts_left_of_the_dealer_and_ends_with_the_dealer() -> None:
-    state = given(K, [THREE_DEAL], THREE)
-    assert RULES.view(state, OMNISCIENT)["to_act"] == [1]
-    expect_impossible(K, state, bid(2, 2), "seat 1's turn")
-    expect_impossible(K, state, pas(0), "seat 1's turn")
-    state = then(K, state, pas(1))
-    state = then(K, state, bid(2, 2))
-    assert state.phase == "bid" and RULES.view(state, OMNISCIENT)["to_act"] == [0]
-    state = then(K, state, bid(0, 3))
-    assert state.phase == "play" and state.bidder == 0 and state.leader == 0
-    assert state.facts == {"high_bid": 3, "bidding_over": True, "bidder": 0}
-    assert RULES.view(state, OMNISCIENT)["table"]["bids"] == [
+    pos = given(K, [THREE_DEAL], THREE)
+    assert RULES.view(pos.game, OMNISCIENT)["to_act"] == [1]
+    expect_impossible(K, pos, bid(2, 2), "seat 1's turn")
+    expect_impossible(K, pos, pas(0), "seat 1's turn")
+    pos = then(K, pos, pas(1))
+    pos = then(K, pos, bid(2, 2))
+    assert pos.game.phase == "bid" and RULES.view(pos.game, OMNISCIENT)["to_act"] == [0]
+    pos = then(K, pos, bid(0, 3))
+    assert pos.game.phase == "play" and pos.game.bidder == 0 and pos.game.leader == 0
+    assert pos.facts == {"high_bid": 3, "bidding_over": True, "bidder": 0}
+    assert RULES.view(pos.game, OMNISCIENT)["table"]["bids"] == [
         {"seat": 1, "amount": None, "seq": 2},
         {"seat": 2, "amount": 2, "seq": 3},
         {"seat": 0, "amount": 3, "seq": 4},
@@ -212,41 +212,41 @@ def test_bidding_starts_left_of_the_dealer_and_ends_with_the_dealer() -> None:
 
 
 def test_dealer_passing_leaves_the_high_bidder() -> None:
-    state = given(K, [THREE_DEAL, bid(1, 2), bid(2, 3), pas(0)], THREE)
-    assert state.phase == "play" and state.bidder == 2
-    expect_impossible(K, state, play(1, "AH"), "seat 2's turn to play")
-    expect_impossible(K, state, pas(0), "bidding is over")
+    pos = given(K, [THREE_DEAL, bid(1, 2), bid(2, 3), pas(0)], THREE)
+    assert pos.game.phase == "play" and pos.game.bidder == 2
+    expect_impossible(K, pos, play(1, "AH"), "seat 2's turn to play")
+    expect_impossible(K, pos, pas(0), "bidding is over")
 
 
 def test_a_bid_must_be_strictly_higher_and_from_2_to_4() -> None:
-    state = given(K, [THREE_DEAL, bid(1, 3)], THREE)
-    expect_impossible(K, state, bid(2, 3), "higher than seat 1's bid of 3")
-    expect_impossible(K, state, bid(2, 2), "higher than seat 1's bid of 3")
-    state = then(K, state, pas(2))
-    expect_impossible(K, state, bid(0, 3), "higher than seat 1's bid of 3")  # the dealer may not take it at 3
+    pos = given(K, [THREE_DEAL, bid(1, 3)], THREE)
+    expect_impossible(K, pos, bid(2, 3), "higher than seat 1's bid of 3")
+    expect_impossible(K, pos, bid(2, 2), "higher than seat 1's bid of 3")
+    pos = then(K, pos, pas(2))
+    expect_impossible(K, pos, bid(0, 3), "higher than seat 1's bid of 3")  # the dealer may not take it at 3
     for amount in (0, 1, 5, -2):
         expect_impossible(K, given(K, [THREE_DEAL], THREE), bid(1, amount), "2, 3 or 4")
 
 
 def test_a_bid_of_4_ends_the_bidding_and_the_rest_do_not_speak() -> None:
-    state = given(K, [THREE_DEAL, bid(1, 4)], THREE)
-    assert state.phase == "play" and state.bidder == 1
-    assert state.facts["bidding_over"] is True
-    expect_impossible(K, state, pas(2), "bidding is over")
-    expect_impossible(K, state, bid(2, 4), "bidding is over")
-    assert [e["card"] for e in RULES.legal_events(state)] == ["KC", "9C", "AH", "3H", "8S", "7S"]
+    pos = given(K, [THREE_DEAL, bid(1, 4)], THREE)
+    assert pos.game.phase == "play" and pos.game.bidder == 1
+    assert pos.facts["bidding_over"] is True
+    expect_impossible(K, pos, pas(2), "bidding is over")
+    expect_impossible(K, pos, bid(2, 4), "bidding is over")
+    assert [e["card"] for e in RULES.legal_events(pos.game)] == ["KC", "9C", "AH", "3H", "8S", "7S"]
 
 
 def test_play_during_bidding_is_impossible() -> None:
-    state = given(K, [THREE_DEAL, bid(1, 2)], THREE)
-    expect_impossible(K, state, play(1, "AH"), "bidding is not over")
+    pos = given(K, [THREE_DEAL, bid(1, 2)], THREE)
+    expect_impossible(K, pos, play(1, "AH"), "bidding is not over")
 
 
 def test_legal_bids_are_the_ones_above_the_high_bid_and_pass() -> None:
-    state = given(K, [THREE_DEAL], THREE)
-    assert RULES.legal_events(state) == [bid(1, 2), bid(1, 3), bid(1, 4), pas(1)]
-    state = then(K, state, bid(1, 3))
-    assert RULES.legal_events(state) == [bid(2, 4), pas(2)]
+    pos = given(K, [THREE_DEAL], THREE)
+    assert RULES.legal_events(pos.game) == [bid(1, 2), bid(1, 3), bid(1, 4), pas(1)]
+    pos = then(K, pos, bid(1, 3))
+    assert RULES.legal_events(pos.game) == [bid(2, 4), pas(2)]
 
 
 # --------------------------------------------------------------------------- throw-in, voided hands
@@ -257,143 +257,143 @@ def test_all_pass_throws_the_hand_in_and_the_same_dealer_deals_again(players: li
     n = len(players)
     hands = ["2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D", "2H 3H 4H 5H 6H 7H"][:n]
     events = [deal(1, *hands), *(pas((1 + i) % n) for i in range(1, n + 1))]
-    state = given(K, events, players, {"first_dealer": 1})
-    assert state.phase == "deal" and state.hand == 1
-    assert state.facts["thrown_in"] is True and state.facts["hand_ended"] is True
-    assert state.facts["points"] == seat_dict((0,) * n)
-    sheet = RULES.score(state)
+    pos = given(K, events, players, {"first_dealer": 1})
+    assert pos.game.phase == "deal" and pos.game.hand == 1
+    assert pos.facts["thrown_in"] is True and pos.facts["hand_ended"] is True
+    assert pos.facts["points"] == seat_dict((0,) * n)
+    sheet = RULES.score(pos.game)
     assert [h.points for h in sheet.hands] == [(0,) * n]
-    assert lines(state, 1) == [(1, 0, "smear.throw_in", tuple(range(2, n + 2)))]
+    assert lines(pos, 1) == [(1, 0, "smear.throw_in", tuple(range(2, n + 2)))]
     assert sheet.totals == (0,) * n and not sheet.finished
-    assert RULES.situations(events[-1], state.facts) == ["throw_in"]
+    assert RULES.situations(events[-1], pos.facts) == ["throw_in"]
     other = (1 + 1) % n
-    expect_impossible(K, state, deal(other, *hands), "seat 1 deals")
-    state = then(K, state, deal(1, *hands))
-    assert state.hand == 2 and state.phase == "bid"
+    expect_impossible(K, pos, deal(other, *hands), "seat 1 deals")
+    pos = then(K, pos, deal(1, *hands))
+    assert pos.game.hand == 2 and pos.game.phase == "bid"
 
 
 def test_a_voided_hand_scores_zero_and_the_same_dealer_deals_again() -> None:
     for cut in (2, 8):  # during the bidding, during the play (with KC on the table)
-        state = given(K, [*TRUMP_ANYWAY[:cut], {"type": "hand_voided", "reason": "misdeal"}], TWO)
-        assert state.phase == "deal" and state.facts["voided"] is True
-        check_census(RULES, state)
-        assert RULES.score(state).hands[0].points == (0, 0) and RULES.score(state).hands[0].lines == ()
-        expect_impossible(K, state, deal(1, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C 8C"), "seat 0 deals")
-        state = then(K, state, deal(0, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C 8C"))
-        assert state.hand == 2
+        pos = given(K, [*TRUMP_ANYWAY[:cut], {"type": "hand_voided", "reason": "misdeal"}], TWO)
+        assert pos.game.phase == "deal" and pos.facts["voided"] is True
+        check_census(RULES, pos)
+        assert RULES.score(pos.game).hands[0].points == (0, 0) and RULES.score(pos.game).hands[0].lines == ()
+        expect_impossible(K, pos, deal(1, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C 8C"), "seat 0 deals")
+        pos = then(K, pos, deal(0, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C 8C"))
+        assert pos.game.hand == 2
 
 
 def test_the_deal_passes_left_after_a_scored_hand() -> None:
-    state = given(K, THREE_HAND, THREE)
-    assert state.phase == "deal"
-    expect_impossible(K, state, deal(0, "2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D", "2H 3H 4H 5H 6H 7H"), "seat 1")
-    state = then(K, state, deal(1, "2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D", "2H 3H 4H 5H 6H 7H"))
-    assert RULES.view(state, OMNISCIENT)["to_act"] == [2]
+    pos = given(K, THREE_HAND, THREE)
+    assert pos.game.phase == "deal"
+    expect_impossible(K, pos, deal(0, "2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D", "2H 3H 4H 5H 6H 7H"), "seat 1")
+    pos = then(K, pos, deal(1, "2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D", "2H 3H 4H 5H 6H 7H"))
+    assert RULES.view(pos.game, OMNISCIENT)["to_act"] == [2]
 
 
 # --------------------------------------------------------------------------- play
 
 
 def test_the_bidders_first_lead_sets_trump() -> None:
-    state = given(K, [THREE_DEAL, bid(1, 2), pas(2), pas(0)], THREE)
-    assert state.trump is None
-    expect_impossible(K, state, play(0, "2H"), "seat 1's turn to play")
-    state = then(K, state, play(1, "9C"))
-    assert state.trump == "C" and state.facts == {"trump": "C"}
+    pos = given(K, [THREE_DEAL, bid(1, 2), pas(2), pas(0)], THREE)
+    assert pos.game.trump is None
+    expect_impossible(K, pos, play(0, "2H"), "seat 1's turn to play")
+    pos = then(K, pos, play(1, "9C"))
+    assert pos.game.trump == "C" and pos.facts == {"trump": "C"}
 
 
 def test_following_suit_or_trumping_and_any_card_when_void() -> None:
-    state = given(K, [TRUMP_ANYWAY_DEAL, bid(1, 2), pas(0), *TRUMP_ANYWAY_PLAYS[:3]], TWO)
+    pos = given(K, [TRUMP_ANYWAY_DEAL, bid(1, 2), pas(0), *TRUMP_ANYWAY_PLAYS[:3]], TWO)
     # KC led; seat 0 holds 9C 8C and the trump 4H: clubs or the trump, not 5D or 7S
-    assert RULES.legal_events(state) == [play(0, "9C"), play(0, "8C"), play(0, "4H")]
-    expect_illegal(K, state, play(0, "5D"), "smear.follow_suit")
-    expect_illegal(K, state, play(0, "7S"), "smear.follow_suit")
-    trumped = then(K, state, play(0, "4H"))
-    assert trumped.facts["trick_winner"] == 0 and trumped.leader == 0
+    assert RULES.legal_events(pos.game) == [play(0, "9C"), play(0, "8C"), play(0, "4H")]
+    expect_illegal(K, pos, play(0, "5D"), "smear.follow_suit")
+    expect_illegal(K, pos, play(0, "7S"), "smear.follow_suit")
+    trumped = then(K, pos, play(0, "4H"))
+    assert trumped.facts["trick_winner"] == 0 and trumped.game.leader == 0
     # trick 4: 2H led and seat 0 holds no trump: any card
-    state = given(K, [TRUMP_ANYWAY_DEAL, bid(1, 2), pas(0), *TRUMP_ANYWAY_PLAYS[:7]], TWO)
-    assert {e["card"] for e in RULES.legal_events(state)} == {"8C", "5D", "7S"}
+    pos = given(K, [TRUMP_ANYWAY_DEAL, bid(1, 2), pas(0), *TRUMP_ANYWAY_PLAYS[:7]], TWO)
+    assert {e["card"] for e in RULES.legal_events(pos.game)} == {"8C", "5D", "7S"}
 
 
 def test_when_trump_is_led_a_player_holding_trump_must_play_trump() -> None:
-    state = given(K, [*THREE_HAND[:4], *THREE_PLAYS[:1]], THREE)
-    assert RULES.legal_events(state) == [play(2, "JH"), play(2, "4H")]
-    err = expect_illegal(K, state, play(2, "TC"), "smear.follow_suit")
+    pos = given(K, [*THREE_HAND[:4], *THREE_PLAYS[:1]], THREE)
+    assert RULES.legal_events(pos.game) == [play(2, "JH"), play(2, "4H")]
+    err = expect_illegal(K, pos, play(2, "TC"), "smear.follow_suit")
     assert "seat 2 holds trump (hearts) and must play trump to AH, not TC" in err.reason
     # later, clubs led: seat 1 holds KC and 9C and no trump, so 8S is illegal
-    state = given(K, [*THREE_HAND[:4], *THREE_PLAYS[:10]], THREE)
-    err = expect_illegal(K, state, play(1, "8S"), "smear.follow_suit")
+    pos = given(K, [*THREE_HAND[:4], *THREE_PLAYS[:10]], THREE)
+    err = expect_illegal(K, pos, play(1, "8S"), "smear.follow_suit")
     assert "seat 1 holds clubs and must follow 7C" in err.reason
 
 
 def test_an_illegal_play_is_folded_as_played_under_record() -> None:
     events = [TRUMP_ANYWAY_DEAL, bid(1, 2), pas(0), *TRUMP_ANYWAY_PLAYS[:3]]
-    state = given(K, events, TWO, {"enforcement": "record"})
-    decision = decide(K, state, play(0, "5D"))
+    pos = given(K, events, TWO, {"enforcement": "record"})
+    decision = decide(K, pos, play(0, "5D"))
     assert decision.violation is not None and decision.violation["rule"] == "smear.follow_suit"
-    state = engine.apply(RULES, state, decision.event, state.seq + 1)
-    assert state.facts["trick_winner"] == 1  # 5D neither follows KC nor trumps
-    assert "5D" not in state.hands[0] and state.leader == 1
-    check_census(RULES, state)
+    pos = engine.apply(RULES, pos, decision.event, pos.seq + 1)
+    assert pos.facts["trick_winner"] == 1  # 5D neither follows KC nor trumps
+    assert "5D" not in pos.game.hands[0] and pos.game.leader == 1
+    check_census(RULES, pos)
 
 
 def test_impossible_plays() -> None:
-    state = given(K, [TRUMP_ANYWAY_DEAL, bid(1, 2), pas(0), *TRUMP_ANYWAY_PLAYS[:2]], TWO)
-    expect_impossible(K, state, play(0, "9C"), "seat 1's turn to play, not seat 0's")
-    expect_impossible(K, state, play(1, "AH"), "already been played in this hand, by seat 1 at seq 4")
-    expect_impossible(K, state, play(1, "8C"), "seat 1 does not hold 8C")
-    expect_impossible(K, state, play(1, "AS"), "seat 1 does not hold AS")
-    expect_impossible(K, state, bid(1, 3), "bidding is over")
+    pos = given(K, [TRUMP_ANYWAY_DEAL, bid(1, 2), pas(0), *TRUMP_ANYWAY_PLAYS[:2]], TWO)
+    expect_impossible(K, pos, play(0, "9C"), "seat 1's turn to play, not seat 0's")
+    expect_impossible(K, pos, play(1, "AH"), "already been played in this hand, by seat 1 at seq 4")
+    expect_impossible(K, pos, play(1, "8C"), "seat 1 does not hold 8C")
+    expect_impossible(K, pos, play(1, "AS"), "seat 1 does not hold AS")
+    expect_impossible(K, pos, bid(1, 3), "bidding is over")
 
 
 def test_trick_winners() -> None:
-    state = given(K, THREE_HAND, THREE)
-    assert [(t.number, t.winner) for t in state.tricks] == [(1, 1), (2, 0), (3, 0), (4, 1), (5, 2), (6, 2)]
+    pos = given(K, THREE_HAND, THREE)
+    assert [(t.number, t.winner) for t in pos.game.tricks] == [(1, 1), (2, 0), (3, 0), (4, 1), (5, 2), (6, 2)]
     # trick 3: 6D led, both others void and without trump: the led suit wins, 7S does not
-    assert state.tricks[2].cards == ("6D", "7S", "2S")
+    assert pos.game.tricks[2].cards == ("6D", "7S", "2S")
 
 
 # --------------------------------------------------------------------------- points of a hand
 
 
 def test_made_bid_scores_everything_won() -> None:
-    state = given(K, TRUMP_ANYWAY, TWO)
-    assert points(state, 1) == (0, 3)
-    assert lines(state, 1) == [
+    pos = given(K, TRUMP_ANYWAY, TWO)
+    assert points(pos, 1) == (0, 3)
+    assert lines(pos, 1) == [
         (1, 1, "smear.high", (4,)),
         (1, 1, "smear.low", (10,)),
         (1, 1, "smear.game", (4, 9)),
         (1, 0, "smear.bid_made", (2,)),
     ]
-    reasons = [ln.reason for ln in RULES.score(state).hands[0].lines]
+    reasons = [ln.reason for ln in RULES.score(pos.game).hands[0].lines]
     assert reasons[0] == "High: seat 1 played AH at seq 4, the highest trump (hearts) played"
     assert reasons[2] == "Game: seat 1 won the most game value in tricks, 6 (seat 0: 3, seat 1: 6)"
     assert "won 3 points (High, Low, Game): the bid is made" in reasons[3]
-    assert state.facts["made"] is True and state.facts["jack"] is None
-    assert RULES.situations(TRUMP_ANYWAY[-1], state.facts) == ["made_bid"]
+    assert pos.facts["made"] is True and pos.facts["jack"] is None
+    assert RULES.situations(TRUMP_ANYWAY[-1], pos.facts) == ["made_bid"]
 
 
 def test_failed_bid_scores_exactly_minus_the_bid() -> None:
     events = [TRUMP_ANYWAY_DEAL, bid(1, 4), *TRUMP_ANYWAY_PLAYS]
-    state = given(K, events, TWO)
-    assert points(state, 1) == (0, -4)
-    assert RULES.score(state).totals == (0, -4)
-    assert lines(state, 1) == [
+    pos = given(K, events, TWO)
+    assert points(pos, 1) == (0, -4)
+    assert RULES.score(pos.game).totals == (0, -4)
+    assert lines(pos, 1) == [
         (1, 0, "smear.high", (3,)),
         (1, 0, "smear.low", (9,)),
         (1, 0, "smear.game", (3, 8)),
         (1, -4, "smear.bid_failed", (2,)),
     ]
-    assert all("not counted" in ln.reason for ln in RULES.score(state).hands[0].lines[:3])
-    assert RULES.situations(events[-1], state.facts) == ["failed_bid"]
+    assert all("not counted" in ln.reason for ln in RULES.score(pos.game).hands[0].lines[:3])
+    assert RULES.situations(events[-1], pos.facts) == ["failed_bid"]
     assert RULES.situations(events[1], {}) == ["bid_4"]
 
 
 def test_others_score_what_they_won_when_the_bid_fails() -> None:
     # steal: the bidder leads 3C; seat 0 takes AC (High), 2C (Low), JC (Jack) and all the game
-    state = given(K, steal(0, 1, 2), TWO)
-    assert points(state, 1) == (4, -2)
-    assert [ln[2] for ln in lines(state, 1)] == [
+    pos = given(K, steal(0, 1, 2), TWO)
+    assert points(pos, 1) == (4, -2)
+    assert [ln[2] for ln in lines(pos, 1)] == [
         "smear.high",
         "smear.low",
         "smear.jack",
@@ -403,34 +403,34 @@ def test_others_score_what_they_won_when_the_bid_fails() -> None:
 
 
 def test_three_players_high_low_jack_and_game_go_to_different_seats() -> None:
-    state = given(K, THREE_HAND, THREE)
-    assert points(state, 1) == (1, 2, 1)
-    assert lines(state, 1) == [
+    pos = given(K, THREE_HAND, THREE)
+    assert points(pos, 1) == (1, 2, 1)
+    assert lines(pos, 1) == [
         (1, 1, "smear.high", (5,)),
         (0, 1, "smear.low", (7,)),
         (1, 1, "smear.jack", (6, 7)),
         (2, 1, "smear.game", (18, 21)),
         (1, 0, "smear.bid_made", (2,)),
     ]
-    jack = RULES.score(state).hands[0].lines[2].reason
+    jack = RULES.score(pos.game).hands[0].lines[2].reason
     assert jack == "Jack: seat 2 played JH at seq 6; trick 1, which holds it, was won by seat 1 at seq 7"
-    assert "(seat 0: 3, seat 1: 8, seat 2: 20)" in RULES.score(state).hands[0].lines[3].reason
-    assert state.facts["game_counts"] == {"0": 3, "1": 8, "2": 20}
+    assert "(seat 0: 3, seat 1: 8, seat 2: 20)" in RULES.score(pos.game).hands[0].lines[3].reason
+    assert pos.facts["game_counts"] == {"0": 3, "1": 8, "2": 20}
     assert RULES.situations(THREE_PLAYS[2], {"trick_winner": 1, "jack_won_by": 1}) == ["jack"]
 
 
 def test_the_jack_trick_is_tagged_when_it_is_won() -> None:
-    state = given(K, [*THREE_HAND[:4], *THREE_PLAYS[:3]], THREE)
-    assert state.facts["jack_won_by"] == 1 and state.facts["trick_winner"] == 1
-    assert "jack" in RULES.situations(THREE_PLAYS[2], state.facts)
+    pos = given(K, [*THREE_HAND[:4], *THREE_PLAYS[:3]], THREE)
+    assert pos.facts["jack_won_by"] == 1 and pos.facts["trick_winner"] == 1
+    assert "jack" in RULES.situations(THREE_PLAYS[2], pos.facts)
 
 
 def test_a_single_trump_is_both_high_and_low() -> None:
     hand = deal(0, "2C 3C 4C 5C 6C 7C", "AH 3S 4S 5S 6S 7S")
     events = [hand, bid(1, 3), pas(0), *plays("1AH 02C 13S 03C 14S 04C 15S 05C 16S 06C 17S 07C")]
-    state = given(K, events, TWO)
-    assert points(state, 1) == (0, 3)
-    low = RULES.score(state).hands[0].lines[1]
+    pos = given(K, events, TWO)
+    assert points(pos, 1) == (0, 3)
+    low = RULES.score(pos.game).hands[0].lines[1]
     assert (low.seat, low.points, low.events) == (1, 1, (4,))
     assert "the only trump played: both High and Low" in low.reason
 
@@ -438,21 +438,21 @@ def test_a_single_trump_is_both_high_and_low() -> None:
 def test_a_tie_for_game_gives_nobody_the_point() -> None:
     hand = deal(0, "KD KC 9D 7S 8S TS", "AH 2H 3S 4S 5S 6S")
     events = [hand, bid(1, 2), pas(0), *plays("1AH 0KD 12H 0KC 13S 0TS 08S 14S 07S 15S 09D 16S")]
-    state = given(K, events, TWO)
-    assert points(state, 1) == (0, 2)
-    assert state.facts["game"] is None and state.facts["game_counts"] == {"0": 10, "1": 10}
-    ties = [ln for ln in RULES.score(state).hands[0].lines if ln.rule == "smear.game"]
+    pos = given(K, events, TWO)
+    assert points(pos, 1) == (0, 2)
+    assert pos.facts["game"] is None and pos.facts["game_counts"] == {"0": 10, "1": 10}
+    ties = [ln for ln in RULES.score(pos.game).hands[0].lines if ln.rule == "smear.game"]
     assert [(ln.seat, ln.points) for ln in ties] == [(0, 0), (1, 0)]
     assert "seats 0 and 1 tie with 10 game value" in ties[0].reason
-    assert "game_tied" in RULES.situations(events[-1], state.facts)
+    assert "game_tied" in RULES.situations(events[-1], pos.facts)
 
 
 def test_nobody_winning_game_value_is_a_tie() -> None:
     hand = deal(0, "2C 3C 4C 5C 6C 7C", "9H 8H 3S 4S 5S 6S")
     events = [hand, bid(1, 2), pas(0), *plays("19H 02C 18H 03C 13S 04C 14S 05C 15S 06C 16S 07C")]
-    state = given(K, events, TWO)
-    assert points(state, 1) == (0, 2)
-    games = [ln for ln in RULES.score(state).hands[0].lines if ln.rule == "smear.game"]
+    pos = given(K, events, TWO)
+    assert points(pos, 1) == (0, 2)
+    games = [ln for ln in RULES.score(pos.game).hands[0].lines if ln.rule == "smear.game"]
     assert all(ln.points == 0 and "nobody won any game value" in ln.reason for ln in games)
 
 
@@ -460,48 +460,48 @@ def test_nobody_winning_game_value_is_a_tie() -> None:
 
 
 def test_a_made_bid_reaching_11_wins() -> None:
-    state = given(K, [*sweep(0, 1, 2), *sweep(1, 1, 2)], TWO)
-    assert RULES.score(state).totals == (0, 8) and not RULES.is_terminal(state)
-    state = given(K, [*sweep(0, 1, 2), *sweep(1, 1, 2), *sweep(0, 1, 2)], TWO)
-    sheet = RULES.score(state)
+    pos = given(K, [*sweep(0, 1, 2), *sweep(1, 1, 2)], TWO)
+    assert RULES.score(pos.game).totals == (0, 8) and not RULES.is_terminal(pos.game)
+    pos = given(K, [*sweep(0, 1, 2), *sweep(1, 1, 2), *sweep(0, 1, 2)], TWO)
+    sheet = RULES.score(pos.game)
     assert sheet.totals == (0, 12) and sheet.finished and sheet.winner == 1
-    assert state.facts["game_ended"] is True and state.facts["winner"] == 1
+    assert pos.facts["game_ended"] is True and pos.facts["winner"] == 1
     assert "the new total is 12, 11 or more: seat 1 wins the game" in sheet.hands[-1].lines[-1].reason
-    expect_impossible(K, state, deal(1, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C 8C"), "the game has ended")
-    then(K, state, {"type": "note", "text": "well played"})
+    expect_impossible(K, pos, deal(1, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C 8C"), "the game has ended")
+    then(K, pos, {"type": "note", "text": "well played"})
 
 
 def test_passing_11_without_bidding_does_not_end_the_game_and_a_made_4_wins_whatever_the_totals() -> None:
     events = [*sweep(0, 1, 2), *sweep(1, 1, 2), *steal(0, 1, 2), *steal(1, 1, 2), *steal(0, 1, 2)]
-    state = given(K, events, TWO)
-    assert RULES.score(state).totals == (12, 2) and not RULES.is_terminal(state)
-    state = given(K, [*events, *sweep(1, 1, 4)], TWO)
-    sheet = RULES.score(state)
+    pos = given(K, events, TWO)
+    assert RULES.score(pos.game).totals == (12, 2) and not RULES.is_terminal(pos.game)
+    pos = given(K, [*events, *sweep(1, 1, 4)], TWO)
+    sheet = RULES.score(pos.game)
     assert sheet.totals == (12, 6) and sheet.finished and sheet.winner == 1
     assert "a made bid of 4 with a total of 2 before the hand" in sheet.hands[-1].lines[-1].reason
 
 
 def test_a_made_4_from_a_total_of_0_or_less_does_not_win() -> None:
-    state = given(K, sweep(0, 1, 4), TWO)
-    assert RULES.score(state).totals == (0, 4) and not RULES.is_terminal(state)
-    state = given(K, [*steal(0, 1, 2), *sweep(1, 1, 4)], TWO)
-    assert RULES.score(state).totals == (4, 2) and not RULES.is_terminal(state)
-    assert [h.points for h in RULES.score(state).hands] == [(4, -2), (0, 4)]
-    state = given(K, [*sweep(0, 1, 4), *sweep(1, 1, 4)], TWO)
-    assert RULES.score(state).winner == 1 and RULES.score(state).totals == (0, 8)
+    pos = given(K, sweep(0, 1, 4), TWO)
+    assert RULES.score(pos.game).totals == (0, 4) and not RULES.is_terminal(pos.game)
+    pos = given(K, [*steal(0, 1, 2), *sweep(1, 1, 4)], TWO)
+    assert RULES.score(pos.game).totals == (4, 2) and not RULES.is_terminal(pos.game)
+    assert [h.points for h in RULES.score(pos.game).hands] == [(4, -2), (0, 4)]
+    pos = given(K, [*sweep(0, 1, 4), *sweep(1, 1, 4)], TWO)
+    assert RULES.score(pos.game).winner == 1 and RULES.score(pos.game).totals == (0, 8)
 
 
 def test_totals_may_be_negative() -> None:
-    state = given(K, [*steal(0, 1, 3), *steal(1, 1, 4)], TWO)
-    assert RULES.score(state).totals == (8, -7)
+    pos = given(K, [*steal(0, 1, 3), *steal(1, 1, 4)], TWO)
+    assert RULES.score(pos.game).totals == (8, -7)
 
 
 # --------------------------------------------------------------------------- views, redaction, census
 
 
 def test_views_hide_other_hands_and_show_the_table() -> None:
-    state = given(K, [*THREE_HAND[:4], *THREE_PLAYS[:4]], THREE)
-    seat2 = RULES.view(state, 2)
+    pos = given(K, [*THREE_HAND[:4], *THREE_PLAYS[:4]], THREE)
+    seat2 = RULES.view(pos.game, 2)
     assert seat2["phase"] == "play" and seat2["to_act"] == [2]
     assert seat2["seats"][2]["cards"] == ["TC", "5C", "4H", "9S", "2S"]
     assert seat2["seats"][0] == {
@@ -525,15 +525,15 @@ def test_views_hide_other_hands_and_show_the_table() -> None:
     }
     # as the cards stand: AH (High) and the jack's trick to seat 1, 2H (Low) to seat 0, Game to seat 1
     assert seat2["hand_points"] == {"0": 1, "1": 3, "2": 0}
-    public = RULES.view(state, SPECTATOR)
+    public = RULES.view(pos.game, SPECTATOR)
     assert all("cards" not in s for s in public["seats"])
-    assert all("cards" in s for s in RULES.view(state, OMNISCIENT)["seats"])
+    assert all("cards" in s for s in RULES.view(pos.game, OMNISCIENT)["seats"])
 
 
 def test_hand_points_after_the_hand_are_what_it_scored() -> None:
-    state = given(K, THREE_HAND, THREE)
-    assert RULES.view(state, SPECTATOR)["hand_points"] == {"0": 1, "1": 2, "2": 1}
-    assert RULES.view(state, SPECTATOR)["phase"] == "deal"
+    pos = given(K, THREE_HAND, THREE)
+    assert RULES.view(pos.game, SPECTATOR)["hand_points"] == {"0": 1, "1": 2, "2": 1}
+    assert RULES.view(pos.game, SPECTATOR)["phase"] == "deal"
 
 
 def test_redacted_deal_shows_only_the_viewers_cards() -> None:
@@ -545,8 +545,8 @@ def test_redacted_deal_shows_only_the_viewers_cards() -> None:
 
 
 def test_census_during_and_after_a_hand() -> None:
-    state = given(K, [*THREE_HAND[:4], *THREE_PLAYS[:4]], THREE)
-    census = check_census(RULES, state)
+    pos = given(K, [*THREE_HAND[:4], *THREE_PLAYS[:4]], THREE)
+    census = check_census(RULES, pos)
     assert census.places["trick"] == ("3H",) and census.places["won 1"] == ("AH", "JH", "2H")
     assert census.private[0] == frozenset({"KH", "7C", "8C", "6D", "TD"})
     check_census(RULES, given(K, THREE_HAND, THREE))
@@ -555,11 +555,11 @@ def test_census_during_and_after_a_hand() -> None:
 def test_chance_events_deal_six_unseen_cards_each_by_the_due_dealer() -> None:
     import random
 
-    state = given(K, THREE_HAND, THREE)
-    (event,) = RULES.chance_events(state, random.Random(7))
+    pos = given(K, THREE_HAND, THREE)
+    (event,) = RULES.chance_events(pos.game, random.Random(7))
     assert event["dealer"] == 1 and [len(h) for h in event["hands"]] == [6, 6, 6]
     assert len({c for h in event["hands"] for c in h}) == 18
-    assert RULES.chance_events(then(K, state, event), random.Random(7)) == []
+    assert RULES.chance_events(then(K, pos, event).game, random.Random(7)) == []
 
 
 # --------------------------------------------------------------------------- golden records
@@ -568,8 +568,8 @@ def test_chance_events_deal_six_unseen_cards_each_by_the_due_dealer() -> None:
 @pytest.mark.parametrize("name", examples_of(K))
 def test_golden_record(name: str) -> None:
     example = load_example(name)
-    state = given(K, example["events"], example["players"], example["options"])
-    assert expected_of(RULES.score(state).to_dict()) == example["expected"]
+    pos = given(K, example["events"], example["players"], example["options"])
+    assert expected_of(RULES.score(pos.game).to_dict()) == example["expected"]
 
 
 def test_there_are_golden_records() -> None:
@@ -577,5 +577,5 @@ def test_there_are_golden_records() -> None:
 
 
 def test_record_enforcement_is_echoed() -> None:
-    state = given(K, [], TWO, {"enforcement": "record"})
-    assert state.options == {"first_dealer": 0, "enforcement": "record"}
+    pos = given(K, [], TWO, {"enforcement": "record"})
+    assert pos.game.options == {"first_dealer": 0, "enforcement": "record"}

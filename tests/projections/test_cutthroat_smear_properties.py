@@ -31,19 +31,19 @@ GAME = {"A": 4, "K": 3, "Q": 2, "J": 1, "T": 10}
 def bot_game(players: int, first_dealer: int, seed: int, max_events: int = 4000) -> tuple[list[dict[str, Any]], Any]:
     rng = random.Random(seed)
     names = [f"P{i}" for i in range(players)]
-    state = RULES.initial_state(names, RULES.options_for(names, {"first_dealer": first_dealer}))
+    pos = engine.start(RULES, names, RULES.options_for(names, {"first_dealer": first_dealer}))
     events: list[dict[str, Any]] = []
-    while not RULES.is_terminal(state) and len(events) < max_events:
-        offered = [*RULES.legal_events(state), *RULES.chance_events(state, rng)]
-        chosen = bot(state, offered, rng)
-        if RULES.hand_in_progress(state) and rng.random() < 0.01:
+    while not RULES.is_terminal(pos.game) and len(events) < max_events:
+        offered = [*RULES.legal_events(pos.game), *RULES.chance_events(pos.game, rng)]
+        chosen = bot(pos.game, offered, rng)
+        if RULES.hand_in_progress(pos.game) and rng.random() < 0.01:
             chosen = {"type": "hand_voided", "reason": "misdeal"}
-        decision = engine.decide(RULES, state, dict(chosen))
+        decision = engine.decide(RULES, pos, dict(chosen))
         assert decision.violation is None
-        state = engine.apply(RULES, state, decision.event, state.seq + 1)
-        check_census(RULES, state)
+        pos = engine.apply(RULES, pos, decision.event, pos.seq + 1)
+        check_census(RULES, pos)
         events.append(decision.event)
-    return events, state
+    return events, pos
 
 
 def recount(n: int, first_dealer: int, events: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -95,8 +95,8 @@ def recount(n: int, first_dealer: int, events: Sequence[dict[str, Any]]) -> dict
     return {"totals": totals, "hands": hands, "winner": winner}
 
 
-def sheet_of(state: Any) -> dict[str, Any]:
-    sheet = RULES.score(state)
+def sheet_of(pos: Any) -> dict[str, Any]:
+    sheet = RULES.score(pos.game)
     return {"totals": list(sheet.totals), "hands": [list(h.points) for h in sheet.hands], "winner": sheet.winner}
 
 
@@ -104,14 +104,14 @@ def sheet_of(state: Any) -> dict[str, Any]:
 @given(players=st.sampled_from([2, 3]), first_dealer=st.integers(0, 2), seed=st.integers(0, 2**32 - 1))
 def test_a_game_ends_by_its_rule_and_scores_as_a_recount(players: int, first_dealer: int, seed: int) -> None:
     first_dealer %= players
-    events, state = bot_game(players, first_dealer, seed)
-    assert RULES.is_terminal(state), f"no end within {len(events)} events"
-    sheet = RULES.score(state)
-    assert sheet_of(state) == recount(players, first_dealer, events)
+    events, pos = bot_game(players, first_dealer, seed)
+    assert RULES.is_terminal(pos.game), f"no end within {len(events)} events"
+    sheet = RULES.score(pos.game)
+    assert sheet_of(pos) == recount(players, first_dealer, events)
     assert sheet.totals == tuple(sum(h.points[s] for h in sheet.hands) for s in range(players))
     last = sheet.hands[-1]
     # the winner is the last hand's bidder, who made the bid
-    assert state.facts["bidder"] == sheet.winner and state.facts["made"] is True
+    assert pos.facts["bidder"] == sheet.winner and pos.facts["made"] is True
     assert [ln.rule for ln in last.lines if ln.seat == sheet.winner][-1] == "smear.bid_made"
     for hand in sheet.hands:
         rules = [ln.rule for ln in hand.lines]
@@ -131,7 +131,8 @@ def test_uniformly_random_play_scores_as_a_recount(players: int, seed: int) -> N
     playout = play(RULES, names, {}, rng=random.Random(seed), max_events=600, keep_states=True)
     final = playout.states[-1]
     assert sheet_of(final) == recount(players, 0, list(playout.events))
-    for state in playout.states:
+    for pos in playout.states:
+        state = pos.game
         if state.phase == "play":
             seat = RULES.view(state, None)["to_act"][0]
             offered = {e["card"] for e in RULES.legal_events(state)}

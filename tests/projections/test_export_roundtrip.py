@@ -45,7 +45,7 @@ def recorded(kind: str, seed: int, extra: bool = True) -> tuple[dict[str, Any], 
             {"type": "score_claimed", "hand": 1, "points": {str(s): 1.5 if s == 0 else 0 for s in range(len(players))}},
             {"type": "retract", "to_seq": len(events) - 2, "reason": "wrong card; replayed"},
         ]
-    state = rules.initial_state(players, options)
+    state = engine.start(rules, players, options)
     prev = genesis_hash(kind, len(players), options, CREATED)
     kept: dict[int, Any] = {}
     envelopes = []

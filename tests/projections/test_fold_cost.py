@@ -39,21 +39,21 @@ WALKED = (tuple, list, dict, frozenset, set)
 def long_game(rules: GameRules[Any], seed: int = 7) -> tuple[Any, list[dict[str, Any]]]:
     """A game of EVENTS events that never ends: a hand that would end it is voided instead."""
     players = [f"P{i}" for i in range(rules.player_counts[0])]
-    initial = rules.initial_state(players, rules.options_for(players, {}))
+    initial = engine.start(rules, players, rules.options_for(players, {}))
     rng = random.Random(seed)
     state, events = initial, []
     while len(events) < EVENTS:
-        offered = [e for e in rules.legal_events(state) if e["type"] != "session_closed"]
-        offered += rules.chance_events(state, rng)
-        event = dict(rules.bot(state, offered, rng) if rules.bot is not None else rng.choice(offered))
+        offered = [e for e in rules.legal_events(state.game) if e["type"] != "session_closed"]
+        offered += rules.chance_events(state.game, rng)
+        event = dict(rules.bot(state.game, offered, rng) if rules.bot is not None else rng.choice(offered))
         after = engine.apply(rules, state, event, state.seq + 1)
-        if rules.is_terminal(after):
-            assert rules.hand_in_progress(state), f"{rules.kind}: the game ended outside a hand"
+        if rules.is_terminal(after.game):
+            assert rules.hand_in_progress(state.game), f"{rules.kind}: the game ended outside a hand"
             event = {"type": "hand_voided", "reason": "kept going"}
             after = engine.apply(rules, state, event, state.seq + 1)
         state = after
         events.append(event)
-    assert not rules.is_terminal(state)
+    assert not rules.is_terminal(state.game)
     return initial, events
 
 
@@ -117,7 +117,7 @@ def window_cost(rules: GameRules[Any], start: Any, events: list[dict[str, Any]],
     with PointReads() as reads:
         for seq, event in enumerate(events, first_seq):
             state = engine.apply(rules, state, event, seq)
-            sheet = rules.score(state)
+            sheet = rules.score(state.game)
             copies.walk(state)
             copies.walk(sheet)
     return copies.count, reads.count

@@ -42,16 +42,16 @@ def test_bot_games_reach_100_by_the_rules(seed: int, greed: float, options: dict
     rng = random.Random(seed)
     playout = play(RULES, PLAYERS, options, rng=rng, max_events=9000, keep_states=True, choose=bot(rng, greed))
     assert playout.finished, "a bot game did not reach 100 within 9000 events"
-    states: tuple[GinState, ...] = playout.states
-    final = states[-1]
-    sheet = RULES.score(final)
+    positions: tuple[engine.Position[GinState], ...] = playout.states
+    final = positions[-1]
+    sheet = RULES.score(final.game)
 
     # every hand is in the sheet, with at most one scoring seat, and never the sitter
-    assert [h.hand for h in sheet.hands] == list(range(1, final.hand + 1))
+    assert [h.hand for h in sheet.hands] == list(range(1, final.game.hand + 1))
     totals = [0, 0, 0]
     previous = RULES.initial_state(PLAYERS, RULES.options_for(PLAYERS, options))
     roles_at_deal: dict[int, tuple[int | None, int | None, int | None]] = {}
-    for state, event in zip(states, playout.events, strict=True):
+    for state, event in zip((p.game for p in positions), playout.events, strict=True):
         if event["type"] == "deal":
             roles_at_deal[state.hand] = (state.box, state.captain, state.sitter)
             assert (previous.box, previous.captain, previous.sitter) == roles_at_deal[state.hand]
@@ -71,20 +71,20 @@ def test_bot_games_reach_100_by_the_rules(seed: int, greed: float, options: dict
     assert sheet.winner == totals.index(max(totals))
 
     # role rotation: read from each finished hand's facts
-    for state in states:
-        facts = state.facts
+    for pos in positions:
+        facts, state = pos.facts, pos.game
         if facts.get("hand_ended") and "box_won" in facts and state.phase != "over":
             assert (state.box, state.captain, state.sitter) == tuple(facts["next_roles"].values())
 
     # the conformance checks: census, no leaks, replay
-    for state in states:
-        census = check_census(RULES, state)
+    for pos in positions:
+        census = check_census(RULES, pos)
         for looker in [0, 1, 2, SPECTATOR]:
-            shown = cards_in(RULES.view(state, looker))
+            shown = cards_in(RULES.view(pos.game, looker))
             for owner, private in census.private.items():
                 if owner != looker:
-                    assert not shown & set(private), f"seat {looker} sees seat {owner}'s cards at seq {state.seq}"
-    initial = RULES.initial_state(PLAYERS, RULES.options_for(PLAYERS, options))
+                    assert not shown & set(private), f"seat {looker} sees seat {owner}'s cards at seq {pos.seq}"
+    initial = engine.start(RULES, PLAYERS, RULES.options_for(PLAYERS, options))
     assert engine.fold(RULES, initial, _envelopes(playout.events)) == final
 
 

@@ -14,14 +14,14 @@ RULES = rules_for("schnapsen")
 def _envelopes(events: list[dict]) -> list[dict]:  # type: ignore[type-arg]
     example = load_example("schnapsen-9002.json")
     players = example["players"]
-    state = RULES.initial_state(players, RULES.options_for(players, example["options"]))
+    state = engine.start(RULES, players, RULES.options_for(players, example["options"]))
     out = []
     for seq, event in enumerate(events, 1):
         decision = engine.decide(RULES, state, event)
         if event["type"] == "retract":
             state = engine.fold(
                 RULES,
-                RULES.initial_state(players, RULES.options_for(players, example["options"])),
+                engine.start(RULES, players, RULES.options_for(players, example["options"])),
                 [e for e in out if e["seq"] <= event["to_seq"]],
             )
             state = engine.restore(state, seq)
@@ -49,7 +49,7 @@ def test_a_retract_back_into_an_earlier_hand_keeps_its_later_events_in_that_hand
     history = [*events[:23], {"type": "retract", "to_seq": 21, "reason": "the marriage was not declared"}]
     envs = _envelopes(history)
     assert [e["hand"] for e in envs[-3:]] == [1, 2, 1]
-    initial = RULES.initial_state(example["players"], RULES.options_for(example["players"], example["options"]))
+    initial = engine.start(RULES, example["players"], RULES.options_for(example["players"], example["options"]))
     frames = hand_frames(RULES, initial, envs, 1, None, example["players"])
     assert [f["seq"] for f in frames][-2:] == [22, 24]
     assert frames[-1]["event"]["type"] == "retract" and frames[-1]["state"]["phase"] == "lead"

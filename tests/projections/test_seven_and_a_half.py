@@ -62,11 +62,16 @@ class Table:
     def __init__(
         self, events: Sequence[dict[str, Any]] = (), options: dict[str, Any] | None = None, players: Sequence[str] = P4
     ) -> None:
-        self.state: SevenAndAHalfState = given(KIND, events, list(players), options)
+        #: where the session stands: the game's state is `.state`, the last event's facts `.pos.facts`
+        self.pos: engine.Position[SevenAndAHalfState] = given(KIND, events, list(players), options)
+
+    @property
+    def state(self) -> SevenAndAHalfState:
+        return self.pos.game
 
     def do(self, *events: dict[str, Any]) -> SevenAndAHalfState:
         for event in events:
-            self.state = then(KIND, self.state, event)
+            self.pos = then(KIND, self.pos, event)
         return self.state
 
     def stakes(self, amounts: dict[int, int]) -> SevenAndAHalfState:
@@ -135,7 +140,7 @@ def test_four_to_six_players() -> None:
 
 
 def test_malformed_events_are_invalid() -> None:
-    state = Table().state
+    state = Table().pos
     expect_invalid(KIND, state, {"type": "bet", "seat": 1, "amount": "5"}, "integer")
     expect_invalid(KIND, state, {"type": "bet", "seat": 1, "amount": 1.5}, "integer")
     expect_invalid(KIND, state, {"type": "bet", "seat": 4, "amount": 5}, "out of range")
@@ -145,14 +150,14 @@ def test_malformed_events_are_invalid() -> None:
     expect_invalid(KIND, state, {"type": "double_down", "seat": 1}, "unknown event type")
     table = Table()
     table.stakes({3: 1, 2: 1, 1: 1})
-    expect_invalid(KIND, table.state, {"type": "deal", "cards": {"0": "AC", "1": "2C", "2": "3C"}}, "every seat")
+    expect_invalid(KIND, table.pos, {"type": "deal", "cards": {"0": "AC", "1": "2C", "2": "3C"}}, "every seat")
     expect_invalid(
-        KIND, table.state, {"type": "deal", "cards": {"0": "AC", "1": "2C", "2": "3C", "3": "ZZ"}}, "not a card code"
+        KIND, table.pos, {"type": "deal", "cards": {"0": "AC", "1": "2C", "2": "3C", "3": "ZZ"}}, "not a card code"
     )
     table.do(deal("AC", "2C", "3C", "4C"))
-    expect_invalid(KIND, table.state, hit(3, "5C", face_down="yes"), "true or false")
-    expect_invalid(KIND, table.state, hit(3, "5C", hand=-1), "below 0")
-    expect_invalid(KIND, table.state, {"type": "split", "seat": 3, "amount": 1}, "missing field 'hand'")
+    expect_invalid(KIND, table.pos, hit(3, "5C", face_down="yes"), "true or false")
+    expect_invalid(KIND, table.pos, hit(3, "5C", hand=-1), "below 0")
+    expect_invalid(KIND, table.pos, {"type": "split", "seat": 3, "amount": 1}, "missing field 'hand'")
 
 
 def test_card_codes_are_made_canonical() -> None:
@@ -204,7 +209,7 @@ def test_a_hand_begins_with_its_first_stake() -> None:
     assert table.state.hand == 0 and table.state.phase == "between"
     table.do(bet(1, 10))
     assert table.state.hand == 1 and table.state.phase == "stakes"
-    assert table.state.facts == {"banker": 0, "stakes_due": [3, 2]}
+    assert table.pos.facts == {"banker": 0, "stakes_due": [3, 2]}
     assert RULES.hand_in_progress(table.state)
     table.do(bet(3, 2), bet(2, 4))
     assert table.state.phase == "deal" and table.state.hand == 1
@@ -213,26 +218,26 @@ def test_a_hand_begins_with_its_first_stake() -> None:
 
 def test_stakes_are_once_per_player_and_never_by_the_banker() -> None:
     table = Table([bet(3, 5)])
-    expect_impossible(KIND, table.state, bet(0, 5), "seat 0 holds the bank")
-    expect_impossible(KIND, table.state, bet(3, 6), "seat 3 has already staked 5 at seq 1")
+    expect_impossible(KIND, table.pos, bet(0, 5), "seat 0 holds the bank")
+    expect_impossible(KIND, table.pos, bet(3, 6), "seat 3 has already staked 5 at seq 1")
     table.stakes({2: 1, 1: 1})
     table.do(deal("AC", "2C", "3C", "4C"))
     with pytest.raises(OutOfTurnError, match="stakes come before the deal"):
-        decide(KIND, table.state, bet(3, 1))
+        decide(KIND, table.pos, bet(3, 1))
 
 
 def test_stakes_within_the_limits_inclusive() -> None:
     table = Table(options={"min_bet": 5, "max_bet": 50})
     table.stakes({3: 5, 2: 50})
-    expect_illegal(KIND, table.state, bet(1, 4), "half.stake_limits")
-    expect_illegal(KIND, table.state, bet(1, 51), "half.stake_limits")
-    expect_illegal(KIND, Table().state, bet(1, 0), "half.stake_limits")
-    expect_illegal(KIND, Table().state, bet(1, 101), "half.stake_limits")
+    expect_illegal(KIND, table.pos, bet(1, 4), "half.stake_limits")
+    expect_illegal(KIND, table.pos, bet(1, 51), "half.stake_limits")
+    expect_illegal(KIND, Table().pos, bet(1, 0), "half.stake_limits")
+    expect_illegal(KIND, Table().pos, bet(1, 101), "half.stake_limits")
 
 
 def test_a_stake_outside_the_limits_is_settled_as_placed_under_record() -> None:
     table = Table(options={"enforcement": "record", "max_bet": 10})
-    decision = decide(KIND, table.state, bet(3, 40))
+    decision = decide(KIND, table.pos, bet(3, 40))
     assert decision.violation == {
         "rule": "half.stake_limits",
         "message": "seat 3's stake of 40 is outside the table limits 1 to 10",
@@ -245,17 +250,17 @@ def test_a_stake_outside_the_limits_is_settled_as_placed_under_record() -> None:
 def test_deal_comes_after_every_stake_and_once() -> None:
     table = Table()
     with pytest.raises(OutOfTurnError, match="no stake has been placed"):
-        decide(KIND, table.state, deal("AC", "2C", "3C", "4C"))
+        decide(KIND, table.pos, deal("AC", "2C", "3C", "4C"))
     table.stakes({3: 1, 1: 1})
     with pytest.raises(OutOfTurnError, match=r"seat\(s\) 2 have not staked"):
-        decide(KIND, table.state, deal("AC", "2C", "3C", "4C"))
+        decide(KIND, table.pos, deal("AC", "2C", "3C", "4C"))
     table.do(bet(2, 1))
-    expect_impossible(KIND, table.state, deal("AC", "8C", "3C", "4C"), "8C is not in the 40-card deck")
-    expect_impossible(KIND, table.state, deal("AC", "TC", "3C", "4C"), "TC is not in the 40-card deck")
-    expect_impossible(KIND, table.state, deal("AC", "2C", "AC", "4C"), "names AC twice")
+    expect_impossible(KIND, table.pos, deal("AC", "8C", "3C", "4C"), "8C is not a card of this game's deck")
+    expect_impossible(KIND, table.pos, deal("AC", "TC", "3C", "4C"), "TC is not a card of this game's deck")
+    expect_impossible(KIND, table.pos, deal("AC", "2C", "AC", "4C"), "AC is named twice in this deal")
     table.do(deal("AC", "2C", "3C", "4C"))
     with pytest.raises(OutOfTurnError, match="dealt already"):
-        decide(KIND, table.state, deal("AD", "2D", "3D", "4D"))
+        decide(KIND, table.pos, deal("AD", "2D", "3D", "4D"))
 
 
 # --------------------------------------------------------------------------- turns
@@ -265,18 +270,18 @@ def test_play_goes_counter_clockwise_from_the_bankers_right_then_the_banker() ->
     table = dealt(["5C", "6D", "3H", "4S"])
     assert table.state.turn == 3 and RULES.view(table.state, SPECTATOR)["to_act"] == [3]
     with pytest.raises(OutOfTurnError, match="it is seat 3's turn, not seat 2's"):
-        decide(KIND, table.state, hit(2, "AC"))
+        decide(KIND, table.pos, hit(2, "AC"))
     with pytest.raises(OutOfTurnError, match="not seat 0's"):
-        decide(KIND, table.state, stand(0))
+        decide(KIND, table.pos, stand(0))
     table.do(stand(3))
     assert table.state.turn == 2
     table.do(hit(2, "AC"), stand(2))
     assert table.state.turn == 1
     table.do(stand(1))
     assert table.state.phase == "banker" and table.state.turn == 0
-    assert table.state.facts["banker_shows"] == ["5C"]
+    assert table.pos.facts["banker_shows"] == ["5C"]
     with pytest.raises(OutOfTurnError, match=r"it is seat 0's turn \(the banker\), not seat 1's"):
-        decide(KIND, table.state, hit(1, "AD"))
+        decide(KIND, table.pos, hit(1, "AD"))
 
 
 def test_playing_order_with_another_banker_and_five_seats() -> None:
@@ -296,14 +301,14 @@ def test_playing_order_with_another_banker_and_five_seats() -> None:
 
 def test_card_already_seen_or_outside_the_deck_is_impossible() -> None:
     table = dealt(["5C", "6D", "3H", "4S"])
-    expect_impossible(KIND, table.state, hit(3, "6D"), "6D has already been seen in this hand")
-    expect_impossible(KIND, table.state, hit(3, "9C"), "9C is not in the 40-card deck")
+    expect_impossible(KIND, table.pos, hit(3, "6D"), "6D has already been seen in this hand")
+    expect_impossible(KIND, table.pos, hit(3, "9C"), "9C is not a card of this game's deck")
     table.do(hit(3, "AC"))
-    expect_impossible(KIND, table.state, hit(3, "AC"), "AC has already been seen")
+    expect_impossible(KIND, table.pos, hit(3, "AC"), "AC has already been seen")
 
 
 def test_no_play_event_between_hands() -> None:
-    state = Table().state
+    state = Table().pos
     with pytest.raises(OutOfTurnError, match="no hand is being played"):
         decide(KIND, state, stand(1))
     with pytest.raises(OutOfTurnError, match="no hand is being played"):
@@ -312,7 +317,7 @@ def test_no_play_event_between_hands() -> None:
 
 def test_a_hand_that_does_not_exist_is_impossible() -> None:
     table = dealt(["5C", "6D", "3H", "4S"])
-    expect_impossible(KIND, table.state, stand(3, hand=1), "seat 3 has no hand 1")
+    expect_impossible(KIND, table.pos, stand(3, hand=1), "seat 3 has no hand 1")
     table.do(stand(3, hand=0))
     assert table.state.turn == 2
 
@@ -323,7 +328,7 @@ def test_a_hand_that_does_not_exist_is_impossible() -> None:
 def test_a_bust_is_shown_and_loses_its_stake_at_once() -> None:
     table = dealt(["5C", "6D", "3H", "6S"])
     table.do(hit(3, "7S"))  # seq 5: 6 + 7 = 13
-    facts = table.state.facts
+    facts = table.pos.facts
     assert facts["bust"] is True and facts["total"] == 26 and facts["shown"] == ["6S", "7S"]
     assert table.state.turn == 2
     assert RULES.view(table.state, 1)["seats"][3]["cards"] == ["6S", "7S"]
@@ -334,7 +339,7 @@ def test_a_bust_is_shown_and_loses_its_stake_at_once() -> None:
         (0, 10, "half.bust", (1, 5)),
     ]
     assert lines[0].reason == "seat 3 bust with 13 at seq 5: seat 3 pays 10 to the banker, seat 0"
-    expect_impossible(KIND, table.state, hit(3, "AC"), "out of turn|turn")
+    expect_impossible(KIND, table.pos, hit(3, "AC"), "out of turn|turn")
 
 
 def test_a_finished_hand_takes_no_more_cards() -> None:
@@ -342,20 +347,20 @@ def test_a_finished_hand_takes_no_more_cards() -> None:
     table.stakes({3: 2, 2: 2, 1: 2})
     table.do(deal("5C", "6D", "3H", "JS"), hit(3, "JH"), {"type": "split", "seat": 3, "hand": 0, "amount": 2})
     table.do(hit(3, "7S", hand=0))  # seq 7: J + 7 = 7½, finished
-    expect_impossible(KIND, table.state, hit(3, "AC", hand=0), r"seat 3's hand 0 finished at seq 7 \(7½\)")
-    expect_impossible(KIND, table.state, stand(3, hand=0), "no stand is accepted")
+    expect_impossible(KIND, table.pos, hit(3, "AC", hand=0), r"seat 3's hand 0 finished at seq 7 \(7½\)")
+    expect_impossible(KIND, table.pos, stand(3, hand=0), "no stand is accepted")
     table.do(hit(3, "6C", hand=1), hit(3, "2C", hand=1))  # J + 6 + 2: bust
-    expect_impossible(KIND, table.state, hit(3, "AC", hand=1), "out of turn|it is seat 2's turn")
+    expect_impossible(KIND, table.pos, hit(3, "AC", hand=1), "out of turn|it is seat 2's turn")
 
 
 def test_exactly_seven_and_a_half_ends_the_turn() -> None:
     table = dealt(["5C", "6D", "3H", "6S"])
     table.do(hit(3, "AC"))
-    assert "total" not in table.state.facts and table.state.turn == 3  # the total would tell the face-down 6S
+    assert "total" not in table.pos.facts and table.state.turn == 3  # the total would tell the face-down 6S
     table.do(hit(3, "JD"))
-    assert table.state.facts["seven_and_a_half"] is True and table.state.facts["total"] == 15
+    assert table.pos.facts["seven_and_a_half"] is True and table.pos.facts["total"] == 15
     assert table.state.turn == 2
-    assert RULES.situations(hit(3, "JD"), table.state.facts) == ["seven_and_a_half"]
+    assert RULES.situations(hit(3, "JD"), table.pos.facts) == ["seven_and_a_half"]
 
 
 # --------------------------------------------------------------------------- settlement
@@ -368,7 +373,7 @@ def test_settlement_the_banker_wins_ties_and_pays_higher_totals() -> None:
     table.do(hit(1, "QH"), stand(1))  # seq 8-9: 6½
     table.do(hit(0, "AH"))  # seq 10: the banker 6
     table.do(stand(0))  # seq 11: settles
-    facts = table.state.facts
+    facts = table.pos.facts
     assert facts["hand_ended"] is True and facts["banker_total"] == 12
     assert facts["points"] == {"0": 5 - 10 - 7, "1": 7, "2": -5, "3": 10}
     sheet = RULES.score(table.state)
@@ -407,22 +412,22 @@ def test_the_banker_busts_and_pays_every_player_who_has_not_bust() -> None:
     table.do(hit(2, "7S"))  # bust: loses 5 whatever the banker does
     table.do(stand(1))  # 6
     table.do(hit(0, "4D"))  # the banker 9: bust
-    assert table.state.facts["banker_bust"] is True and table.state.facts["bust"] is True
+    assert table.pos.facts["banker_bust"] is True and table.pos.facts["bust"] is True
     assert table.points == (-10 + 5 - 7, 7, -5, 10)
     assert {line.rule for line in table.state.lines} == {"half.bust", "half.banker_bust"}
-    assert RULES.situations(hit(0, "4D"), table.state.facts) == ["bust", "banker_bust"]
+    assert RULES.situations(hit(0, "4D"), table.pos.facts) == ["bust", "banker_bust"]
 
 
 def test_when_every_player_busts_the_banker_does_not_play() -> None:
     table = dealt(["5C", "6D", "3H", "4S"], {3: 10, 2: 5, 1: 7})
     table.do(hit(3, "7S"), hit(2, "7D"), hit(1, "7C"))
-    assert table.state.phase == "between" and table.state.facts["all_bust"] is True
-    assert table.state.facts["hand_ended"] is True
+    assert table.state.phase == "between" and table.pos.facts["all_bust"] is True
+    assert table.pos.facts["hand_ended"] is True
     assert table.points == (22, -7, -5, -10)
     with pytest.raises(OutOfTurnError):
-        decide(KIND, table.state, stand(0))
+        decide(KIND, table.pos, stand(0))
     with pytest.raises(OutOfTurnError):
-        decide(KIND, table.state, hit(0, "AD"))
+        decide(KIND, table.pos, hit(0, "AD"))
     # the next hand begins with a stake, banked by the same seat
     table.do(bet(1, 3))
     assert table.state.hand == 2 and table.state.banker == 0 and table.state.lines == ()
@@ -446,11 +451,11 @@ def test_a_player_with_seven_and_a_half_takes_the_bank() -> None:
     table = dealt(["5C", "6D", "3H", "4S"], {3: 10, 2: 5, 1: 7})
     table.do(stand(3), hit(2, "4C"), hit(2, "JD"))  # seat 2: 7½
     table.do(stand(1), hit(0, "2C"), stand(0))
-    facts = table.state.facts
+    facts = table.pos.facts
     assert facts["bank_taken_by"] == 2 and facts["next_banker"] == 2
     assert RULES.situations(stand(0), facts) == ["bank_passed"]
     assert table.state.next_banker == 2 and RULES.view(table.state, None)["table"]["next_banker"] == 2
-    expect_impossible(KIND, table.state, bet(2, 1), "seat 2 holds the bank")
+    expect_impossible(KIND, table.pos, bet(2, 1), "seat 2 holds the bank")
     table.do(bet(0, 4))  # the old banker now stakes
     assert table.state.banker == 2 and table.state.order() == (1, 0, 3)
 
@@ -473,14 +478,14 @@ def test_the_bank_passes_even_when_the_banker_also_makes_seven_and_a_half() -> N
 
 def test_bank_passed_only_between_hands_and_never_to_the_banker_due() -> None:
     table = Table()
-    expect_impossible(KIND, table.state, {"type": "bank_passed", "to": 0}, "already holds the bank")
+    expect_impossible(KIND, table.pos, {"type": "bank_passed", "to": 0}, "already holds the bank")
     table.do({"type": "bank_passed", "to": 1})
     assert table.state.next_banker == 1 and table.state.hand == 0
-    assert RULES.situations({"type": "bank_passed", "to": 1}, table.state.facts) == ["bank_passed"]
+    assert RULES.situations({"type": "bank_passed", "to": 1}, table.pos.facts) == ["bank_passed"]
     table.do(bet(0, 1))
     assert table.state.banker == 1
-    expect_impossible(KIND, table.state, {"type": "bank_passed", "to": 2}, "only between hands")
-    expect_impossible(KIND, table.state, {"type": "session_closed"}, "only between hands")
+    expect_impossible(KIND, table.pos, {"type": "bank_passed", "to": 2}, "only between hands")
+    expect_impossible(KIND, table.pos, {"type": "session_closed"}, "only between hands")
 
 
 def test_bank_passed_overrides_the_seven_and_a_half_rule() -> None:
@@ -496,11 +501,11 @@ def test_a_voided_hand_scores_zero_and_the_same_banker_deals_again() -> None:
     table = dealt(["5C", "6D", "3H", "4S"], {3: 10, 2: 5, 1: 7})
     table.do(hit(3, "7S"), hit(2, "4C"), hit(2, "JD"))  # a bust and a 7½ before the void
     table.do({"type": "hand_voided", "reason": "misdeal"})
-    assert table.state.facts["voided"] is True and table.state.phase == "between"
+    assert table.pos.facts["voided"] is True and table.state.phase == "between"
     hand = RULES.score(table.state).hands[0]
     assert hand.points == (0, 0, 0, 0) and hand.lines == ()
     assert table.state.next_banker == 0
-    expect_impossible(KIND, table.state, {"type": "hand_voided", "reason": "again"}, "only while a hand")
+    expect_impossible(KIND, table.pos, {"type": "hand_voided", "reason": "again"}, "only while a hand")
     table.do(bet(3, 1))
     assert table.state.hand == 2 and table.state.banker == 0
 
@@ -516,11 +521,11 @@ def test_session_closed_ends_the_game_without_a_winner() -> None:
     table.do(stand(3), stand(2), stand(1), stand(0))
     table.do({"type": "session_closed"})
     assert RULES.is_terminal(table.state)
-    assert table.state.facts["game_ended"] is True and table.state.facts["winner"] is None
+    assert table.pos.facts["game_ended"] is True and table.pos.facts["winner"] is None
     sheet = RULES.score(table.state)
     assert sheet.finished and sheet.winner is None and sheet.totals == (8, 7, -5, -10)
-    expect_impossible(KIND, table.state, bet(1, 1), "the game has ended")
-    expect_impossible(KIND, table.state, {"type": "bank_passed", "to": 2}, "the game has ended")
+    expect_impossible(KIND, table.pos, bet(1, 1), "the game has ended")
+    expect_impossible(KIND, table.pos, {"type": "bank_passed", "to": 2}, "the game has ended")
     table.do({"type": "note", "text": "good night"})
     assert RULES.legal_events(table.state) == [] and RULES.chance_events(table.state, random.Random(1)) == []
 
@@ -537,8 +542,8 @@ def test_session_closed_before_any_hand() -> None:
 def test_two_card_bonus_is_paid_double() -> None:
     table = dealt(["5C", "6D", "7H", "4S"], {3: 10, 2: 5, 1: 7}, {"two_card_bonus": True})
     table.do(stand(3), hit(2, "JD"))  # seat 2: 7 and J
-    assert table.state.facts["two_card"] is True
-    assert RULES.situations(hit(2, "JD"), table.state.facts) == ["seven_and_a_half", "two_card_bonus"]
+    assert table.pos.facts["two_card"] is True
+    assert RULES.situations(hit(2, "JD"), table.pos.facts) == ["seven_and_a_half", "two_card_bonus"]
     table.do(stand(1), hit(0, "2C"), stand(0))  # the banker 7
     line = next(line for line in table.state.lines if line.seat == 2)
     assert line.rule == "half.two_card_bonus" and line.points == 10
@@ -555,7 +560,7 @@ def test_two_card_bonus_is_paid_double_also_when_the_banker_busts() -> None:
 def test_without_the_option_seven_and_a_face_card_is_a_plain_seven_and_a_half() -> None:
     table = dealt(["7C", "6D", "7H", "4S"], {3: 10, 2: 5, 1: 7})
     table.do(stand(3), hit(2, "JD"))
-    assert "two_card" not in table.state.facts
+    assert "two_card" not in table.pos.facts
     table.do(stand(1), hit(0, "AC"))  # the banker 7 + 1: bust
     assert table.points == (-10 - 5 - 7, 7, 5, 10)  # seat 2's 7½ is paid single
 
@@ -564,7 +569,7 @@ def test_the_bankers_two_card_seven_and_a_half_takes_single_stakes_and_wins_the_
     table = dealt(["7C", "6D", "7H", "3S"], {3: 10, 2: 5, 1: 7}, {"two_card_bonus": True})
     table.do(hit(3, "4S"), hit(3, "QS"), hit(2, "JD"), stand(1))  # a three-card 7½ and a two-card 7½
     table.do(hit(0, "KC"))
-    assert table.state.facts["two_card"] is True
+    assert table.pos.facts["two_card"] is True
     assert table.points == (10 + 5 + 7, -7, -5, -10)
     rules = {line.seat: line.rule for line in table.state.lines if line.seat}
     assert rules == {1: "half.banker_two_card", 2: "half.banker_two_card", 3: "half.banker_two_card"}
@@ -575,7 +580,7 @@ def test_the_bankers_two_card_seven_and_a_half_takes_single_stakes_and_wins_the_
 def test_three_cards_are_never_a_two_card_seven_and_a_half() -> None:
     table = dealt(["5C", "6D", "6H", "4S"], {3: 10, 2: 5, 1: 7}, {"two_card_bonus": True})
     table.do(stand(3), hit(2, "AD"), hit(2, "JD"))
-    assert "two_card" not in table.state.facts
+    assert "two_card" not in table.pos.facts
     table.do(stand(1), stand(0))
     assert table.points[2] == 5
 
@@ -588,7 +593,7 @@ def test_the_wild_card_counts_at_its_best_value() -> None:
     table.do(stand(3), hit(2, "5H"))  # K♦ + 5 = 7 (the wild card as 2)
     assert table.state.turn == 2 and table.state.hands[2][0].status == "open"
     table.do(hit(2, "JC"))  # K♦ + 5 + J: ½ + 5 + ½ would be 6, the wild as 2 gives 7½
-    assert table.state.facts["seven_and_a_half"] is True and table.state.facts["total"] == 15
+    assert table.pos.facts["seven_and_a_half"] is True and table.pos.facts["total"] == 15
 
 
 def test_a_hand_with_the_wild_card_busts_only_if_bust_with_it_at_a_half() -> None:
@@ -596,11 +601,11 @@ def test_a_hand_with_the_wild_card_busts_only_if_bust_with_it_at_a_half() -> Non
     table.do(stand(3), hit(2, "6H"))  # 1 + 6: 7
     assert table.state.hands[2][0].status == "open" and table.state.total(table.state.hands[2][0]) == 14
     table.do(hit(2, "AC"))  # ½ + 6 + 1 = 7½
-    assert table.state.facts["seven_and_a_half"] is True
+    assert table.pos.facts["seven_and_a_half"] is True
     table2 = dealt(["5C", "6D", "KD", "4S"], {3: 10, 2: 5, 1: 7}, {"wild_card": "KD"})
     table2.do(stand(3), hit(2, "6H"))
     table2.do(hit(2, "2C"))  # ½ + 6 + 2 = 8½
-    assert table2.state.facts["bust"] is True and table2.state.facts["total"] == 17
+    assert table2.pos.facts["bust"] is True and table2.pos.facts["total"] == 17
     assert "bust with 8½" in table2.state.lines[0].reason
 
 
@@ -608,14 +613,14 @@ def test_the_wild_card_makes_a_two_card_seven_and_a_half_with_a_seven_only() -> 
     options = {"wild_card": "KD", "two_card_bonus": True, "pair_of_sevens": True}
     table = dealt(["5C", "JD", "KD", "7S"], {3: 10, 2: 5, 1: 7}, options)
     table.do(hit(3, "QD"))  # seat 3: 7 + Q, a two-card 7½
-    assert table.state.facts.get("two_card") is True
+    assert table.pos.facts.get("two_card") is True
     table.do(hit(2, "7D"))  # K♦ + 7: a two-card 7½, not a pair of sevens
-    assert table.state.facts.get("two_card") is True and "pair_of_sevens" not in table.state.facts
+    assert table.pos.facts.get("two_card") is True and "pair_of_sevens" not in table.pos.facts
     table.do(hit(1, "QC"), hit(1, "7C"))  # J + Q + 7: a three-card 7½
-    assert "two_card" not in table.state.facts and table.state.phase == "banker"
+    assert "two_card" not in table.pos.facts and table.state.phase == "banker"
     table3 = dealt(["5C", "JD", "KD", "7S"], {3: 10, 2: 5, 1: 7}, options)
     table3.do(stand(3), hit(2, "JH"))  # K♦ + J: 7½ with the wild as 7, but not a two-card 7½
-    assert table3.state.facts["seven_and_a_half"] is True and "two_card" not in table3.state.facts
+    assert table3.pos.facts["seven_and_a_half"] is True and "two_card" not in table3.pos.facts
     table3.do(stand(1), hit(0, "2C"), stand(0))  # the banker 7
     assert next(line for line in table3.state.lines if line.seat == 2).points == 5  # single
 
@@ -627,9 +632,9 @@ def test_a_pair_of_sevens_is_shown_at_once_paid_triple_and_takes_the_bank() -> N
     options = {"pair_of_sevens": True}
     table = dealt(["5C", "6D", "3H", "7S"], {3: 10, 2: 5, 1: 7}, options)
     table.do(hit(3, "7D"))
-    assert table.state.facts["pair_of_sevens"] is True and table.state.turn == 2
-    assert RULES.situations(hit(3, "7D"), table.state.facts) == ["pair_of_sevens"]
-    expect_impossible(KIND, table.state, hit(3, "AC"), "turn")
+    assert table.pos.facts["pair_of_sevens"] is True and table.state.turn == 2
+    assert RULES.situations(hit(3, "7D"), table.pos.facts) == ["pair_of_sevens"]
+    expect_impossible(KIND, table.pos, hit(3, "AC"), "turn")
     table.do(stand(2), stand(1), hit(0, "2C"), hit(0, "JC"))  # the banker 7½
     line = next(line for line in table.state.lines if line.seat == 3)
     assert line.rule == "half.pair_of_sevens" and line.points == 30
@@ -652,7 +657,7 @@ def test_the_bankers_pair_of_sevens_wins_every_stake_single() -> None:
     table = dealt(["7C", "6D", "7H", "3S"], {3: 10, 2: 5, 1: 7}, options)
     table.do(hit(3, "JS"), hit(3, "4S"), stand(2), stand(1))  # seat 3: 7½
     table.do(hit(0, "7D"))  # the banker's pair of sevens
-    assert table.state.facts["pair_of_sevens"] is True
+    assert table.pos.facts["pair_of_sevens"] is True
     assert table.points == (10 + 5 + 7, -7, -5, -10)
     assert {line.rule for line in table.state.lines} == {"half.banker_pair_of_sevens"}
 
@@ -675,7 +680,7 @@ def test_a_players_pair_beats_the_bankers_two_card_seven_and_a_half() -> None:
 def test_without_the_option_two_sevens_are_a_bust() -> None:
     table = dealt(["5C", "6D", "3H", "7S"], {3: 10, 2: 5, 1: 7})
     table.do(hit(3, "7D"))  # 7 + 7 = 14
-    assert table.state.facts["bust"] is True and "pair_of_sevens" not in table.state.facts
+    assert table.pos.facts["bust"] is True and "pair_of_sevens" not in table.pos.facts
     assert table.state.lines[0].reason == "seat 3 bust with 14 at seq 5: seat 3 pays 10 to the banker, seat 0"
 
 
@@ -687,18 +692,18 @@ FD = {"face_down_request": True}
 
 def test_face_down_and_flip_need_the_option() -> None:
     table = dealt(["5C", "6D", "3H", "4S"])
-    expect_impossible(KIND, table.state, hit(3, "AC", face_down=True), "needs the face_down_request option")
-    expect_impossible(KIND, table.state, {"type": "flip", "seat": 3}, "needs the face_down_request option")
+    expect_impossible(KIND, table.pos, hit(3, "AC", face_down=True), "needs the face_down_request option")
+    expect_impossible(KIND, table.pos, {"type": "flip", "seat": 3}, "needs the face_down_request option")
     table.do(hit(3, "AC", face_down=False))
     assert "AC" not in table.state.face_down
 
 
 def test_the_dealt_card_is_the_one_face_down_card() -> None:
     table = dealt(["5C", "6D", "3H", "4S"], options=FD)
-    error = expect_illegal(KIND, table.state, hit(3, "AC", face_down=True), "half.two_face_down")
+    error = expect_illegal(KIND, table.pos, hit(3, "AC", face_down=True), "half.two_face_down")
     assert "seat 3 asked for a face-down card while holding one (4S)" in error.reason
     table.do({"type": "flip", "seat": 3})
-    assert table.state.facts == {"flipped": ["4S"]}
+    assert table.pos.facts == {"flipped": ["4S"]}
     assert RULES.view(table.state, 1)["seats"][3]["cards"] == ["4S"]
     table.do(hit(3, "AC", face_down=True))
     assert RULES.view(table.state, 1)["seats"][3]["cards"] == ["4S", HIDDEN]
@@ -706,38 +711,38 @@ def test_the_dealt_card_is_the_one_face_down_card() -> None:
     assert RULES.census(table.state).private[3] == frozenset({"AC"})
     assert RULES.redact_event(hit(3, "AC", face_down=True), 1)["card"] == HIDDEN
     assert RULES.redact_event(hit(3, "AC", face_down=True), 3)["card"] == "AC"
-    assert RULES.situations(hit(3, "AC", face_down=True), table.state.facts) == ["face_down"]
-    expect_illegal(KIND, table.state, hit(3, "2C", face_down=True), "half.two_face_down")
+    assert RULES.situations(hit(3, "AC", face_down=True), table.pos.facts) == ["face_down"]
+    expect_illegal(KIND, table.pos, hit(3, "2C", face_down=True), "half.two_face_down")
     table.do({"type": "flip", "seat": 3, "hand": 0}, hit(3, "2C", face_down=True))
 
 
 def test_two_face_down_cards_are_stored_under_record_and_folded() -> None:
     table = dealt(["5C", "6D", "3H", "4S"], options={**FD, "enforcement": "record"})
-    decision = decide(KIND, table.state, hit(3, "AC", face_down=True))
+    decision = decide(KIND, table.pos, hit(3, "AC", face_down=True))
     assert decision.violation is not None and decision.violation["rule"] == "half.two_face_down"
     table.do(hit(3, "AC", face_down=True))
     assert RULES.census(table.state).private[3] == frozenset({"4S", "AC"})
     table.do({"type": "flip", "seat": 3})
-    assert table.state.facts == {"flipped": ["4S", "AC"]}
+    assert table.pos.facts == {"flipped": ["4S", "AC"]}
 
 
 def test_flip_belongs_to_the_seats_turn_and_an_unfinished_hand_with_a_face_down_card() -> None:
     table = dealt(["5C", "6D", "3H", "4S"], options=FD)
     with pytest.raises(OutOfTurnError, match="it is seat 3's turn"):
-        decide(KIND, table.state, {"type": "flip", "seat": 2})
+        decide(KIND, table.pos, {"type": "flip", "seat": 2})
     table.do({"type": "flip", "seat": 3})
-    expect_impossible(KIND, table.state, {"type": "flip", "seat": 3}, "no face-down card")
-    expect_impossible(KIND, table.state, {"type": "flip", "seat": 3, "hand": 0}, "holds no face-down card")
-    expect_impossible(KIND, table.state, {"type": "flip", "seat": 3, "hand": 2}, "has no hand 2")
+    expect_impossible(KIND, table.pos, {"type": "flip", "seat": 3}, "no face-down card")
+    expect_impossible(KIND, table.pos, {"type": "flip", "seat": 3, "hand": 0}, "holds no face-down card")
+    expect_impossible(KIND, table.pos, {"type": "flip", "seat": 3, "hand": 2}, "has no hand 2")
     table.do(stand(3), stand(2), stand(1))
-    expect_impossible(KIND, table.state, {"type": "flip", "seat": 0}, "the banker, seat 0, never")
-    expect_impossible(KIND, table.state, hit(0, "AC", face_down=True), "the banker, seat 0, never")
+    expect_impossible(KIND, table.pos, {"type": "flip", "seat": 0}, "the banker, seat 0, never")
+    expect_impossible(KIND, table.pos, hit(0, "AC", face_down=True), "the banker, seat 0, never")
 
 
 def test_a_face_down_card_counts_at_once_for_a_bust() -> None:
     table = dealt(["5C", "6D", "3H", "4S"], options=FD)
     table.do({"type": "flip", "seat": 3}, hit(3, "7S", face_down=True))
-    assert table.state.facts["bust"] is True and table.state.face_down & {"7S", "4S"} == frozenset()
+    assert table.pos.facts["bust"] is True and table.state.face_down & {"7S", "4S"} == frozenset()
     assert RULES.view(table.state, 2)["seats"][3]["cards"] == ["4S", "7S"]
 
 
@@ -747,10 +752,10 @@ def test_one_face_down_card_per_seat_across_split_hands() -> None:
     table.do({"type": "flip", "seat": 3}, hit(3, "QS", face_down=True))
     table.do({"type": "split", "seat": 3, "hand": 0, "amount": 2})  # QS, face down, moves to hand 1
     assert RULES.view(table.state, 1)["seats"][3]["hands"][1]["cards"] == [HIDDEN]
-    expect_illegal(KIND, table.state, hit(3, "AC", hand=0, face_down=True), "half.two_face_down")
-    expect_impossible(KIND, table.state, {"type": "flip", "seat": 3, "hand": 0}, "holds no face-down card")
+    expect_illegal(KIND, table.pos, hit(3, "AC", hand=0, face_down=True), "half.two_face_down")
+    expect_impossible(KIND, table.pos, {"type": "flip", "seat": 3, "hand": 0}, "holds no face-down card")
     table.do({"type": "flip", "seat": 3})  # wherever it lies
-    assert table.state.facts == {"flipped": ["QS"]}
+    assert table.pos.facts == {"flipped": ["QS"]}
     table.do(hit(3, "AC", hand=0, face_down=True))
 
 
@@ -760,8 +765,8 @@ def test_a_stood_hands_face_down_card_stays_down_and_blocks_a_second() -> None:
     table.do({"type": "flip", "seat": 3}, hit(3, "QS"))
     table.do({"type": "split", "seat": 3, "hand": 0, "amount": 2})
     table.do(hit(3, "AC", hand=0, face_down=True), stand(3, hand=0))
-    expect_illegal(KIND, table.state, hit(3, "2C", hand=1, face_down=True), "half.two_face_down")
-    expect_impossible(KIND, table.state, {"type": "flip", "seat": 3}, "no face-down card in an unfinished hand")
+    expect_illegal(KIND, table.pos, hit(3, "2C", hand=1, face_down=True), "half.two_face_down")
+    expect_impossible(KIND, table.pos, {"type": "flip", "seat": 3}, "no face-down card in an unfinished hand")
 
 
 # --------------------------------------------------------------------------- splitting
@@ -777,24 +782,24 @@ def split(seat: int, hand: int, amount: int) -> dict[str, Any]:
 def test_split_needs_the_option_two_face_cards_and_a_player() -> None:
     table = dealt(["5C", "6D", "3H", "JS"], {3: 4, 2: 2, 1: 2})
     table.do(hit(3, "QS"))
-    expect_impossible(KIND, table.state, split(3, 0, 4), "needs the splitting option")
+    expect_impossible(KIND, table.pos, split(3, 0, 4), "needs the splitting option")
     table = dealt(["5C", "6D", "3H", "JS"], {3: 4, 2: 2, 1: 2}, SPLIT)
-    expect_impossible(KIND, table.state, split(3, 0, 4), "only a hand of two face cards may be split; seat 3 holds JS")
+    expect_impossible(KIND, table.pos, split(3, 0, 4), "only a hand of two face cards may be split; seat 3 holds JS")
     table.do(hit(3, "AS"))
-    expect_impossible(KIND, table.state, split(3, 0, 4), "holds JS AS")
+    expect_impossible(KIND, table.pos, split(3, 0, 4), "holds JS AS")
     table.do(hit(3, "QS"))
-    expect_impossible(KIND, table.state, split(3, 0, 4), "holds JS AS QS")
+    expect_impossible(KIND, table.pos, split(3, 0, 4), "holds JS AS QS")
     table = dealt(["JC", "6D", "3H", "4S"], {3: 4, 2: 2, 1: 2}, SPLIT)
     table.do(stand(3), stand(2), stand(1), hit(0, "QC"))
-    expect_impossible(KIND, table.state, split(0, 0, 4), "the banker, seat 0, never asks for a split")
+    expect_impossible(KIND, table.pos, split(0, 0, 4), "the banker, seat 0, never asks for a split")
 
 
 def test_split_stake_at_least_the_split_hands_and_within_the_limits() -> None:
     table = dealt(["5C", "6D", "3H", "JS"], {3: 4, 2: 2, 1: 2}, {**SPLIT, "max_bet": 10})
     table.do(hit(3, "QS"))
-    error = expect_illegal(KIND, table.state, split(3, 0, 3), "half.split_stake")
+    error = expect_illegal(KIND, table.pos, split(3, 0, 3), "half.split_stake")
     assert error.reason == "the new stake 3 is below the stake 4 of seat 3 being split"
-    expect_illegal(KIND, table.state, split(3, 0, 11), "half.stake_limits")
+    expect_illegal(KIND, table.pos, split(3, 0, 11), "half.stake_limits")
     amounts = [e["amount"] for e in RULES.legal_events(table.state) if e["type"] == "split"]
     assert amounts == list(range(4, 11))
 
@@ -811,8 +816,8 @@ def test_a_low_split_stake_is_settled_as_placed_under_record() -> None:
 def test_splitting_makes_hands_in_order_of_creation_played_in_any_order() -> None:
     table = dealt(["5C", "6D", "3H", "JS"], {3: 4, 2: 2, 1: 2}, SPLIT)
     table.do(hit(3, "QS"), split(3, 0, 6))  # seq 6
-    assert table.state.facts == {"hand": 0, "new_hand": 1}
-    assert RULES.situations(split(3, 0, 6), table.state.facts) == ["split"]
+    assert table.pos.facts == {"hand": 0, "new_hand": 1}
+    assert RULES.situations(split(3, 0, 6), table.pos.facts) == ["split"]
     hands = table.state.hands[3]
     assert [h.cards for h in hands] == [("JS",), ("QS",)] and [h.stake for h in hands] == [4, 6]
     table.do(hit(3, "KS", hand=1), split(3, 1, 6))  # hand 1 (QS KS) splits again: hand 2 gets KS
@@ -836,7 +841,7 @@ def test_splitting_makes_hands_in_order_of_creation_played_in_any_order() -> Non
 def test_a_split_hand_that_keeps_a_face_card_and_takes_a_seven_is_a_two_card_seven_and_a_half() -> None:
     table = dealt(["5C", "6D", "3H", "JS"], {3: 4, 2: 2, 1: 2}, {**SPLIT, "two_card_bonus": True})
     table.do(hit(3, "QS"), split(3, 0, 5), hit(3, "7S", hand=0))
-    assert table.state.facts["two_card"] is True
+    assert table.pos.facts["two_card"] is True
     table.do(hit(3, "AS", hand=1), stand(3, hand=1), stand(2), stand(1), stand(0))
     assert [line.points for line in table.state.lines if line.seat == 3] == [8, -5]
 
@@ -851,7 +856,7 @@ def test_between_hands_every_stake_amount_bank_pass_and_close_are_offered() -> N
     assert offered == sorted(offered, key=lambda e: (e["type"], e.get("seat", -1), e.get("amount", 0), e.get("to", -1)))
     assert {"type": "session_closed"} in offered and {"type": "bank_passed", "to": 0} not in offered
     for event in offered[::37] + offered[-5:]:
-        assert decide(KIND, table.state, event).violation is None
+        assert decide(KIND, table.pos, event).violation is None
     table.do(bet(2, 50))
     offered = RULES.legal_events(table.state)
     assert {e["seat"] for e in offered} == {1, 3} and len(offered) == 200
@@ -871,7 +876,7 @@ def test_during_play_stand_split_and_flip_are_offered_and_hits_are_chance() -> N
     chance = RULES.chance_events(table.state, random.Random(3))
     assert [bool(e.get("face_down")) for e in chance] == [False, True]
     for event in [*offered, *chance]:
-        assert decide(KIND, table.state, event).violation is None
+        assert decide(KIND, table.pos, event).violation is None
     table.do(dict(offered[0]))
     assert {e.get("hand") for e in RULES.legal_events(table.state)} == {0, 1}
     assert {e.get("hand") for e in RULES.chance_events(table.state, random.Random(1))} == {0, 1}
@@ -892,7 +897,7 @@ def test_the_deal_is_a_chance_event_from_the_forty_card_deck() -> None:
     cards = list(event["cards"].values())
     assert sorted(event["cards"]) == ["0", "1", "2", "3"] and len(set(cards)) == 4
     assert all(c[0] not in "89T" for c in cards)
-    assert decide(KIND, table.state, event).violation is None
+    assert decide(KIND, table.pos, event).violation is None
 
 
 # --------------------------------------------------------------------------- what each seat sees
@@ -915,7 +920,7 @@ def test_dealt_cards_are_face_down_and_the_bankers_is_shown_when_its_turn_begins
     table.do(hit(3, "AC"))
     assert RULES.view(table.state, 1)["seats"][3]["cards"] == [HIDDEN, "AC"]
     assert RULES.redact_event(hit(3, "AC"), 1)["card"] == "AC"
-    assert "total" not in table.state.facts  # the total would tell the face-down card
+    assert "total" not in table.pos.facts  # the total would tell the face-down card
     table.do(stand(3), stand(2), stand(1))
     assert "5C" in cards_in(RULES.view(table.state, 1))
     assert RULES.view(table.state, 1)["table"]["banker_card_shown"] is True
@@ -961,12 +966,12 @@ def test_golden_records_fold_to_their_expected_score(name: str) -> None:
     example = load_example(name)
     rules = rules_for(example["game"])
     options = rules.options_for(example["players"], example["options"])
-    state = rules.initial_state(example["players"], options)
+    position = engine.start(rules, example["players"], options)
     for event in example["events"]:
-        decision = engine.decide(rules, state, event)
+        decision = engine.decide(rules, position, event)
         assert decision.violation is None
-        state = engine.apply(rules, state, decision.event, state.seq + 1)
-    assert expected_of(rules.score(state).to_dict()) == {
+        position = engine.apply(rules, position, decision.event, position.seq + 1)
+    assert expected_of(rules.score(position.game).to_dict()) == {
         k: example["expected"][k] for k in ("totals", "winner", "hands")
     }
 
@@ -977,7 +982,7 @@ def test_golden_records_exist() -> None:
 
 def test_invalid_event_is_not_impossible() -> None:
     with pytest.raises(InvalidEventError):
-        decide(KIND, Table().state, {"type": "bet", "seat": "1", "amount": 1})
+        decide(KIND, Table().pos, {"type": "bet", "seat": "1", "amount": 1})
 
 
 # --------------------------------------------------------------------------- bounds: options, stakes, legal_events
@@ -998,10 +1003,10 @@ def test_a_stake_beyond_ten_to_the_ninth_is_invalid_even_under_record() -> None:
     """Stakes of 2**63 - 1 were stored as violations under `record`, and every later `stand` answered 500."""
     recording = Table(options={"enforcement": "record"})
     for amount in (MAX_AMOUNT + 1, -MAX_AMOUNT - 1, 2**63 - 1, 2**64 - 1):
-        expect_invalid(KIND, recording.state, bet(3, amount), "amount: ")
+        expect_invalid(KIND, recording.pos, bet(3, amount), "amount: ")
     table = dealt(["5C", "6D", "3H", "JS"], {3: 4, 2: 2, 1: 2}, {**SPLIT, "enforcement": "record"})
     table.do(hit(3, "QS"))
-    expect_invalid(KIND, table.state, split(3, 0, MAX_AMOUNT + 1), "amount: ")
+    expect_invalid(KIND, table.pos, split(3, 0, MAX_AMOUNT + 1), "amount: ")
 
 
 def test_the_largest_stakes_recorded_as_violations_settle_with_exact_points() -> None:
@@ -1043,7 +1048,7 @@ def test_legal_events_at_the_widest_limits_are_few_fast_and_each_accepted() -> N
     assert len(bets) == 3 * len(offered_stakes(1, MAX_AMOUNT)) and len(offered) == len(bets) + 3 + 1
     assert offered == sorted(offered, key=lambda e: (e["type"], e.get("seat", -1), e.get("amount", 0), e.get("to", -1)))
     for event in offered:
-        assert decide(KIND, table.state, event).violation is None
+        assert decide(KIND, table.pos, event).violation is None
 
 
 @pytest.mark.parametrize("options", [{}, {"min_bet": 5, "max_bet": 50}, WIDEST, {"min_bet": 777, "max_bet": 10**6}])
@@ -1055,12 +1060,12 @@ def test_every_stake_validate_accepts_lies_within_the_offered_range(options: dic
     assert (amounts[0], amounts[-1]) == (low, high) and len(amounts) <= ALL_STAKES_UP_TO
     rng = random.Random(12)
     for amount in {low, high, *(rng.randint(low, high) for _ in range(50))}:
-        assert decide(KIND, table.state, bet(3, amount)).violation is None
-    expect_illegal(KIND, table.state, bet(3, low - 1), "half.stake_limits")
+        assert decide(KIND, table.pos, bet(3, amount)).violation is None
+    expect_illegal(KIND, table.pos, bet(3, low - 1), "half.stake_limits")
     if high < MAX_AMOUNT:
-        expect_illegal(KIND, table.state, bet(3, high + 1), "half.stake_limits")
+        expect_illegal(KIND, table.pos, bet(3, high + 1), "half.stake_limits")
     else:  # beyond the widest limits a stake is not well formed at all
-        expect_invalid(KIND, table.state, bet(3, high + 1), "is above 1000000000")
+        expect_invalid(KIND, table.pos, bet(3, high + 1), "is above 1000000000")
 
 
 def test_split_stakes_offered_at_the_widest_limits_run_from_the_stake_to_the_limit() -> None:
@@ -1069,4 +1074,4 @@ def test_split_stakes_offered_at_the_widest_limits_run_from_the_stake_to_the_lim
     amounts = [e["amount"] for e in RULES.legal_events(table.state) if e["type"] == "split"]
     assert amounts == offered_stakes(300, MAX_AMOUNT) and (amounts[0], amounts[-1]) == (300, MAX_AMOUNT)
     for amount in (amounts[1], 301, MAX_AMOUNT - 1):
-        assert decide(KIND, table.state, split(3, 0, amount)).violation is None
+        assert decide(KIND, table.pos, split(3, 0, amount)).violation is None

@@ -116,8 +116,8 @@ def test_random_sessions_settle_by_the_rules(seed: int, seats: int, options: dic
     playout = play(RULES, players, options, rng=rng, max_events=500, keep_states=True, choose=rarely_closing(rng))
     begun = 0
     expected_banker = first % seats
-    for event, state in zip(playout.events, playout.states, strict=True):
-        facts = state.facts
+    for event, position in zip(playout.events, playout.states, strict=True):
+        state, facts = position.game, position.facts
         if event["type"] == "bet":
             assert event["seat"] != state.banker
             if facts.get("banker") is not None:
@@ -145,7 +145,7 @@ def test_random_sessions_settle_by_the_rules(seed: int, seats: int, options: dic
             assert mine.points == -bank.points and mine.reason == bank.reason and mine.rule == bank.rule
             assert f"seat {mine.seat}" in mine.reason and f"seat {state.banker}" in mine.reason
             assert all(type(p) is int for p in (mine.points, bank.points))
-    final = playout.states[-1]
+    final = playout.states[-1].game
     sheet = RULES.score(final)
     assert [h.hand for h in sheet.hands] == list(range(1, len(sheet.hands) + 1))
     assert all(sum(h.points) == 0 for h in sheet.hands)
@@ -159,4 +159,4 @@ def test_random_sessions_settle_by_the_rules(seed: int, seats: int, options: dic
 def test_sessions_at_the_default_limits_keep_dealing_hands(seed: int) -> None:
     """With 100 stake amounts on offer a random session still plays hand after hand."""
     playout = play(RULES, ["A", "B", "C", "D"], {}, rng=random.Random(seed), max_events=1500, keep_states=True)
-    assert playout.finished or len(RULES.score(playout.states[-1]).hands) >= 40
+    assert playout.finished or len(RULES.score(playout.states[-1].game).hands) >= 40

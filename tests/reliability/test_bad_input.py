@@ -39,7 +39,7 @@ pytestmark = pytest.mark.reliability
 
 def states_of(kind: str, events: list[dict[str, Any]]) -> list[Any]:
     rules = rules_for(kind)
-    state = rules.initial_state(PLAYERS[kind], rules.options_for(PLAYERS[kind], {}))
+    state = engine.start(rules, PLAYERS[kind], rules.options_for(PLAYERS[kind], {}))
     states = [state]
     for event in events:
         decision = engine.decide(rules, state, dict(event))

@@ -210,7 +210,7 @@ def first_hand_cut(kind: str, seed: int) -> tuple[list[dict[str, Any]], list[Any
     in_hand = [
         i
         for i, s in enumerate(states)
-        if s.hand == 1 and rules.hand_in_progress(s) and any(rules.census(s).private.values())
+        if s.hand == 1 and rules.hand_in_progress(s.game) and any(rules.census(s.game).private.values())
     ]
     cut = in_hand[len(in_hand) // 2]
     return events[: cut + 1], states[: cut + 1]

@@ -43,7 +43,7 @@ def test_every_hand_boundary_state_survives_the_codec(kind: str) -> None:
     rules = rules_for(kind)
     names = players_of(kind)
     states = play(rules, names, {}, rng=random.Random(7), keep_states=True).states
-    before = rules.initial_state(names, rules.options_for(names, {}))
+    before = engine.start(rules, names, rules.options_for(names, {}))
     checked = 0
     for state in states:
         if snapshots.is_boundary(rules, before, state) or state is states[-1]:
@@ -94,9 +94,9 @@ def recorded(store: Store, kind: str, seed: int, *, retracts: bool) -> tuple[str
         rules = rules_for(kind)
         from projections.simulate import next_options
 
-        while not rules.is_terminal(state) and len(more) < 150:
-            offered = next_options(rules, state, rng)
-            chosen = dict(rules.bot(state, offered, rng) if rules.bot is not None else rng.choice(offered))
+        while not rules.is_terminal(state.game) and len(more) < 150:
+            offered = next_options(rules, state.game, rng)
+            chosen = dict(rules.bot(state.game, offered, rng) if rules.bot is not None else rng.choice(offered))
             decision = engine.decide(rules, state, chosen)
             state = engine.apply(rules, state, decision.event, state.seq + 1)
             more.append(decision.event)

@@ -43,10 +43,10 @@ def check_stored(store: Store, game_id: str, kind: str, players: Sequence[str], 
     game = store.get_game(game_id)
     envelopes = store.read_events(game_id)  # decoded from the database's text, not the envelopes written
     assert [e["seq"] for e in envelopes] == list(range(1, live.seq + 1))
-    initial = rules.initial_state(list(players), game.options)
+    initial = engine.start(rules, list(players), game.options)
     assert engine.fold(rules, initial, envelopes) == live
     assert game.seq == live.seq and game.head_hash == envelopes[-1]["hash"]
-    sheet = rules.score(live)
+    sheet = rules.score(live.game)
     assert game.totals == {str(s): t for s, t in enumerate(sheet.totals)}
     report = verify_game(game, envelopes)
     assert report.ok and report.events == live.seq, report.problems[:3]
