@@ -55,7 +55,7 @@ from sqlalchemy.pool import NullPool
 from events.codec import dumps, loads, utc_now
 from events.envelope import Envelope
 from events.errors import NotFoundError, StreamConflictError, TablebookError
-from events.tables import ApiKey, AppendRequest, Club, Event, Game, Snapshot
+from events.tables import ApiKey, AppendRequest, Club, Event, Game, Snapshot, SnapshotHand
 
 DEFAULT_URL = "sqlite:///./data/tablebook.db"
 #: the key of the PostgreSQL advisory lock that orders all appends
@@ -1007,11 +1007,19 @@ class Store:
         )
         return (int(rows[0][0]), str(rows[0][1])) if rows else None
 
-    def write_snapshots(self, game_id: str, version: str, states: Sequence[tuple[int, str]]) -> int:
+    def write_snapshots(
+        self,
+        game_id: str,
+        version: str,
+        states: Sequence[tuple[int, str]],
+        hands: Sequence[tuple[int, str, str, str]] = (),
+    ) -> int:
         """Store snapshots `(seq, state text)` in one short transaction; how many were new.
 
-        A snapshot already there (another process wrote it) is left as it is, and none is written past
-        the head the game's row names (an event there is not part of the record yet).
+        `hands` are rows `(idx, digest, prev, text)` of the `snapshot_hand` table the snapshots name
+        (opaque here), written first, in the same transaction. A row already there (another process
+        wrote it) is left as it is, and no snapshot is written past the head the game's row names (an
+        event there is not part of the record yet).
         """
         if not states:
             return 0
@@ -1030,6 +1038,13 @@ class Store:
             ]
             if not rows:
                 return 0
+            if hands:  # one prepared INSERT run for every row (executemany): no statement built per row
+                mark = "%s" if self.dialect == "postgresql" else "?"
+                conn.exec_driver_sql(
+                    "INSERT INTO snapshot_hand (game_id, version, idx, digest, prev, hand, created_at) "
+                    f"VALUES ({', '.join([mark] * 7)}) ON CONFLICT DO NOTHING",
+                    [(game_id, version, idx, digest, prev, text, now) for idx, digest, prev, text in hands],
+                )
             written = 0
             for i in range(0, len(rows), 500):  # one multi-row INSERT a chunk, returning the rows it wrote
                 query = made(table).values(rows[i : i + 500]).on_conflict_do_nothing().returning(table.c.seq)
@@ -1037,11 +1052,29 @@ class Store:
             return written
 
     def delete_snapshots(self, game_id: str | None = None) -> int:
-        """Drop the snapshots of a game (every game's when None): nothing of the record is lost."""
+        """Drop the snapshots of a game (every game's when None), and their hand rows: nothing of the record is lost."""
+        self.delete_snapshot_hands(game_id)
         table = Snapshot.__table__  # type: ignore[attr-defined]
         query = table.delete() if game_id is None else table.delete().where(table.c.game_id == game_id)
         with self._write() as conn, conn.begin():
             return int(conn.execute(query).rowcount or 0)
+
+    def delete_snapshot_hands(self, game_id: str | None = None, *, from_idx: int = 0) -> int:
+        """Drop the hand rows of a game's snapshots (every game's when None), those from hand index `from_idx` on."""
+        table = SnapshotHand.__table__  # type: ignore[attr-defined]
+        query = table.delete().where(table.c.idx >= from_idx)
+        if game_id is not None:
+            query = query.where(table.c.game_id == game_id)
+        with self._write() as conn, conn.begin():
+            return int(conn.execute(query).rowcount or 0)
+
+    def read_snapshot_hands(self, game_id: str, version: str, below: int) -> list[tuple[int, str, str, str]]:
+        """The hand rows `(idx, digest, prev, text)` of a game's snapshots of one version with `idx < below`."""
+        rows = self._query(
+            "SELECT idx, digest, prev, hand FROM snapshot_hand WHERE game_id = ? AND version = ? AND idx < ?",
+            (game_id, version, max(min(below, MAX_SEQ), -1)),
+        )
+        return [(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
 
     def snapshot_seqs(self, game_id: str, version: str | None = None) -> list[int]:
         """The seqs a game has snapshots at (of one code version, or any), in order."""

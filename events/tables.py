@@ -7,7 +7,7 @@ alike. Timestamps are ISO 8601 text for the same reason (they are hashed).
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Column, Index, Integer, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Column, Index, Integer, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 #: BIGINT on PostgreSQL; INTEGER on SQLite, where only INTEGER PRIMARY KEY autoincrements.
@@ -144,4 +144,23 @@ class Snapshot(SQLModel, table=True):
     version: str = Field(primary_key=True, max_length=64)
     seq: int = Field(primary_key=True)
     state: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class SnapshotHand(SQLModel, table=True):
+    """A finished hand's score kept once for every snapshot that holds it (`projections/snapshots.py`): a cache.
+
+    Rows form chains: `digest` is a hash of `prev` (the digest of the hand before, "" for the first) and
+    `hand` (its text), so a snapshot names the whole history of its hands by the last digest, and
+    hands of two branches of a game (before and after a retract) never mix. Deleting rows loses nothing.
+    """
+
+    __tablename__ = "snapshot_hand"
+
+    game_id: str = Field(primary_key=True, max_length=32)
+    version: str = Field(primary_key=True, max_length=64)
+    idx: int = Field(primary_key=True)
+    digest: str = Field(primary_key=True, max_length=64)
+    prev: str = Field(sa_column=Column(String(64), nullable=False))
+    hand: str = Field(sa_column=Column(Text, nullable=False))
     created_at: str = Field(sa_column=Column(Text, nullable=False))

@@ -29,7 +29,7 @@ from projections.rules import GameRules, seat_dict
 #: a batch holds at most this many events (the body is also capped at 1 MiB)
 MAX_BATCH = 1000
 #: snapshots one fold writes at most (the newest boundaries it passed): each costs an encode of the state
-WRITES_PER_FOLD = 3
+WRITES_PER_FOLD = 2000
 #: how many times an append is decided again after losing a race to another process
 RETRIES = 5
 
@@ -211,10 +211,11 @@ class Recorder:
     def _snapshot(self, game: GameRecord, rules: GameRules[Any], at_most: int) -> Any:
         """The newest usable snapshot at or below `at_most`, or the initial state."""
         if self.snapshots and at_most > 0:
-            found = self.store.read_snapshot(game.id, snapshots.version_of(game.kind, rules), at_most)
+            version = snapshots.version_of(game.kind, rules)
+            found = self.store.read_snapshot(game.id, version, at_most)
             if found is not None:
                 try:
-                    state = snapshots.decode(found[1])
+                    state = snapshots.decode(found[1], snapshots.Shelf(self.store, game.id, version, found[0]))
                 except snapshots.SnapshotError:
                     state = None
                 if isinstance(state, engine.Position) and state.seq == found[0]:
@@ -226,21 +227,15 @@ class Recorder:
         passed: list[tuple[int, Any]] | None = [] if self.snapshots else None
         state = snapshots.fold_from(rules, start, envelopes, passed)
         if passed:
-            # a fold keeps the newest boundary of every EVERY events, and of those only the newest few: encoding
-            # is O(state), a long session's state grows with its hands, and a read must not pay for many
-            thinned = [
-                p
-                for i, p in enumerate(passed)
-                if i + 1 == len(passed) or passed[i + 1][0] // snapshots.EVERY != p[0] // snapshots.EVERY
-            ]
-            self._keep(game, rules, thinned[-WRITES_PER_FOLD:])
+            # every boundary passed (the newest WRITES_PER_FOLD): a snapshot no longer re-encodes its hand
+            # history (projections/snapshots.py stores each hand once), so each costs O(one hand's state)
+            self._keep(game, rules, passed[-WRITES_PER_FOLD:])
         return state
 
     def _keep(self, game: GameRecord, rules: GameRules[Any], passed: Sequence[tuple[int, Any]]) -> None:
         """Write snapshots (a cache: a failure to write one is only a slower read later)."""
         try:
-            texts = [(seq, snapshots.encode(state)) for seq, state in passed]
-            self.store.write_snapshots(game.id, snapshots.version_of(game.kind, rules), texts)
+            snapshots.write(self.store, game.id, snapshots.version_of(game.kind, rules), passed)
         except (snapshots.SnapshotError, SQLAlchemyError) as error:
             log.warning("snapshots of game %s not written: %s", game.id, error)
 

@@ -219,3 +219,144 @@ def test_a_snapshot_written_by_one_process_is_read_by_another(store: Store) -> N
         assert sum(reads) < head  # neither the head nor the state at seq was folded from event 1
     finally:
         store.read_events = original  # type: ignore[method-assign]
+
+
+# --------------------------------------------------------------------------- hand histories stored once
+
+
+def hand_rows(store: Store, game_id: str) -> list[tuple[int, str, str, str]]:
+    return store.read_snapshot_hands(game_id, snapshots.version_of("seven-and-a-half"), 10**9)
+
+
+def counting_hand_reads(store: Store) -> list[int]:
+    """Counts `read_snapshot_hands` calls on `store` (the list grows by one per call)."""
+    calls: list[int] = []
+    original = store.read_snapshot_hands
+
+    def counting(game_id: str, version: str, below: int) -> list[tuple[int, str, str, str]]:
+        calls.append(below)
+        return original(game_id, version, below)
+
+    store.read_snapshot_hands = counting  # type: ignore[method-assign]
+    return calls
+
+
+def test_a_snapshot_names_its_hands_and_stores_each_once(store: Store) -> None:
+    game_id, _ = recorded(store, "seven-and-a-half", seed=11, retracts=False)
+    expected = reference(store, game_id)
+    head = len(expected) - 1
+    Recorder(store, StateCache()).live(game_id)
+    version = snapshots.version_of("seven-and-a-half")
+    seqs = store.snapshot_seqs(game_id, version)
+    assert seqs
+    for seq in seqs:
+        found = store.read_snapshot(game_id, version, seq)
+        assert found is not None and found[0] == seq
+        assert '"__hl"' in found[1] and "HandScore" not in found[1]  # a reference, not the hands
+    rows = hand_rows(store, game_id)
+    assert len(rows) == len(expected[seqs[-1]].results)  # one row a hand, however many snapshots hold it
+    assert sorted(idx for idx, *_ in rows) == list(range(len(rows)))
+    # a later fold from those snapshots adds the rows of its new hands only
+    Recorder(store, StateCache()).state_at(game_id, head)
+    assert len(hand_rows(store, game_id)) <= len(expected[head].results)
+
+
+def test_a_restored_history_is_read_only_when_looked_at(store: Store) -> None:
+    game_id, _ = recorded(store, "seven-and-a-half", seed=12, retracts=False)
+    expected = reference(store, game_id)
+    head = len(expected) - 1
+    Recorder(store, StateCache()).live(game_id)
+    calls = counting_hand_reads(store)
+    rules = rules_for("seven-and-a-half")
+    live = Recorder(store, StateCache()).live(game_id)
+    state = live.state
+    assert state.seq == head
+    assert len(state.results) == len(expected[head].results) > 0
+    assert rules.score(state).totals == rules.score(expected[head]).totals
+    assert bool(state.results)
+    assert calls == []  # neither the length nor the totals read the hands
+    assert list(state.results) == list(expected[head].results)
+    assert state.results[0] == expected[head].results[0] and state.results[-1] == expected[head].results[-1]
+    assert len(calls) == 1  # read once, then kept by the log (and every log grown from it)
+    assert state == expected[head]
+
+
+def test_restored_histories_equal_the_fold_across_retracts_of_hands(store: Store) -> None:
+    game_id, _ = recorded(store, "seven-and-a-half", seed=13, retracts=True)
+    expected = reference(store, game_id)
+    head = len(expected) - 1
+    retracts = store.retracts(game_id)
+    assert retracts
+    # the retracts reach back across hand boundaries: the game has hands that were taken back
+    assert any(expected[to].hand < expected[seq - 1].hand for seq, to in retracts)
+    Recorder(store, StateCache()).state_at(game_id, 1)
+    for seq in range(head + 1):
+        _, state = Recorder(store, StateCache()).state_at(game_id, seq)
+        assert len(state.results) == len(expected[seq].results), f"seq {seq}"
+        assert state.results.totals(state.seats) == expected[seq].results.totals(state.seats), f"seq {seq}"
+        assert tuple(state.results) == tuple(expected[seq].results), f"seq {seq}"
+        assert state == expected[seq], f"seq {seq}"
+    rows = hand_rows(store, game_id)
+    # the two histories share the rows of the hands before the retract, and keep their own after it
+    assert len({(idx, digest) for idx, digest, *_ in rows}) == len(rows)
+
+
+@pytest.mark.parametrize("damage", ["delete_all", "delete_some", "tamper"])
+def test_missing_or_wrong_hand_rows_are_never_used(store: Store, damage: str) -> None:
+    game_id, _ = recorded(store, "seven-and-a-half", seed=14, retracts=True)
+    expected = reference(store, game_id)
+    head = len(expected) - 1
+    Recorder(store, StateCache()).state_at(game_id, 1)
+    for seq in range(0, head + 1, 9):
+        Recorder(store, StateCache()).state_at(game_id, seq)  # more snapshots, more rows
+    rows = hand_rows(store, game_id)
+    assert rows
+    if damage == "delete_all":
+        store.delete_snapshot_hands(game_id)
+    elif damage == "delete_some":
+        store.delete_snapshot_hands(game_id, from_idx=len(rows) // 3)
+    else:
+        with store.engine.begin() as conn:
+            from sqlalchemy import text
+
+            conn.execute(
+                text("UPDATE snapshot_hand SET hand = replace(hand, '\"points\"', '\"points\" ') WHERE game_id = :g"),
+                {"g": game_id},
+            )
+            conn.execute(
+                text(
+                    "UPDATE snapshot_hand SET hand = :h WHERE game_id = :g AND idx = 0"  # valid JSON, wrong hand
+                ),
+                {"g": game_id, "h": snapshots.encode(expected[head].results[-1])},
+            )
+    assert store.snapshot_seqs(game_id)  # the snapshot rows are still there, and still read
+    for seq in range(0, head + 1, 5):
+        _, state = Recorder(store, StateCache()).state_at(game_id, seq)
+        assert tuple(state.results) == tuple(expected[seq].results), f"seq {seq}"
+        assert state == expected[seq], f"seq {seq}"
+    if damage != "tamper":  # the rows of the chains folded again are written again
+        assert len(hand_rows(store, game_id)) > (0 if damage == "delete_all" else len(rows) // 3)
+
+
+def test_deleting_snapshots_deletes_their_hand_rows(store: Store) -> None:
+    game_id, _ = recorded(store, "seven-and-a-half", seed=15, retracts=False)
+    Recorder(store, StateCache()).live(game_id)
+    assert hand_rows(store, game_id)
+    store.delete_snapshots()
+    assert hand_rows(store, game_id) == []
+
+
+def test_a_history_reference_needs_a_shelf_and_a_well_formed_reference() -> None:
+    rules = rules_for("seven-and-a-half")
+    names = players_of("seven-and-a-half")
+    state = play(rules, names, {}, rng=random.Random(3), max_events=300, keep_states=True).states[-1]
+    assert len(state.results) > 1
+    rows = snapshots.HandRows()
+    text = snapshots.encode(state, rows)
+    assert len(rows.rows) == len(state.results)
+    with pytest.raises(snapshots.SnapshotError):
+        snapshots.decode(text)  # no shelf to read the hands from
+    assert snapshots.decode(snapshots.encode(state)) == state  # without a sink: the hands inline, as before
+    for planted in ('{"__hl": ["x", "", []]}', '{"__hl": [2, 3, []]}', '{"__hl": [1]}'):
+        with pytest.raises(snapshots.SnapshotError):
+            snapshots.decode(planted, snapshots.Shelf(None, "g", "v", 0))  # type: ignore[arg-type]
