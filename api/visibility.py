@@ -41,8 +41,8 @@ from api.auth import Principal
 from events.envelope import Envelope, event_of
 from events.errors import ForbiddenError, InvalidEventError
 from events.store import Store
-from projections.recorder import Live
 from projections.engine import Position
+from projections.recorder import Live
 from projections.rules import OMNISCIENT, SPECTATOR, GameRules, Viewpoint
 
 

@@ -4,10 +4,15 @@ A Seven and a Half session of `N_EVENTS` events is recorded in a SQLite store; t
 gets a new Recorder (an empty state cache, as after a restart or in another process) and asks for
 the table at a random seq, through the app (FastAPI `TestClient`). Two runs: with snapshots off
 (every fold starts at event 1) and on (`projections/snapshots.py`; the first pass over the game
-writes them, the timed requests read them). Lines a script can read (milliseconds):
+writes them, the timed requests read them). Beside them, in the same run: the ceiling, the same
+client's `GET /healthz` (what the HTTP stack and the in-process client cost with no work at all),
+and the server's own share, the same cold reads made on the recorder directly (`live` for the
+head, `fold_to` the seq, `render_state`). Lines a script can read (milliseconds):
 
     state_at snapshots=off: p50 N ms p99 N ms
     state_at snapshots=on: p50 N ms p99 N ms
+    state_at ceiling GET /healthz: p50 N ms p99 N ms
+    state_at snapshots=on, recorder only: p50 N ms p99 N ms
 
 Numbers are printed, never asserted. Set BENCH_QUICK=1 for a short run.
 """
@@ -31,6 +36,7 @@ from api.settings import Settings
 from bench.folds import endless_session
 from events.migrate import upgrade
 from events.store import Store
+from projections.engine import render_state
 from projections.recorder import Recorder, StateCache
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
@@ -49,6 +55,29 @@ def timed(
         response = client.get(f"/v1/games/{game_id}/state", params={"at": seq}, headers=headers)
         out.append((time.perf_counter() - began) * 1000)
         assert response.status_code == 200, response.text
+    return out
+
+
+def bare(client: TestClient, n: int) -> list[float]:
+    """The ceiling: `GET /healthz` through the same client, `n` times."""
+    out = []
+    for _ in range(n):
+        began = time.perf_counter()
+        response = client.get("/healthz")
+        out.append((time.perf_counter() - began) * 1000)
+        assert response.status_code == 200, response.text
+    return out
+
+
+def direct(store: Store, game_id: str, names: list[str], seqs: list[int]) -> list[float]:
+    """The same cold reads on the recorder itself: the server's share of a request."""
+    out = []
+    for seq in seqs:
+        recorder = Recorder(store, StateCache())
+        began = time.perf_counter()
+        live = recorder.live(game_id)
+        render_state(live.rules, recorder.fold_to(live.game, live.rules, seq), 0, names)
+        out.append((time.perf_counter() - began) * 1000)
     return out
 
 
@@ -81,6 +110,8 @@ def main() -> None:
             written = len(store.snapshot_seqs(game.id))
             print(f"state_at first fold writing {written} snapshots: {(time.perf_counter() - began) * 1000:.0f} ms")
             line("snapshots=on", timed(client, store, game.id, headers, True, seqs))
+            line("ceiling GET /healthz", bare(client, len(seqs)))
+        line("snapshots=on, recorder only", direct(store, game.id, names, seqs))
         store.dispose()
 
 

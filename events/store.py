@@ -305,13 +305,16 @@ _SQL = {
     "api_key.created_at, api_key.revoked_at FROM api_key JOIN club ON club.id = api_key.club_id WHERE api_key.id = {p}",
     "read_events": "SELECT seq, hand, type, data, recorded_at, actor, result, violation, prev_hash, hash FROM event "
     "WHERE game_id = {p} AND seq > {p} AND seq <= {p} ORDER BY seq LIMIT {p}",
-    "first_seq_from_hand": "SELECT MIN(seq) FROM event WHERE game_id = {p} AND hand >= {p} AND seq <= {p}",
+    # SQLite, without statistics, would take MIN(seq) from the (game_id, seq) key and walk the whole game
+    # from seq 1 (1.3 ms at 10,000 events); the hand index finds it among the last hands' rows
+    "first_seq_from_hand": "SELECT MIN(seq) FROM event {by_hand} WHERE game_id = {p} AND hand >= {p} AND seq <= {p}",
 }
 
 
 def _raw_sql(dialect: str) -> dict[str, str]:
     placeholder = "%s" if dialect == "postgresql" else "?"
-    return {name: sql.replace("{p}", placeholder) for name, sql in _SQL.items()}
+    by_hand = "" if dialect == "postgresql" else "INDEXED BY ix_event_game_hand_seq"
+    return {name: sql.replace("{p}", placeholder).replace("{by_hand}", by_hand) for name, sql in _SQL.items()}
 
 
 def event_row(game_id: str, env: Envelope) -> dict[str, Any]:

@@ -215,7 +215,7 @@ class Shelf:
 
         game = self.store.get_game(self.game_id)
         rules = rules_for(game.kind)
-        initial = rules.initial_state(list(game.players), game.options)
+        initial = engine.start(rules, list(game.players), game.options)
         state = engine.fold(rules, initial, self.store.read_events(self.game_id, 0, upto=self.seq))
         for candidate in _logs_in(state):
             if len(candidate) != stored.n or candidate.totals(0) != stored.totals:

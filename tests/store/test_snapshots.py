@@ -254,11 +254,11 @@ def test_a_snapshot_names_its_hands_and_stores_each_once(store: Store) -> None:
         assert found is not None and found[0] == seq
         assert '"__hl"' in found[1] and "HandScore" not in found[1]  # a reference, not the hands
     rows = hand_rows(store, game_id)
-    assert len(rows) == len(expected[seqs[-1]].results)  # one row a hand, however many snapshots hold it
+    assert len(rows) == len(expected[seqs[-1]].game.results)  # one row a hand, however many snapshots hold it
     assert sorted(idx for idx, *_ in rows) == list(range(len(rows)))
     # a later fold from those snapshots adds the rows of its new hands only
     Recorder(store, StateCache()).state_at(game_id, head)
-    assert len(hand_rows(store, game_id)) <= len(expected[head].results)
+    assert len(hand_rows(store, game_id)) <= len(expected[head].game.results)
 
 
 def test_a_restored_history_is_read_only_when_looked_at(store: Store) -> None:
@@ -271,12 +271,15 @@ def test_a_restored_history_is_read_only_when_looked_at(store: Store) -> None:
     live = Recorder(store, StateCache()).live(game_id)
     state = live.state
     assert state.seq == head
-    assert len(state.results) == len(expected[head].results) > 0
-    assert rules.score(state).totals == rules.score(expected[head]).totals
-    assert bool(state.results)
+    assert len(state.game.results) == len(expected[head].game.results) > 0
+    assert rules.score(state.game).totals == rules.score(expected[head].game).totals
+    assert bool(state.game.results)
     assert calls == []  # neither the length nor the totals read the hands
-    assert list(state.results) == list(expected[head].results)
-    assert state.results[0] == expected[head].results[0] and state.results[-1] == expected[head].results[-1]
+    assert list(state.game.results) == list(expected[head].game.results)
+    assert (
+        state.game.results[0] == expected[head].game.results[0]
+        and state.game.results[-1] == expected[head].game.results[-1]
+    )
     assert len(calls) == 1  # read once, then kept by the log (and every log grown from it)
     assert state == expected[head]
 
@@ -292,9 +295,9 @@ def test_restored_histories_equal_the_fold_across_retracts_of_hands(store: Store
     Recorder(store, StateCache()).state_at(game_id, 1)
     for seq in range(head + 1):
         _, state = Recorder(store, StateCache()).state_at(game_id, seq)
-        assert len(state.results) == len(expected[seq].results), f"seq {seq}"
-        assert state.results.totals(state.seats) == expected[seq].results.totals(state.seats), f"seq {seq}"
-        assert tuple(state.results) == tuple(expected[seq].results), f"seq {seq}"
+        assert len(state.game.results) == len(expected[seq].game.results), f"seq {seq}"
+        assert state.game.results.totals(state.seats) == expected[seq].game.results.totals(state.seats), f"seq {seq}"
+        assert tuple(state.game.results) == tuple(expected[seq].game.results), f"seq {seq}"
         assert state == expected[seq], f"seq {seq}"
     rows = hand_rows(store, game_id)
     # the two histories share the rows of the hands before the retract, and keep their own after it
@@ -327,12 +330,12 @@ def test_missing_or_wrong_hand_rows_are_never_used(store: Store, damage: str) ->
                 text(
                     "UPDATE snapshot_hand SET hand = :h WHERE game_id = :g AND idx = 0"  # valid JSON, wrong hand
                 ),
-                {"g": game_id, "h": snapshots.encode(expected[head].results[-1])},
+                {"g": game_id, "h": snapshots.encode(expected[head].game.results[-1])},
             )
     assert store.snapshot_seqs(game_id)  # the snapshot rows are still there, and still read
     for seq in range(0, head + 1, 5):
         _, state = Recorder(store, StateCache()).state_at(game_id, seq)
-        assert tuple(state.results) == tuple(expected[seq].results), f"seq {seq}"
+        assert tuple(state.game.results) == tuple(expected[seq].game.results), f"seq {seq}"
         assert state == expected[seq], f"seq {seq}"
     if damage != "tamper":  # the rows of the chains folded again are written again
         assert len(hand_rows(store, game_id)) > (0 if damage == "delete_all" else len(rows) // 3)
@@ -350,10 +353,10 @@ def test_a_history_reference_needs_a_shelf_and_a_well_formed_reference() -> None
     rules = rules_for("seven-and-a-half")
     names = players_of("seven-and-a-half")
     state = play(rules, names, {}, rng=random.Random(3), max_events=300, keep_states=True).states[-1]
-    assert len(state.results) > 1
+    assert len(state.game.results) > 1
     rows = snapshots.HandRows()
     text = snapshots.encode(state, rows)
-    assert len(rows.rows) == len(state.results)
+    assert len(rows.rows) == len(state.game.results)
     with pytest.raises(snapshots.SnapshotError):
         snapshots.decode(text)  # no shelf to read the hands from
     assert snapshots.decode(snapshots.encode(state)) == state  # without a sink: the hands inline, as before
