@@ -28,7 +28,7 @@ TOTALS = (
     ("fuzz_accepted", "fuzz cases accepted (should be 0)"),
     ("api_cases", "schemathesis cases tried"),
     ("server_errors", "5xx answers seen"),
-    ("skips_with_lock", "positions skipped by a catch-up reader, with the lock"),
+    ("skips_in_log_order", "positions skipped by a catch-up reader of the log"),
 )
 
 

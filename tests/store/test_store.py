@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -169,13 +171,27 @@ def test_idempotency_key_lands_once(store: Store) -> None:
     assert found is not None and found.body_hash == "body"
 
 
+def _log_after(store: Store, start: int, games: set[str], count: int) -> list[Any]:
+    """The log after `start`, these games' events, once `count` of them are readable (within 10 s).
+
+    On PostgreSQL a transaction open anywhere on the server (another test session's) holds the log's
+    horizon back for a moment: the reader waits for it, as a follower would.
+    """
+    deadline = time.monotonic() + 10
+    while True:
+        rows = [r for r in store.read_positions(after=start) if r[1] in games]
+        if len(rows) >= count or time.monotonic() > deadline:
+            return rows
+        time.sleep(0.05)
+
+
 def test_global_position_orders_every_event(store: Store) -> None:
     first, second = _new_game(store), _new_game(store)
     start = store.head_position()
     store.append(first, [_envelope(1)], base_seq=0, head=_head(1))
     store.append(second, [_envelope(1), _envelope(2)], base_seq=0, head=_head(2))
     store.append(first, [_envelope(2)], base_seq=1, head=_head(2))
-    rows = store.read_positions(after=start)
+    rows = _log_after(store, start, {first, second}, 4)
     assert [(gid, env["seq"]) for _, gid, env in rows] == [(first, 1), (second, 1), (second, 2), (first, 2)]
     positions = [p for p, _, _ in rows]
     assert positions == sorted(positions) and len(set(positions)) == 4
@@ -250,3 +266,31 @@ def test_a_dropped_tail_is_found_against_the_recorded_head(store: Store) -> None
     tamper(store, "DELETE FROM event WHERE game_id = :g AND seq = 139", g=game_id)
     report = verify_game(store.get_game(game_id), store.read_events(game_id))
     assert not report.ok and report.first_bad_seq == 139
+
+
+def test_the_log_waits_for_a_late_commit_instead_of_skipping_it(store: Store, store_url: str) -> None:
+    """An append that took a smaller position commits after one to another game: a log follower gets both, in order.
+
+    PostgreSQL only (SQLite's second writer would wait for the first). The first append sleeps 1 s
+    inside its transaction, after its row is written; the second, to another game, commits meanwhile.
+    A reader by position alone would read the second and move its cursor past the first for ever.
+    """
+    if store.dialect != "postgresql":
+        pytest.skip("SQLite has one writer: positions commit in order")
+    slow, fast = _new_game(store), _new_game(store)
+    late = Store(store_url)
+    late.recorder.commit_delay = (1.0, 1.0)
+    start = store.head_position()
+    thread = threading.Thread(target=late.append, args=(slow, [_envelope(1)]), kwargs={"base_seq": 0, "head": _head(1)})
+    try:
+        thread.start()
+        time.sleep(0.4)  # the slow append has written its row (its position) and sleeps before its commit
+        store.append(fast, [_envelope(1)], base_seq=0, head=_head(1))
+        mine = [gid for _, gid, _ in store.read_positions(after=start) if gid in (slow, fast)]
+        assert mine == []  # the fast event is not handed out while the slow transaction is open
+        thread.join()
+    finally:
+        late.dispose()
+    rows = _log_after(store, start, {slow, fast}, 2)
+    assert [gid for _, gid, _ in rows] == [slow, fast] and rows[0][0] < rows[1][0]
+    assert [r for r in store.read_positions(after=rows[0][0]) if r[1] in (slow, fast)] == rows[1:]

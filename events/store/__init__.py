@@ -1,0 +1,144 @@
+"""The append-only event store, the same code on SQLite and PostgreSQL, split along eventsourcing's seams.
+
+- `recorder.py`, the event recorder: append a batch on an expected seq, once per Idempotency-Key;
+  read a stream. No global lock: appends to different games run in parallel on PostgreSQL.
+- `log.py`, the log reader: every game's events in one global order that a follower reads without
+  ever skipping an event that commits late (transaction ids on PostgreSQL; why, in its docstring).
+- `tracking.py`, the tracking recorder: read models' rows with their checkpoints.
+- `registry.py`: clubs, API keys, games (the stream registry and each stream's head).
+- `snapshots.py`: the snapshot cache (disposable).
+- `mapper.py`: envelopes <-> `event` rows, the payloads encoded once and stored as the hashed bytes.
+- `base.py`: the engine (durability settings), the table handles, raw SQL helpers.
+
+`Store` is the facade the service layer and the tests hold: it makes one engine and the parts over
+it, and exposes each part's methods under the names they always had. New code may take the part it
+needs (`store.recorder`, `store.log`, ...) instead.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine
+
+from events.store.base import (
+    CLUBS,
+    DEFAULT_URL,
+    DURABILITY_MODES,
+    EVENTS,
+    GAMES,
+    KEYS,
+    MAX_POSITION,
+    MAX_SEQ,
+    REQUESTS,
+    Database,
+    durability_from,
+    make_engine,
+    new_id,
+)
+from events.store.log import LogReader
+from events.store.mapper import envelope_from_row, event_row
+from events.store.recorder import DuplicateRequest, EventRecorder, Head, PriorRequest, commit_delay_from
+from events.store.registry import GameRecord, KeyRecord, Registry
+from events.store.snapshots import SnapshotCache
+from events.store.tracking import TrackingRecorder
+
+__all__ = [
+    "CLUBS",
+    "DEFAULT_URL",
+    "DURABILITY_MODES",
+    "EVENTS",
+    "GAMES",
+    "KEYS",
+    "MAX_POSITION",
+    "MAX_SEQ",
+    "REQUESTS",
+    "Database",
+    "DuplicateRequest",
+    "EventRecorder",
+    "GameRecord",
+    "Head",
+    "KeyRecord",
+    "LogReader",
+    "PriorRequest",
+    "Registry",
+    "SnapshotCache",
+    "Store",
+    "TrackingRecorder",
+    "commit_delay_from",
+    "durability_from",
+    "envelope_from_row",
+    "event_row",
+    "make_engine",
+    "new_id",
+]
+
+
+class Store:
+    """One database: the registry, the event recorder, the log reader, the tracking recorder, the snapshot cache."""
+
+    def __init__(self, url: str = DEFAULT_URL, engine: Engine | None = None) -> None:
+        self.url = url
+        self.engine = engine or make_engine(url)
+        self.db = Database(self.engine)
+        self.dialect = self.db.dialect
+        self.registry = Registry(self.db)
+        self.recorder = EventRecorder(self.db, self.registry)
+        self.log = LogReader(self.db)
+        self.tracking = TrackingRecorder(self.db)
+        self.snapshots = SnapshotCache(self.db)
+
+        registry, recorder, log, tracking, snapshots = (
+            self.registry,
+            self.recorder,
+            self.log,
+            self.tracking,
+            self.snapshots,
+        )
+        # the registry
+        self.ensure_club = registry.ensure_club
+        self.club_name = registry.club_name
+        self.clubs = registry.clubs
+        self.add_key = registry.add_key
+        self.find_key = registry.find_key
+        self.list_keys = registry.list_keys
+        self.revoke_key = registry.revoke_key
+        self.create_game = registry.create_game
+        self.get_game = registry.get_game
+        self.list_games = registry.list_games
+        self.game_ids = registry.game_ids
+        self.set_players = registry.set_players
+        self.iter_games = registry.iter_games
+        self.count_games = registry.count_games
+        self.find_same_chain = registry.find_same_chain
+        self.games_with_player = registry.games_with_player
+        self.game_kinds = registry.game_kinds
+        # the event recorder
+        self.append = recorder.append
+        self.import_game = recorder.import_game
+        self.find_request = recorder.find_request
+        self.read_events = recorder.read_events
+        self.iter_events = recorder.iter_events
+        self.first_seq_from_hand = recorder.first_seq_from_hand
+        self.retracts = recorder.retracts
+        self.hand_seqs = recorder.hand_seqs
+        # the log reader
+        self.read_positions = log.read_positions
+        self.head_position = log.head_position
+        self.iter_typed_events = log.iter_typed_events
+        # the tracking recorder (read models)
+        self.projection_position = tracking.projection_position
+        self.commit_hand_facts = tracking.commit_hand_facts
+        self.reset_hand_facts = tracking.reset_hand_facts
+        self.hand_fact_rows = tracking.hand_fact_rows
+        self.hits = tracking.hits
+        self.search_games = tracking.search_games
+        # the snapshot cache
+        self.read_snapshot = snapshots.read_snapshot
+        self.write_snapshots = snapshots.write_snapshots
+        self.delete_snapshots = snapshots.delete_snapshots
+        self.delete_snapshot_hands = snapshots.delete_snapshot_hands
+        self.read_snapshot_hands = snapshots.read_snapshot_hands
+        self.snapshot_seqs = snapshots.snapshot_seqs
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()

@@ -1,0 +1,157 @@
+"""What every part of the store shares: the engine with its pragmas, the table handles, raw SQL helpers.
+
+Durability: an acknowledged append is on disk. `make_engine` runs SQLite in WAL mode with
+`synchronous=FULL` (the WAL is fsynced at every commit; `fullfsync` too, which matters on macOS only),
+and sets PostgreSQL's `synchronous_commit=on` on every connection, so a server or database configured
+with it off does not weaken the promise. `TABLEBOOK_DURABILITY` trades it away: `full` (the default) or
+`fast` (SQLite `synchronous=NORMAL`, PostgreSQL `synchronous_commit=off`), which is faster per commit and
+may lose the last acknowledged events on power loss or an OS crash (PostgreSQL: also when its server
+crashes), whole transactions only, never half of one.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Sequence
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.pool import NullPool
+
+from events.errors import TablebookError
+from events.tables import ApiKey, AppendRequest, Club, Event, Game
+
+DEFAULT_URL = "sqlite:///./data/tablebook.db"
+#: the largest seq (an INTEGER column) and position (BIGINT): reads past them find nothing, and never
+#: send the database an integer it cannot bind (SQLite refuses Python ints over 64 bits: a 500, found by
+#: tests/reliability)
+MAX_SEQ = 2**31 - 1
+MAX_POSITION = 2**63 - 1
+
+EVENTS = Event.__table__  # type: ignore[attr-defined]
+GAMES = Game.__table__  # type: ignore[attr-defined]
+CLUBS = Club.__table__  # type: ignore[attr-defined]
+KEYS = ApiKey.__table__  # type: ignore[attr-defined]
+REQUESTS = AppendRequest.__table__  # type: ignore[attr-defined]
+
+#: the values of TABLEBOOK_DURABILITY (see the module docstring); the first is the default
+DURABILITY_MODES = ("full", "fast")
+
+
+def clamp(value: int, high: int = MAX_SEQ) -> int:
+    """`value` within [-1, high]: a bound past the column's range finds what it would, and binds on every driver."""
+    return max(min(value, high), -1)
+
+
+def new_id(prefix: str = "", nbytes: int = 6) -> str:
+    """A short random id (hex)."""
+    return prefix + secrets.token_hex(nbytes)
+
+
+def durability_from(value: str | None = None) -> str:
+    """`"full"` or `"fast"`: `value`, or TABLEBOOK_DURABILITY when it is None; empty means `"full"`.
+
+    Raises:
+        ValueError: anything else, naming the setting and its values.
+    """
+    raw = os.environ.get("TABLEBOOK_DURABILITY", "") if value is None else value
+    mode = raw.strip().lower() or DURABILITY_MODES[0]
+    if mode not in DURABILITY_MODES:
+        raise ValueError(
+            f"TABLEBOOK_DURABILITY={raw!r}: must be 'full' (the default: an acknowledged event is on disk) or "
+            "'fast' (may lose the last acknowledged events on power loss)"
+        )
+    return mode
+
+
+def make_engine(url: str, durability: str | None = None) -> Engine:
+    """An engine with the pragmas and transaction behaviour the store relies on.
+
+    `durability` is `"full"` or `"fast"` (see the module docstring); None reads TABLEBOOK_DURABILITY.
+
+    Raises:
+        ValueError: `durability` (or TABLEBOOK_DURABILITY) is neither.
+    """
+    full = durability_from(durability) == "full"
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[1] if "///" in url else ""
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=8)
+        synchronous = "FULL" if full else "NORMAL"
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+            dbapi_connection.isolation_level = None  # transactions are begun below
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            # FULL: every commit fsyncs the WAL before it returns; NORMAL only at checkpoints
+            cursor.execute(f"PRAGMA synchronous={synchronous}")
+            # F_FULLFSYNC where fsync alone does not reach the platter (macOS); a no-op elsewhere
+            cursor.execute(f"PRAGMA fullfsync={'ON' if full else 'OFF'}")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(connection: Connection) -> None:
+            immediate = connection.get_execution_options().get("write", False)
+            connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+        return engine
+    if url.startswith("postgresql"):
+        if make_url(url).get_driver_name() == "psycopg" and find_spec("psycopg") is None:
+            raise TablebookError("PostgreSQL needs the psycopg driver, not installed: pip install -e '.[postgres]'")
+        # set on every connection (libpq `options`), after any `options` of the URL, so neither the
+        # server's, the database's or the role's configuration nor the URL can turn it off unseen
+        given = make_url(url).query.get("options", ())
+        options = [given] if isinstance(given, str) else list(given)
+        options.append(f"-c synchronous_commit={'on' if full else 'off'}")
+        return create_engine(
+            url, connect_args={"options": " ".join(options)}, pool_size=10, max_overflow=20, pool_pre_ping=True
+        )
+    return create_engine(url, poolclass=NullPool)
+
+
+class Database:
+    """An engine and the two ways the store's parts talk to it.
+
+    Hot paths (append, stream reads, key lookups) use fixed SQL on the engine's raw DBAPI connection:
+    building, compiling and executing a Core statement costs more than the SQLite insert itself. The
+    rest uses SQLAlchemy Core on a connection from `write()` (a write transaction: `BEGIN IMMEDIATE` on
+    SQLite, so a writer never upgrades a read lock and deadlocks) or `engine.connect()`.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.dialect: str = engine.dialect.name
+        self.integrity_error: type[Exception] = engine.dialect.loaded_dbapi.IntegrityError
+
+    def sql(self, statement: str) -> str:
+        """A statement written with `?` placeholders in the driver's own style (`%s` for psycopg)."""
+        return statement.replace("?", "%s") if self.dialect == "postgresql" else statement
+
+    def write(self) -> Connection:
+        """A connection whose transactions are write transactions (BEGIN IMMEDIATE on SQLite)."""
+        return self.engine.connect().execution_options(write=True)
+
+    def rows(self, statement: str, params: Sequence[Any]) -> list[Any]:
+        """The rows of a raw statement (already in the driver's style), read on a raw connection."""
+        raw = self.engine.raw_connection()
+        try:
+            cursor = raw.cursor()
+            cursor.execute(statement, tuple(params))
+            rows = cursor.fetchall()
+            cursor.close()
+            raw.rollback()
+        finally:
+            raw.close()
+        return list(rows)
+
+    def query(self, statement: str, params: Sequence[Any]) -> list[Any]:
+        """The rows of a raw statement written with `?` placeholders."""
+        return self.rows(self.sql(statement), params)

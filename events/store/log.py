@@ -1,0 +1,124 @@
+"""The log reader: every game's events in one global order, for read models and other followers.
+
+The promise: a follower that reads page after page from its last cursor never skips an event, not
+even one whose transaction commits after events that come later in the order have been read.
+
+SQLite has one writer at a time (`BEGIN IMMEDIATE`), so `position`s commit in increasing order and
+the order is `position` itself.
+
+PostgreSQL runs appends to different games in parallel (no global lock), so positions do *not*
+commit in order: a transaction may take position 5, another position 6 and commit first; a reader
+that saw 6 and moved its cursor there would never see 5. The transaction-id technique
+(eugene-khyst/postgresql-event-sourcing) closes that gap. Each event row stores its transaction's
+top-level id, `xact_id xid8 DEFAULT pg_current_xact_id()` (migration 0006); the order is
+`(xact_id, position)`, and a read returns only events with `xact_id < pg_snapshot_xmin(pg_current_snapshot())`
+(the *horizon*), after the cursor in that order. Why no event is ever skipped:
+
+1. The horizon `xmin` of a snapshot is the smallest transaction id still running when it is taken;
+   every transaction with a smaller id has ended, committed (its rows are visible to the statement,
+   whose snapshot it is) or rolled back (it has no rows). So the set of events below the horizon is
+   final: no transaction can add an event to it afterwards, because a transaction still running has
+   an id >= xmin and a transaction not yet begun gets an id above every id assigned so far.
+2. A read returns a prefix, in `(xact_id, position)` order, of the events after its cursor in that
+   final set. The horizon only rises, so every event that becomes readable later has
+   `xact_id >= ` the old horizon `>` the `xact_id` of every event already returned: it sorts after
+   the cursor. By induction the pages a follower reads, joined, are a prefix of the whole order.
+
+Ordering by `position` with the same filter would not be enough: an old transaction (id 99) may
+take position 6 after a younger one (id 100, still running) took position 5; at a horizon of 100
+the reader returns 6, and 5, readable once id 100 commits, sorts before its cursor. Ordering by the
+transaction id first puts all of one transaction's events together, in position order.
+
+The cursor callers keep is still one `position` (a read model's checkpoint column): an event's
+position names its row, and so its `(xact_id, position)`. Positions no longer rise monotonically
+along the order on PostgreSQL (they do within a transaction, and almost always across), but they
+stay unique. Events written before migration 0006 have `xact_id = 0`: they come first, in position
+order, which is the order they committed in under the old global append lock.
+
+The cost: a transaction that stays open (any transaction with an id, in any database of the
+cluster: ids and snapshots are cluster-wide) holds the horizon back, and followers wait for it to
+end; they never read past it. Appends are short; an idle-in-transaction session is the thing to
+watch (`idle_in_transaction_session_timeout`).
+
+`TABLEBOOK_LOG_HORIZON=off`, for tests/reliability only and never set in production, reads in plain
+`position` order with no horizon: it reproduces the gap a catch-up reader skips without the technique.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+
+from sqlalchemy import func, select
+
+from events.envelope import Envelope
+from events.store.base import EVENTS, MAX_POSITION, Database, clamp
+from events.store.mapper import ENVELOPE_COLUMNS, ENVELOPE_SQL, envelope_from_row, envelope_from_values
+
+#: the horizon: only transactions with an id below it can have written events a reader may rely on
+HORIZON = "pg_snapshot_xmin(pg_current_snapshot())"
+#: the cursor `(xact_id, position)` of a position a caller kept: that event's transaction id, or for a
+#: position no event has (0; one rolled back), that of the nearest event before it
+_CURSOR = "COALESCE((SELECT xact_id FROM event WHERE position <= %s ORDER BY position DESC LIMIT 1), '0'::xid8)"
+
+_PG_READ = (
+    f"SELECT position, game_id, {ENVELOPE_SQL} FROM event "
+    f"WHERE (xact_id, position) > ({_CURSOR}, %s) AND xact_id < {HORIZON} "
+    "ORDER BY xact_id, position LIMIT %s"
+)
+_PG_HEAD = f"SELECT position FROM event WHERE xact_id < {HORIZON} ORDER BY xact_id DESC, position DESC LIMIT 1"
+_PLAIN_READ = f"SELECT position, game_id, {ENVELOPE_SQL} FROM event WHERE position > ? ORDER BY position LIMIT ?"
+
+
+class LogReader:
+    """Reads the global order (see the module docstring for why it never skips an event)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        #: Test-only: TABLEBOOK_LOG_HORIZON=off reads by position alone (see the module docstring).
+        self.horizon = db.dialect == "postgresql" and os.environ.get("TABLEBOOK_LOG_HORIZON", "on") != "off"
+        self._plain = db.sql(_PLAIN_READ)
+
+    def read_positions(self, after: int = 0, limit: int = 1000) -> list[tuple[int, str, Envelope]]:
+        """`(position, game_id, envelope)` of the events after the one at position `after`, in log order.
+
+        `after` is 0 (from the start) or the position of the last event a previous call returned.
+        """
+        if after >= MAX_POSITION or limit <= 0:
+            return []
+        after, limit = clamp(after, MAX_POSITION), min(limit, MAX_POSITION)
+        if self.horizon:
+            rows = self.db.rows(_PG_READ, (after, after, limit))
+        else:
+            rows = self.db.rows(self._plain, (after, limit))
+        return [(int(row[0]), str(row[1]), envelope_from_values(row[2:])) for row in rows]
+
+    def head_position(self) -> int:
+        """The position of the last event in log order that a reader can read now (0: none)."""
+        if self.horizon:
+            rows = self.db.rows(_PG_HEAD, ())
+            return int(rows[0][0]) if rows else 0
+        with self.db.engine.connect() as conn:
+            return int(conn.execute(select(func.coalesce(func.max(EVENTS.c.position), 0))).scalar_one())
+
+    def iter_typed_events(
+        self, types: Sequence[str], game_ids: Sequence[str] | None = None, batch: int = 1000
+    ) -> Iterator[tuple[str, Envelope]]:
+        """`(game_id, envelope)` of every event of these types committed when each page is read, by position.
+
+        A scan of what is there (erasure's search for notes), not a follower: it keeps no cursor in the log.
+        """
+        after = 0
+        while True:
+            query = select(EVENTS.c.position, EVENTS.c.game_id, *ENVELOPE_COLUMNS).where(
+                EVENTS.c.type.in_(list(types)), EVENTS.c.position > after
+            )
+            if game_ids is not None:
+                query = query.where(EVENTS.c.game_id.in_(list(game_ids)))
+            with self.db.engine.connect() as conn:
+                page = list(conn.execute(query.order_by(EVENTS.c.position).limit(batch)))
+            for row in page:
+                yield row.game_id, envelope_from_row(row)
+            if len(page) < batch:
+                return
+            after = page[-1].position

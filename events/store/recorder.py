@@ -1,0 +1,272 @@
+"""The event recorder: append a batch on an expected seq, at most once per Idempotency-Key; read a stream.
+
+Guarantees:
+
+- append-only: database triggers (created by the migrations) refuse UPDATE and DELETE on `event`;
+- optimistic concurrency: an append names the head seq it builds on; the game row's head is moved
+  with `WHERE seq = :old` (on PostgreSQL that also row-locks the game, so a second append to the same
+  game waits, then finds the head moved), and the unique `(game_id, seq)` key is the backstop, so two
+  racing appends never both land;
+- all or nothing: a batch is one transaction;
+- idempotency: an `append_request` row per Idempotency-Key, checked inside the append's transaction;
+- no global lock: appends to different games touch different rows and run in parallel on
+  PostgreSQL (SQLite has one writer, `BEGIN IMMEDIATE`). The global order stays gapless for readers
+  without one: see `events/store/log.py`.
+
+`TABLEBOOK_TEST_COMMIT_DELAY_MS=A` or `A-B` (for the reliability tests only, never set in production)
+sleeps A (or uniformly A to B) milliseconds inside every append transaction, after its rows are
+written and before the commit: it widens the window in which transactions commit out of position
+order, and in which a kill -9 lands in the middle of a transaction (tests/reliability).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import insert
+
+from events.codec import dumps, loads, utc_now
+from events.envelope import Envelope
+from events.errors import NotFoundError, StreamConflictError
+from events.store.base import EVENTS, GAMES, MAX_SEQ, Database, clamp, new_id
+from events.store.mapper import ENVELOPE_SQL, EVENT_FIELDS, envelope_from_values, event_row, row_values
+from events.store.registry import GameRecord, Registry, game_row
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """What an append moves a game's head to."""
+
+    seq: int
+    hand: int
+    status: str
+    totals: Mapping[str, Any]
+    winner: int | None
+    head_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class PriorRequest:
+    """An earlier append with the same Idempotency-Key."""
+
+    body_hash: str
+    first_seq: int
+    last_seq: int
+
+
+class DuplicateRequest(Exception):
+    """Raised inside an append when its Idempotency-Key has landed already."""
+
+    def __init__(self, prior: PriorRequest) -> None:
+        super().__init__(prior)
+        self.prior = prior
+
+
+def commit_delay_from(value: str) -> tuple[float, float] | None:
+    """`"A"` or `"A-B"` milliseconds as (low, high) seconds; None for "" (test-only, see the module docstring).
+
+    Raises:
+        ValueError: not one or two numbers of milliseconds.
+    """
+    if not value.strip():
+        return None
+    low, _, high = value.partition("-")
+    bounds = (float(low) / 1000, float(high or low) / 1000)
+    if not 0 <= bounds[0] <= bounds[1]:
+        raise ValueError(f"TABLEBOOK_TEST_COMMIT_DELAY_MS: {value!r} is not 'A' or 'A-B' milliseconds, A <= B")
+    return bounds
+
+
+_SQL = {
+    "move_head": "UPDATE game SET seq = ?, hand = ?, status = ?, totals = ?, winner = ?, head_hash = ?, "
+    "updated_at = ? WHERE id = ? AND seq = ?",
+    "head_seq": "SELECT seq FROM game WHERE id = ?",
+    "insert_event": f"INSERT INTO event ({', '.join(EVENT_FIELDS)}) VALUES ({', '.join(['?'] * len(EVENT_FIELDS))})",
+    "find_request": "SELECT body_hash, first_seq, last_seq FROM append_request WHERE game_id = ? "
+    "AND idempotency_key = ?",
+    "insert_request": "INSERT INTO append_request (game_id, idempotency_key, body_hash, first_seq, last_seq, "
+    "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    "read_events": f"SELECT {ENVELOPE_SQL} FROM event WHERE game_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+    # SQLite, without statistics, would take MIN(seq) from the (game_id, seq) key and walk the whole game
+    # from seq 1 (1.3 ms at 10,000 events); the hand index finds it among the last hands' rows
+    "first_seq_from_hand": "SELECT MIN(seq) FROM event {by_hand} WHERE game_id = ? AND hand >= ? AND seq <= ?",
+    "retracts": "SELECT seq, data FROM event WHERE game_id = ? AND seq > ? AND seq <= ? AND type = 'retract' "
+    "ORDER BY seq",
+    "hand_seqs": "SELECT MIN(seq), MAX(seq) FROM event WHERE game_id = ? AND hand = ? AND seq <= ?",
+}
+
+
+class EventRecorder:
+    """Appends to one game's stream and reads it back, in seq order."""
+
+    def __init__(self, db: Database, registry: Registry) -> None:
+        self.db = db
+        self.registry = registry
+        by_hand = "" if db.dialect == "postgresql" else "INDEXED BY ix_event_game_hand_seq"
+        self._sql = {name: db.sql(sql.replace("{by_hand}", by_hand)) for name, sql in _SQL.items()}
+        #: Test-only: a sleep inside every append transaction (see the module docstring).
+        self.commit_delay = commit_delay_from(os.environ.get("TABLEBOOK_TEST_COMMIT_DELAY_MS", ""))
+
+    # ------------------------------------------------------------------ writes
+
+    def append(
+        self,
+        game_id: str,
+        envelopes: Sequence[Envelope],
+        *,
+        base_seq: int,
+        head: Head,
+        idempotency: tuple[str, str] | None = None,
+    ) -> None:
+        """Append a batch on top of `base_seq`, all or nothing.
+
+        Raises:
+            StreamConflictError: the game's head is not at `base_seq` (with the actual seq).
+            DuplicateRequest: the Idempotency-Key has landed already (nothing written).
+            NotFoundError: no such game.
+        """
+        rows = [row_values(game_id, env) for env in envelopes]
+        now = envelopes[-1]["recorded_at"] if envelopes else utc_now()
+        sql = self._sql
+        raw = self.db.engine.raw_connection()
+        cursor = raw.cursor()
+        try:
+            if self.db.dialect == "sqlite":
+                cursor.execute("BEGIN IMMEDIATE")
+            if idempotency is not None:
+                cursor.execute(sql["find_request"], (game_id, idempotency[0]))
+                prior = cursor.fetchone()
+                if prior is not None:
+                    raise DuplicateRequest(PriorRequest(prior[0], prior[1], prior[2]))
+            totals = dumps(dict(head.totals))
+            moved = (head.seq, head.hand, head.status, totals, head.winner, head.head_hash, now, game_id, base_seq)
+            cursor.execute(sql["move_head"], moved)
+            if cursor.rowcount != 1:
+                if idempotency is not None:
+                    # the same request, sent again while its first try was still in its transaction: the
+                    # game row's lock made this one wait for it, and (READ COMMITTED: each statement reads
+                    # what has committed) the first try's record is there now. Its answer, not a conflict.
+                    cursor.execute(sql["find_request"], (game_id, idempotency[0]))
+                    prior = cursor.fetchone()
+                    if prior is not None:
+                        raise DuplicateRequest(PriorRequest(prior[0], prior[1], prior[2]))
+                cursor.execute(sql["head_seq"], (game_id,))
+                found = cursor.fetchone()
+                if found is None:
+                    raise NotFoundError(f"no game {game_id!r}")
+                raise StreamConflictError(base_seq, int(found[0]))
+            if rows:
+                cursor.executemany(sql["insert_event"], rows)
+            if idempotency is not None:
+                first = envelopes[0]["seq"] if envelopes else base_seq
+                last = envelopes[-1]["seq"] if envelopes else base_seq
+                cursor.execute(sql["insert_request"], (game_id, idempotency[0], idempotency[1], first, last, now))
+            if self.commit_delay is not None:
+                time.sleep(random.uniform(*self.commit_delay))
+            raw.commit()
+        except self.db.integrity_error as exc:
+            raw.rollback()
+            raise StreamConflictError(base_seq, self.registry.get_game(game_id).seq) from exc
+        except BaseException:
+            raw.rollback()
+            raise
+        finally:
+            cursor.close()
+            raw.close()
+
+    def import_game(
+        self,
+        *,
+        club_id: int,
+        kind: str,
+        players: Sequence[str],
+        options: Mapping[str, Any],
+        created_at: str,
+        genesis_hash: str,
+        envelopes: Sequence[Envelope],
+        head: Head,
+        game_id: str | None = None,
+    ) -> GameRecord:
+        """Register a game and write its already verified envelopes, exactly as given, in one transaction.
+
+        All or nothing: the registry row and every event land together or not at all. Like any
+        append it takes no global lock: its events are one transaction, ordered as one in the log.
+        """
+        gid = game_id or new_id("g")
+        row = game_row(
+            game_id=gid,
+            club_id=club_id,
+            kind=kind,
+            players=players,
+            options=options,
+            created_at=created_at,
+            updated_at=envelopes[-1]["recorded_at"] if envelopes else created_at,
+            genesis_hash=genesis_hash,
+            seq=head.seq,
+            hand=head.hand,
+            status=head.status,
+            totals=head.totals,
+            winner=head.winner,
+            head_hash=head.head_hash,
+        )
+        event_rows = [event_row(gid, env) for env in envelopes]
+        with self.db.write() as conn, conn.begin():
+            conn.execute(insert(GAMES).values(**row))
+            for start in range(0, len(event_rows), 1000):
+                conn.execute(insert(EVENTS), event_rows[start : start + 1000])
+        return self.registry.get_game(gid)
+
+    # ------------------------------------------------------------------ reads
+
+    def find_request(self, game_id: str, key: str) -> PriorRequest | None:
+        """The earlier append made with this Idempotency-Key, if any."""
+        rows = self.db.rows(self._sql["find_request"], (game_id, key))
+        return PriorRequest(rows[0][0], rows[0][1], rows[0][2]) if rows else None
+
+    def read_events(
+        self, game_id: str, after: int = 0, limit: int | None = None, *, upto: int | None = None
+    ) -> list[Envelope]:
+        """A game's envelopes with `after < seq <= upto`, in seq order, at most `limit` of them.
+
+        `upto` is the head a reader decided visibility at: events appended since are left for its next read.
+        """
+        if after >= MAX_SEQ or (limit is not None and limit <= 0):
+            return []  # nothing is above the largest seq; and SQLite refuses integers over 64 bits
+        limit = min(limit, MAX_SEQ) if limit is not None else MAX_SEQ
+        upto = MAX_SEQ if upto is None else clamp(upto)
+        rows = self.db.rows(self._sql["read_events"], (game_id, max(after, -1), upto, limit))
+        return [envelope_from_values(row) for row in rows]
+
+    def iter_events(self, game_id: str, batch: int = 1000, *, upto: int | None = None) -> Iterator[Envelope]:
+        """A game's envelopes in seq order (up to seq `upto`), read in pages (constant memory)."""
+        after = 0
+        while True:
+            page = self.read_events(game_id, after, batch, upto=upto)
+            yield from page
+            if len(page) < batch:
+                return
+            after = page[-1]["seq"]
+
+    def first_seq_from_hand(self, game_id: str, hand: int, upto: int) -> int | None:
+        """The lowest seq at or below `upto` recorded in hand `hand` or a later one (None: there is none).
+
+        A hand above the head's hand is one that was begun and then retracted; see `api/visibility.py`.
+        """
+        rows = self.db.rows(self._sql["first_seq_from_hand"], (game_id, clamp(hand), clamp(upto)))
+        return None if not rows or rows[0][0] is None else int(rows[0][0])
+
+    def retracts(self, game_id: str, after: int = 0, upto: int | None = None) -> list[tuple[int, int]]:
+        """`(seq, to_seq)` of every retract with `after < seq <= upto`, in seq order."""
+        upper = MAX_SEQ if upto is None else clamp(upto)
+        rows = self.db.rows(self._sql["retracts"], (game_id, clamp(after), upper))
+        return [(int(seq), int(loads(data)["to_seq"])) for seq, data in rows]
+
+    def hand_seqs(self, game_id: str, hand: int, upto: int) -> tuple[int, int] | None:
+        """The lowest and highest seq at or below `upto` recorded in hand `hand` (None: there is none)."""
+        rows = self.db.rows(self._sql["hand_seqs"], (game_id, clamp(hand), clamp(upto)))
+        return None if not rows or rows[0][0] is None else (int(rows[0][0]), int(rows[0][1]))

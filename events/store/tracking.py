@@ -1,0 +1,175 @@
+"""The tracking recorder: read models' rows and their checkpoints, written together.
+
+A read model (today the hand facts behind `GET /v1/games?has=`, `projections/readmodel.py`) follows the
+log (`events/store/log.py`) and keeps how far it has read in `projection_checkpoint`. Its rows and its
+checkpoint move in one transaction, guarded by the old checkpoint, so two processes catching up at
+once never both apply a page: the loser writes nothing and reads on from the winner's checkpoint.
+These tables are disposable (`tablebook rebuild`): nothing here is part of the record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from events.codec import utc_now
+from events.store.base import GAMES, Database
+from events.store.registry import GameRecord, filter_games, game_record, newest_first
+from events.tables import HandFact, ProjectionCheckpoint
+
+FACTS = HandFact.__table__  # type: ignore[attr-defined]
+CHECKPOINTS = ProjectionCheckpoint.__table__  # type: ignore[attr-defined]
+
+
+class _Lost(Exception):
+    """Another process moved the checkpoint inside our transaction: roll it all back."""
+
+
+class TrackingRecorder:
+    """Read-model rows and checkpoints; the queries the read model answers."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def projection_position(self, name: str) -> int:
+        """How far (a log position, see `events/store/log.py`) the read model `name` has read; 0 when it never ran."""
+        with self.db.engine.connect() as conn:
+            found = conn.execute(select(CHECKPOINTS.c.position).where(CHECKPOINTS.c.name == name)).scalar()
+        return int(found or 0)
+
+    def commit_hand_facts(
+        self,
+        name: str,
+        *,
+        old: int,
+        new: int,
+        deletes: Sequence[tuple[str, int, int]] = (),
+        inserts: Sequence[Mapping[str, Any]] = (),
+        once: Sequence[Mapping[str, Any]] = (),
+    ) -> bool:
+        """Move the checkpoint `name` from `old` to `new` with its hand-fact changes, in one transaction.
+
+        `deletes` are `(game_id, above_seq, below_seq)` ranges (facts of retracted events), applied
+        first; `inserts` are rows of `hand_fact`; `once` rows are inserted only if the same fact
+        (game, hand, seq, situation, seat) is not there yet. False, and nothing written, when
+        another process moved the checkpoint first (it did this work).
+        """
+        try:
+            with self.db.write() as conn, conn.begin():
+                self._write_hand_facts(conn, name, old, new, deletes, inserts, once)
+        except _Lost:
+            return False
+        return True
+
+    def _write_hand_facts(
+        self,
+        conn: Any,
+        name: str,
+        old: int,
+        new: int,
+        deletes: Sequence[tuple[str, int, int]],
+        inserts: Sequence[Mapping[str, Any]],
+        once: Sequence[Mapping[str, Any]],
+    ) -> None:
+        current = conn.execute(select(CHECKPOINTS.c.position).where(CHECKPOINTS.c.name == name)).scalar()
+        if current is None:
+            if old != 0:
+                raise _Lost()
+            try:
+                with conn.begin_nested():
+                    conn.execute(insert(CHECKPOINTS).values(name=name, position=0, updated_at=utc_now()))
+            except IntegrityError:  # another process made the row first: it is catching up
+                raise _Lost() from None
+        elif int(current) != old:
+            raise _Lost()
+        for game_id, above, below in deletes:
+            conn.execute(FACTS.delete().where(FACTS.c.game_id == game_id, FACTS.c.seq > above, FACTS.c.seq < below))
+        rows = [dict(r) for r in inserts]
+        for row in once:
+            seat_match = FACTS.c.seat.is_(None) if row["seat"] is None else FACTS.c.seat == row["seat"]
+            exists = conn.execute(
+                select(FACTS.c.id)
+                .where(
+                    FACTS.c.game_id == row["game_id"],
+                    FACTS.c.hand == row["hand"],
+                    FACTS.c.seq == row["seq"],
+                    FACTS.c.situation == row["situation"],
+                    seat_match,
+                )
+                .limit(1)
+            ).first()
+            if exists is None and dict(row) not in rows:
+                rows.append(dict(row))
+        if rows:
+            conn.execute(insert(FACTS), rows)
+        moved = conn.execute(
+            update(CHECKPOINTS)
+            .where(CHECKPOINTS.c.name == name, CHECKPOINTS.c.position == old)
+            .values(position=new, updated_at=utc_now())
+        )
+        if moved.rowcount != 1:
+            raise _Lost()
+
+    def reset_hand_facts(self, name: str) -> None:
+        """Empty the hand-fact read model and put its checkpoint back to 0 (before a rebuild)."""
+        with self.db.write() as conn, conn.begin():
+            conn.execute(FACTS.delete())
+            done = conn.execute(
+                update(CHECKPOINTS).where(CHECKPOINTS.c.name == name).values(position=0, updated_at=utc_now())
+            )
+            if done.rowcount == 0:
+                conn.execute(insert(CHECKPOINTS).values(name=name, position=0, updated_at=utc_now()))
+
+    def hand_fact_rows(self, game_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Every hand fact (of these games), without its row id, in a stable order."""
+        query = select(FACTS.c.club_id, FACTS.c.game_id, FACTS.c.hand, FACTS.c.seq, FACTS.c.situation, FACTS.c.seat)
+        if game_ids is not None:
+            query = query.where(FACTS.c.game_id.in_(list(game_ids)))
+        query = query.order_by(FACTS.c.game_id, FACTS.c.seq, FACTS.c.situation, FACTS.c.seat)
+        with self.db.engine.connect() as conn:
+            return [dict(row._mapping) for row in conn.execute(query)]
+
+    def hits(self, game_ids: Sequence[str], situations: Sequence[str], per_game: int = 200) -> dict[str, list[Any]]:
+        """`{game_id: [{hand, seq, situation, seat}]}` for these games and situations, in seq order."""
+        out: dict[str, list[Any]] = {gid: [] for gid in game_ids}
+        if not game_ids or not situations:
+            return out
+        query = (
+            select(FACTS.c.game_id, FACTS.c.hand, FACTS.c.seq, FACTS.c.situation, FACTS.c.seat)
+            .where(FACTS.c.game_id.in_(list(game_ids)), FACTS.c.situation.in_(list(situations)))
+            .order_by(FACTS.c.game_id, FACTS.c.seq, FACTS.c.situation, FACTS.c.seat)
+        )
+        with self.db.engine.connect() as conn:
+            for row in conn.execute(query):
+                found = out[row.game_id]
+                if len(found) < per_game:
+                    found.append({"hand": row.hand, "seq": row.seq, "situation": row.situation, "seat": row.seat})
+        return out
+
+    def search_games(
+        self,
+        club_id: int,
+        *,
+        situations: Sequence[str],
+        kind: str | None = None,
+        status: str | None = None,
+        player: str | None = None,
+        winner: int | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        limit: int = 50,
+        before: tuple[str, str] | None = None,
+    ) -> list[GameRecord]:
+        """`Registry.list_games` with one more filter: games with a hand fact of *every* situation given."""
+        query = select(GAMES).where(GAMES.c.club_id == club_id)
+        for situation in situations:
+            query = query.where(
+                select(FACTS.c.id).where(FACTS.c.game_id == GAMES.c.id, FACTS.c.situation == situation).exists()
+            )
+        query = filter_games(query, kind=kind, status=status, player=player, winner=winner, since=since, until=until)
+        with self.db.engine.connect() as conn:
+            records = [game_record(row) for row in conn.execute(newest_first(query, before, limit))]
+        return [r for r in records if player in r.players] if player is not None else records
