@@ -43,18 +43,15 @@ if TYPE_CHECKING:
     from api.auth import authenticate, create_key
     from api.settings import Settings
     from events.migrate import upgrade
-    from events.store import GameRecord, Store
-    from projections.recorder import Recorder
-    from projections.registry import available, rules_for
-    from projections.simulate import play
+    from events.store import Store
+    from projections.registry import available
+    from projections.service import Operator, Tablebook
 else:
     authenticate = _lazy("api.auth", "authenticate")
     create_key = _lazy("api.auth", "create_key")
     upgrade = _lazy("events.migrate", "upgrade")
-    Recorder = _lazy("projections.recorder", "Recorder")
     available = _lazy("projections.registry", "available")
-    rules_for = _lazy("projections.registry", "rules_for")
-    play = _lazy("projections.simulate", "play")
+    Operator = _lazy("projections.service", "Operator")
 
 app = typer.Typer(help="Tablebook: the record of every hand your club plays.", no_args_is_help=True)
 keys_app = typer.Typer(help="API keys: create, list, revoke.", no_args_is_help=True)
@@ -100,15 +97,24 @@ def _store(database: str | None, *, migrate: bool = False) -> Store:
     return Store(url)
 
 
+def _service(database: str | None, *, migrate: bool = False) -> Tablebook:
+    """The application service (`projections/service.py`) on the database: the same use cases as the API."""
+    from projections.service import Tablebook
+
+    return Tablebook.open(_store(database, migrate=migrate))
+
+
 def _fail(message: str, code: int = 1) -> NoReturn:
     err.print(Text.assemble(("error:", "red"), " ", message), soft_wrap=not err.is_terminal)
     raise typer.Exit(code)
 
 
-def _game(store: Store, game_id: str) -> GameRecord:
-    """The game's registry row, or exit with status 1 and the reason."""
+def _game(service: Tablebook, game_id: str) -> dict[str, Any]:
+    """The game (as `GET /v1/games/{id}` shows it), or exit with status 1 and the reason."""
+    from projections.service import OPERATOR
+
     try:
-        return store.get_game(game_id)
+        return service.game(OPERATOR, game_id)
     except TablebookError as exc:
         _fail(exc.message)
 
@@ -166,8 +172,9 @@ def serve(
     import copy
 
     import uvicorn
-    from sqlalchemy.engine import make_url
     from uvicorn.config import LOGGING_CONFIG
+
+    from events.store import shown_url
 
     settings = _settings()
     host = settings.host if host is None else host
@@ -186,7 +193,7 @@ def serve(
     )
     console.print(f"API docs:       {base}/docs", highlight=False, soft_wrap=True)
     console.print(f"Replay page:    {base}/replay/<game id>", highlight=False, soft_wrap=True)
-    shown = make_url(url).render_as_string(hide_password=True)
+    shown = shown_url(url)
     console.print(f"Health:         {base}/healthz   (database: {shown})", highlight=False, soft_wrap=True)
     # uvicorn's own messages from warnings up; the access log (stdout) on unless turned off
     log_config = copy.deepcopy(LOGGING_CONFIG)
@@ -247,12 +254,11 @@ def demo(
     database: DatabaseOption = None,
 ) -> None:
     """Record simulated games of every kind (random legal play), with a progress bar."""
-    store = _store(database, migrate=True)
-    if if_empty and store.game_ids():
+    service = _service(database, migrate=True)
+    if if_empty and service.game_ids():
         console.print("the database already holds games; no demo games recorded")
         return
-    recorder = Recorder(store)
-    club_id = store.ensure_club(club)
+    club_id = service.ensure_club(club)
     rng = random.Random(seed)
     kinds = available()
     with Progress(
@@ -262,40 +268,9 @@ def demo(
         for kind in kinds:
             for _ in range(games):
                 progress.update(task, description=f"recording {kind}")
-                record_simulated_game(recorder, club_id, kind, rng)
+                service.record_demo_game(club_id, kind, rng)
                 progress.advance(task)
     console.print(f"recorded {games * len(kinds)} demo games for club {club!r}")
-
-
-def record_simulated_game(recorder: Recorder, club_id: int, kind: str, rng: random.Random) -> str:
-    """Simulate one game and record it through the same write path as the API."""
-    rules = rules_for(kind)
-    players = list(rules.demo_players)
-    options: dict[str, Any] = {}
-    playout = play(rules, players, options, rng=rng, max_events=1500)
-    events = list(playout.events)
-    if not playout.finished and "session_closed" in rules.events:
-        events.extend(_close_session(rules, players, options, events, rng))
-    game = recorder.create_game(club_id=club_id, kind=kind, players=players, options=options)
-    for start in range(0, len(events), 200):
-        recorder.append(game.id, events[start : start + 200], club_id=club_id, actor="demo")
-    return game.id
-
-
-def _close_session(
-    rules: Any, players: list[str], options: dict[str, Any], events: list[Any], rng: random.Random
-) -> list[Any]:
-    """Play on to the end of the hand in progress, then close the session."""
-    from projections import engine
-
-    state = engine.fold_events(rules, engine.start(rules, players, rules.options_for(players, options)), events)
-    tail: list[Any] = []
-    while rules.hand_in_progress(state.game):
-        offered = [*rules.legal_events(state.game), *rules.chance_events(state.game, rng)]
-        event = engine.decide(rules, state, dict(rng.choice(offered))).event
-        state = engine.apply(rules, state, event, state.seq + 1)
-        tail.append(event)
-    return [*tail, {"type": "session_closed"}]
 
 
 JsonOption = Annotated[
@@ -328,19 +303,19 @@ def score(
     """Print a game's score: each hand's points and the lines that explain them.
 
     `--json`: the document of GET /v1/games/{id}/score."""
-    store = _store(database)
+    from projections.audit import name_seats
+    from projections.service import OPERATOR
+
     try:
-        live = Recorder(store).live(game)
+        scored = _service(database).score(OPERATOR, game)
     except TablebookError as exc:
         _fail(exc.message)
-    from projections.audit import name_seats
-
-    sheet = live.rules.score(live.state.game)
+    sheet = scored.sheet
     if as_json:
         out.json(sheet.to_dict())
         return
-    names = live.game.players
-    out.line((live.rules.title, "bold"), f" {game}: {_seats(names)}")
+    names = scored.game.players
+    out.line((scored.rules.title, "bold"), f" {game}: {_seats(names)}")
     for hand in sheet.hands:
         rows = [
             [
@@ -370,10 +345,10 @@ def verify(
 
     Verifying every game shows a progress bar on stderr when it is a terminal. `--json`: a game's
     GET /v1/games/{id}/verify document; for every game, one list of them, each with its `game` id."""
-    from projections.verify import verify_game
+    from projections.service import OPERATOR
 
-    store = _store(database)
-    ids = [game] if game else store.game_ids()
+    service = _service(database)
+    ids = [game] if game else service.game_ids()
     reports: list[dict[str, Any]] = []
     bad = 0
     bar = len(ids) > 1 and err.is_terminal
@@ -391,16 +366,19 @@ def verify(
     ) as progress:
         task = progress.add_task("verifying games", total=len(ids))
         for game_id in ids:
-            report = verify_game(_game(store, game_id), store.iter_events(game_id))
+            try:
+                report = service.verify(OPERATOR, game_id)
+            except TablebookError as exc:
+                _fail(exc.message)
             progress.advance(task)
-            bad += not report.ok
+            bad += not report["ok"]
             if as_json:
-                reports.append(report.to_dict() if game else {"game": game_id, **report.to_dict()})
-            elif report.ok:
-                out.line(("ok", "green"), f"   {game_id}  {report.events} events  head {report.head_hash[:16]}")
+                reports.append(report if game else {"game": game_id, **report})
+            elif report["ok"]:
+                out.line(("ok", "green"), f"   {game_id}  {report['events']} events  head {report['head_hash'][:16]}")
             else:
-                out.line(("FAIL", "red"), f" {game_id}  first bad seq {report.first_bad_seq}")
-                for problem in report.problems:
+                out.line(("FAIL", "red"), f" {game_id}  first bad seq {report['first_bad_seq']}")
+                for problem in report["problems"]:
                     out.line(f"       seq {problem['seq']}: {problem['message']}")
     if as_json:
         out.json(reports[0] if game else reports)
@@ -426,36 +404,32 @@ def replay(
     GET /v1/games/{id}/replay."""
     import time
 
-    from projections import engine
-    from projections.recorder import initial_state_of
-    from projections.replay import hand_frames
+    from projections.service import OPERATOR
 
     if follow and as_json:
         _fail("--json prints one document: give --follow or --json, not both", 2)
-    store = _store(database)
-    record = _game(store, game)
-    rules, initial = initial_state_of(record)
-    if seat is not None and not 0 <= seat < len(record.players):
-        _fail(f"--seat must be 0 to {len(record.players) - 1}", 2)
+    service = _service(database)
+    players = _game(service, game)["players"]
+    if seat is not None and not 0 <= seat < len(players):
+        _fail(f"--seat must be 0 to {len(players) - 1}", 2)
     shown = 0
     while True:
-        envelopes = store.read_events(game)
         try:
-            frames = hand_frames(rules, initial, envelopes, hand, seat, record.players)  # seat None: everything
+            document = service.replay(OPERATOR, game, hand=hand, seat=seat)  # seat None: everything
+            frames: list[dict[str, Any]] = document["frames"]
         except TablebookError as exc:
             if not follow:
                 _fail(exc.message)
             frames = []
         if as_json:
-            out.json({"game": game, "hand": hand, "viewpoint": frames[0]["state"]["viewpoint"], "frames": frames})
+            out.json(document)
             return
         for frame in frames[shown:]:
-            for parts in frame_lines(frame, record.players):
+            for parts in frame_lines(frame, players):
                 out.line(*parts)
         shown = max(shown, len(frames))
-        state = engine.fold(rules, initial, envelopes)
-        hand_over = state.hand > hand or (state.hand == hand and not rules.hand_in_progress(state.game) and shown)
-        if not follow or hand_over:
+        progress = service.hand_progress(OPERATOR, game, hand) if follow else "past"
+        if progress == "past" or (progress == "over" and shown):
             return
         time.sleep(1.0)
 
@@ -469,17 +443,18 @@ def audit(
     """Print the audit of a game: chain, flagged plays, retractions, claims, notes, and the score.
 
     Claims are set against the computed score. `--json`: the document of GET /v1/games/{id}/audit."""
-    from projections.audit import audit_game, name_seats
+    from projections.audit import name_seats
+    from projections.service import OPERATOR
 
-    store = _store(database)
-    record = _game(store, game)
-    report = audit_game(record, store.read_events(game))
+    service = _service(database)
+    record = _game(service, game)
+    report = service.audit(OPERATOR, game)
     if as_json:
         out.json(report)
         return
     chain = report["chain"]
-    names = record.players
-    out.line((f"Audit of {game}", "bold"), f" ({record.kind}: {_seats(names)})")
+    names = record["players"]
+    out.line((f"Audit of {game}", "bold"), f" ({record['game']}: {_seats(names)})")
     if chain["ok"]:
         out.line("chain: ", ("ok", "green"), f", {chain['events']} events, head {chain['head_hash'][:16]}")
     else:
@@ -676,11 +651,11 @@ def _status(value: str | None) -> str | None:
 
 
 def _cursor(value: str | None) -> str | None:
-    from api.routes.games import _decode_cursor
+    from projections.service import decode_cursor
 
     if value is not None:
         try:
-            _decode_cursor(value)
+            decode_cursor(value)
         except TablebookError as exc:
             raise typer.BadParameter(exc.message) from None
     return value
@@ -732,65 +707,52 @@ def export_command(
     progress bar on stderr; `tablebook import club.ndjson` reads it back.
     """
     from projections.histories import export
+    from projections.service import OPERATOR
 
-    store = _store(database)
+    service = _service(database)
     if all_games == (game is not None):
         _fail("give a game's id, or --all", 2)
     if all_games:
-        club_id = _club_id(store, club) if club is not None else None
-        total = store.count_games(club_id=club_id)
-        out = _open_output(output)
+        reader = _operator_of(service, club)
+        total = service.count_games(reader)
+        sink = _open_output(output)
         try:
             with _progress(err) as progress:
                 task = progress.add_task("exporting games", total=total)
-                for chunk in export.bulk_lines(
-                    store,
-                    club_id=club_id,
-                    kind=kind,
-                    since=since,
-                    until=until,
-                    on_game=lambda _: progress.advance(task),
-                ):
-                    out.write(chunk)
-            out.flush()
+                lines = service.bulk_export(
+                    reader, kind=kind, since=since, until=until, on_game=lambda _: progress.advance(task)
+                )
+                for chunk in lines:
+                    sink.write(chunk)
+            sink.flush()
         finally:
-            if out is not sys.stdout.buffer:
-                out.close()
+            if sink is not sys.stdout.buffer:
+                sink.close()
         return
     if fmt not in export.FORMATS:
         _fail(f"--format must be one of {', '.join(export.FORMATS)}", 2)
     assert game is not None
-    record = _game(store, game)
-    envelopes = store.read_events(game)
-    rules, state = export.snapshot(record, envelopes)
-    head_hash = envelopes[-1]["hash"] if envelopes else record.genesis_hash
-    head = export.header(
-        record, store.club_name(record.club_id), seq=len(envelopes), head_hash=head_hash, state=state, rules=rules
-    )
-    if fmt == "json":
-        body = orjson.dumps(export.json_document(head, envelopes), option=orjson.OPT_INDENT_2) + b"\n"
-    elif fmt == "jsonl":
-        body = b"".join(export.jsonl_lines(head, envelopes))
-    elif fmt == "text":
-        body = "".join(export.text_lines(head, rules, envelopes, envelopes)).encode()
-    else:
-        body = export.score_csv(record.players, rules.score(state.game)).encode()
-    out = _open_output(output)
     try:
-        out.write(body)
-        out.flush()
+        body = service.export(OPERATOR, game, fmt).body(indent=True)
+    except TablebookError as exc:
+        _fail(exc.message)
+    sink = _open_output(output)
+    try:
+        sink.write(body)
+        sink.flush()
     finally:
-        if out is not sys.stdout.buffer:
-            out.close()
+        if sink is not sys.stdout.buffer:
+            sink.close()
 
 
-def _club_id(store: Store, name: str) -> int:
-    """The id of an existing club (an export never creates one)."""
-    found = store.clubs().get(name)
-    if found is None:
-        _fail(f"no club {name!r}")
-        raise typer.Exit(1)
-    return int(found)
+def _operator_of(service: Tablebook, club: str | None) -> Operator:
+    """The operator of one existing club (an export or a listing never creates one), or of every club."""
+    if club is None:
+        return Operator()
+    club_id = service.club_id(club)
+    if club_id is None:
+        _fail(f"no club {club!r}")
+    return Operator(club_id=club_id, club=club)
 
 
 def _file_lines(handle: Any, advance: Callable[[int], None]) -> Any:
@@ -827,9 +789,11 @@ def import_command(
 
     from projections.histories import importer
     from projections.histories.errors import BadImportError
+    from projections.service import Operator
 
     skip_existing = skip_existing and not copy
-    store = _store(database, migrate=True)
+    service = _service(database, migrate=True)
+    operator = Operator(actor="cli:import")
     if not os.path.exists(file):
         _fail(f"no file {file!r}", 2)
     with open(file, "rb") as handle:
@@ -842,7 +806,7 @@ def import_command(
         name = club or game.source.get("club")
         if not name:
             raise BadImportError("the file names no club: give --club")
-        return store.ensure_club(str(name))
+        return service.ensure_club(str(name))
 
     outcomes: list[importer.Outcome] = []
     size = os.path.getsize(file)
@@ -851,7 +815,7 @@ def import_command(
         if kind == "jsonl":
             with open(file, "rb") as handle:
                 lines = _file_lines(handle, lambda n: progress.advance(task, n))
-                for outcome in importer.import_many(store, club_of, lines, skip_existing=skip_existing):
+                for outcome in service.import_lines(operator, lines, skip_existing=skip_existing, club=club_of):
                     outcomes.append(outcome)
                     _print_outcome(outcome)
         else:
@@ -859,17 +823,7 @@ def import_command(
                 body = handle.read()
             progress.advance(task, size)
             try:
-                checked = importer.read_file(body, actor="cli:import", fmt=kind)
-                record, duplicate = importer.import_or_find(store, club_of(checked), checked, copy=not skip_existing)
-                if duplicate:
-                    outcome = importer.Outcome(
-                        checked.source.get("id"),
-                        0,
-                        reason=f"already in the club as {record.id}",
-                        duplicate_of=record.id,
-                    )
-                else:
-                    outcome = importer.Outcome(checked.source.get("id"), 0, game=record, events=len(checked.envelopes))
+                outcome = service.import_file(operator, body, fmt=kind, copy=not skip_existing, club=club_of).outcome()
             except TablebookError as exc:
                 outcome = importer.Outcome(None, 0, reason=exc.message)
             outcomes.append(outcome)
@@ -900,10 +854,9 @@ def _print_outcome(outcome: Any) -> None:
 @app.command()
 def rebuild(database: DatabaseOption = None) -> None:
     """Rebuild every read model from zero (the hand facts behind `GET /v1/games?has=`), with a progress bar."""
-    from projections.readmodel import HandFacts
-
-    store = _store(database, migrate=True)
-    facts = HandFacts(store)
+    service = _service(database, migrate=True)
+    store = service.store
+    facts = service.hand_facts()
     total = store.head_position()
     with _progress(err) as progress:
         task = progress.add_task("hand facts (event positions)", total=total)
@@ -923,14 +876,12 @@ def players_erase(
     """Replace a player's name in every game's registry row. Events name seats, never names, and no name
     is hashed, so every chain stays valid (`tablebook verify`). Free text (notes, reasons) is hashed as
     written and is not edited: the notes that mention the name are listed, for you to judge.
-    A running server caches game names: restart it after an erasure."""
-    from projections.histories.erasure import erase_player
-
-    store = _store(database)
+    A running server shows the new name at its next request (names are read from the database)."""
+    service = _service(database)
     if not name.strip() or not replacement.strip():
         _fail("the name and its replacement must not be empty", 2)
-    club_id = _club_id(store, club) if club is not None else None
-    report = erase_player(store, name, replacement, club_id=club_id, dry_run=dry_run)
+    club_id = _operator_of(service, club).club_id
+    report = service.erase_player(name, replacement, club_id=club_id, dry_run=dry_run)
     verb = "would replace" if dry_run else "replaced"
     if not report.games:
         console.print(f"no game names a player {name!r} (names are matched exactly)", highlight=False)
@@ -965,30 +916,6 @@ CursorOption = Annotated[
 ]
 
 
-def _games(
-    store: Store, club: str | None, situations: Sequence[str], *, limit: int, cursor: str | None, **filters: Any
-) -> dict[str, Any]:
-    """The page `GET /v1/games` answers (with `has=`: `search_games` and the hits), for one club or every club,
-    from the same store functions."""
-    from api.routes.games import _decode_cursor, _encode_cursor, game_public
-
-    club_ids = [_club_id(store, club)] if club is not None else list(store.clubs().values())
-    before = _decode_cursor(cursor) if cursor else None
-    found: list[GameRecord] = []
-    for club_id in club_ids:
-        if situations:
-            found += store.search_games(club_id, situations=situations, limit=limit, before=before, **filters)
-        else:
-            found += store.list_games(club_id, limit=limit, before=before, **filters)
-    found.sort(key=lambda g: (g.created_at, g.id), reverse=True)  # newest first, as each club's page
-    found = found[:limit]
-    next_cursor = _encode_cursor(found[-1]) if len(found) == limit else None
-    if not situations:
-        return {"games": [game_public(g) for g in found], "next_cursor": next_cursor}
-    hits = store.hits([g.id for g in found], situations)
-    return {"games": [{**game_public(g), "hits": hits[g.id]} for g in found], "next_cursor": next_cursor}
-
-
 def _more(page: Mapping[str, Any]) -> None:
     if page["next_cursor"] and not out.plain:
         err.print(f"more: add --cursor {page['next_cursor']}", highlight=False, soft_wrap=True)
@@ -1012,8 +939,16 @@ def list_command(
 
     One row a game: id, game, players, status, seq, totals (seat by seat), winner, created. Piped,
     a header line and tab-separated rows. `--json`: the page GET /v1/games answers."""
-    filters = {"kind": kind, "player": player, "status": status, "winner": winner, "since": since, "until": until}
-    page = _games(_store(database), club, [], limit=limit, cursor=cursor, **filters)
+    filters: dict[str, Any] = {
+        "kind": kind,
+        "player": player,
+        "status": status,
+        "winner": winner,
+        "since": since,
+        "until": until,
+    }
+    service = _service(database)
+    page = service.games(_operator_of(service, club), limit=limit, cursor=cursor, **filters)
     if as_json:
         out.json(page)
         return
@@ -1063,18 +998,23 @@ def search(
 
     As GET /v1/games?has=...: each game, then its hits (hand, seq, situation, seat). The read model
     catches up with the event log first. `--json`: the page the API answers."""
-    from projections.readmodel import HandFacts
-
-    store = _store(database)
-    facts = HandFacts(store)
+    service = _service(database)
+    facts = service.hand_facts()
     if err.is_terminal and facts.behind() > 1000:
         with _progress(err) as progress:
             task = progress.add_task("hand facts: reading new events", total=facts.behind())
             facts.catch_up(lambda n: progress.advance(task, n))
     else:
         facts.catch_up()
-    filters = {"kind": kind, "player": player, "status": status, "winner": winner, "since": since, "until": until}
-    page = _games(store, club, situations, limit=limit, cursor=cursor, **filters)
+    filters: dict[str, Any] = {
+        "kind": kind,
+        "player": player,
+        "status": status,
+        "winner": winner,
+        "since": since,
+        "until": until,
+    }
+    page = service.games(_operator_of(service, club), situations=situations, limit=limit, cursor=cursor, **filters)
     if as_json:
         out.json(page)
         return

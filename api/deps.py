@@ -1,4 +1,7 @@
-"""Dependencies shared by the routes: the recorder and the calling principal.
+"""Dependencies shared by the routes: the application service, the recorder and the calling principal.
+
+Every route but the live stream calls the service (`projections/service.py`), built once per app
+over the app's recorder; the stream still reads through the recorder.
 
 The principal comes from `Authorization: Bearer <key or share token>`. Two
 exceptions to the header, both for reading:
@@ -19,7 +22,9 @@ from fastapi import Depends, Request
 
 from api.auth import Principal, authenticate
 from events.errors import ForbiddenError, NotFoundError
+from events.store import Store
 from projections.recorder import Recorder
+from projections.service import Tablebook
 
 #: the routes (templates) a share token may read
 SHARE_ROUTES = frozenset(
@@ -42,19 +47,40 @@ async def get_recorder(request: Request) -> Recorder:
     return recorder
 
 
+async def get_service(request: Request) -> Tablebook:
+    """The app's service, over `app.state.recorder` (made at the first request; an `async` dependency runs on
+    the event loop's one thread, so it is made once)."""
+    state = request.app.state
+    recorder: Recorder = state.recorder
+    service: Tablebook | None = getattr(state, "service", None)
+    if service is None or service.recorder is not recorder:
+        service = Tablebook(recorder)
+        state.service = service
+    return service
+
+
 def _route_path(request: Request) -> str:
     route = request.scope.get("route")
     return str(getattr(route, "path", request.url.path))
 
 
-async def get_principal(request: Request) -> Principal:
+def _store(request: Request) -> Store:
+    """The store the key checks read (the recorder's), for `api.auth.authenticate`."""
+    store: Store = request.app.state.recorder.store
+    return store
+
+
+def get_principal(request: Request) -> Principal:
+    """Who calls, checked against the database on every request (a revoked key is refused at once, in
+    every process). A plain `def`: FastAPI runs it in its threadpool, so the key lookup never blocks the
+    event loop; async code calls it through `run_in_threadpool`."""
     route = _route_path(request)
     authorization = request.headers.get("authorization")
     if not authorization and route in QUERY_TOKEN_ROUTES:
         token = request.query_params.get("access_token")
         if token:
             authorization = f"Bearer {token}"
-    principal = authenticate(request.app.state.recorder.store, authorization)
+    principal = authenticate(_store(request), authorization)
     if principal.is_share:
         game_id = request.path_params.get("game_id")
         if game_id is not None and game_id != principal.game_id:
@@ -65,4 +91,5 @@ async def get_principal(request: Request) -> Principal:
 
 
 RecorderDep = Annotated[Recorder, Depends(get_recorder)]
+ServiceDep = Annotated[Tablebook, Depends(get_service)]
 PrincipalDep = Annotated[Principal, Depends(get_principal)]

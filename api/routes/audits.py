@@ -1,4 +1,7 @@
-"""Audits: the chain, flagged plays, retractions, and claims against the computed score."""
+"""Audits: the chain, flagged plays, retractions, and claims against the computed score.
+
+Plain `def` routes, one service call each (`projections/service.py`): an audit re-folds the whole game.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +10,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import PrincipalDep, RecorderDep
+from api.deps import PrincipalDep, ServiceDep
 from api.models import BODY, GAME, AuditReport, ClaimComparison, errors
 from api.requests import StrictJSONRoute
-from events.errors import ImpossibleEventError, InvalidEventError
 from events.schema import MAX_INT, MAX_POINTS
-from projections.audit import audit_game, compare_claim
 
 router = APIRouter(prefix="/v1/games/{game_id}/audit", tags=["audits"], route_class=StrictJSONRoute)
 
@@ -31,11 +32,9 @@ class ClaimCheck(BaseModel):
 
 
 @router.get("", summary="The audit of a game (auditor keys)", responses={200: {"model": AuditReport}, **errors(*GAME)})
-def get_audit(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
+def get_audit(game_id: str, principal: PrincipalDep, service: ServiceDep) -> dict[str, Any]:
     """`{chain, violations, retractions, claims, notes, game_notes, score}`."""
-    principal.require("auditor")
-    game = recorder.store.get_game(game_id, principal.club_id)
-    return audit_game(game, recorder.store.read_events(game_id))
+    return service.audit(principal, game_id)
 
 
 @router.post(
@@ -43,14 +42,6 @@ def get_audit(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> d
     summary="Compare a claim with the computed score (auditor keys)",
     responses={200: {"model": ClaimComparison}, **errors(*GAME, *BODY)},
 )
-async def post_audit(game_id: str, body: ClaimCheck, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
+def post_audit(game_id: str, body: ClaimCheck, principal: PrincipalDep, service: ServiceDep) -> dict[str, Any]:
     """The same comparison as for a recorded `score_claimed`, for a claim that is not recorded."""
-    principal.require("auditor")
-    live = recorder.live(game_id, principal.club_id)
-    seats = [str(s) for s in range(live.state.seats)]
-    if sorted(body.points) != sorted(seats):
-        raise InvalidEventError(f"points must name every seat: {', '.join(seats)}", field="points")
-    if body.hand is not None and body.hand > live.state.hand:
-        raise ImpossibleEventError(f"hand {body.hand} has not begun (hands 1 to {live.state.hand})", field="hand")
-    claimed = {k: (int(v) if float(v).is_integer() else v) for k, v in body.points.items()}
-    return compare_claim(live.rules.score(live.state.game), list(live.game.players), claimed, body.hand)
+    return service.compare_claim(principal, game_id, points=body.points, hand=body.hand)

@@ -11,10 +11,13 @@
   Content-Security-Policy says so too).
 - `POST /v1/games/{id}/share` makes a read-only share link (recorder and
   auditor keys); `GET` lists a game's links; `DELETE .../share/{share_id}`
-  revokes one. See `api/share.py`.
+  revokes one. See `api/share.py` (the token check) and `events/shares.py` (the rows).
 - `GET /v1/games/{id}/hands`: each hand's seq range and whether it is live,
   so a page can list the hands, find the hand of a seq, and know which
   hands a share link may show without asking for a refused one.
+
+The routes with data are one call of the application service (`projections/service.py`) each, and
+plain `def`s (FastAPI's threadpool): they read the database.
 """
 
 from __future__ import annotations
@@ -33,10 +36,8 @@ from starlette.exceptions import HTTPException
 from starlette.staticfiles import NotModifiedResponse, StaticFiles
 from starlette.types import Scope
 
-from api.deps import PrincipalDep, RecorderDep
+from api.deps import PrincipalDep, ServiceDep
 from api.models import BODY, GAME, errors
-from api.share import create_share, list_shares, revoke_share
-from api.visibility import first_hidden_hand, live_hand
 from events.errors import NotFoundError
 
 router = APIRouter(tags=["pages"])
@@ -156,9 +157,7 @@ def _share_path(game_id: str, token: str) -> str:
     summary="Create a read-only share link (finished hands only)",
     responses=errors(*GAME, *BODY),
 )
-async def create_share_link(
-    game_id: str, request: Request, principal: PrincipalDep, recorder: RecorderDep
-) -> dict[str, Any]:
+def create_share_link(game_id: str, request: Request, principal: PrincipalDep, service: ServiceDep) -> dict[str, Any]:
     """A new share token for this game, shown only in this answer, with the page's link.
 
     The token opens the game's finished hands on the replay page and on the
@@ -166,8 +165,7 @@ async def create_share_link(
     `Authorization: Bearer ts_...`; a live hand stays hidden. Recorder and
     auditor keys may create links.
     """
-    principal.require("recorder", "auditor")
-    record, token = create_share(recorder.store, club_id=principal.club_id, game_id=game_id, created_by=principal.actor)
+    record, token = service.create_share(principal, game_id)
     path = _share_path(game_id, token)
     return {**record.to_public(), "token": token, "path": path, "url": str(request.base_url).rstrip("/") + path}
 
@@ -179,12 +177,9 @@ async def create_share_link(
     summary="A game's share links",
     responses=errors(*GAME),
 )
-async def get_share_links(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
+def get_share_links(game_id: str, principal: PrincipalDep, service: ServiceDep) -> dict[str, Any]:
     """Every share link of the game, revoked ones included (never the tokens themselves)."""
-    principal.require("recorder", "auditor")
-    recorder.store.get_game(game_id, principal.club_id)
-    shares = list_shares(recorder.store, club_id=principal.club_id, game_id=game_id)
-    return {"shares": [s.to_public() for s in shares]}
+    return {"shares": [s.to_public() for s in service.list_shares(principal, game_id)]}
 
 
 @router.delete(
@@ -194,13 +189,9 @@ async def get_share_links(game_id: str, principal: PrincipalDep, recorder: Recor
     summary="Revoke a share link",
     responses=errors(*GAME),
 )
-async def revoke_share_link(
-    game_id: str, share_id: str, principal: PrincipalDep, recorder: RecorderDep
-) -> dict[str, Any]:
+def revoke_share_link(game_id: str, share_id: str, principal: PrincipalDep, service: ServiceDep) -> dict[str, Any]:
     """The link stops working at once; revoking it again changes nothing."""
-    principal.require("recorder", "auditor")
-    recorder.store.get_game(game_id, principal.club_id)
-    return revoke_share(recorder.store, share_id, club_id=principal.club_id, game_id=game_id).to_public()
+    return service.revoke_share(principal, game_id, share_id).to_public()
 
 
 # --------------------------------------------------------------------------- the hand index
@@ -228,26 +219,11 @@ class HandIndex(BaseModel):
     summary="The hands and their seqs",
     responses=errors(401, 404, 422),
 )
-async def get_hands(game_id: str, principal: PrincipalDep, recorder: RecorderDep) -> dict[str, Any]:
+def get_hands(game_id: str, principal: PrincipalDep, service: ServiceDep) -> dict[str, Any]:
     """`{game, head, live_hand, hands: [{hand, first_seq, last_seq, events, live}]}`.
 
     Hand 0 holds what comes before the first hand (a Gin cut, an early note).
     `live` marks the hand being played (a share link may not open it; a
     viewer key sees only its public table).
     """
-    live, envelopes = recorder.read(game_id, principal.club_id)
-    current = live_hand(live.rules, live.state)
-    hidden_from = first_hidden_hand(live.rules, live.state)
-    spans: dict[int, dict[str, Any]] = {}
-    for env in envelopes:
-        span = spans.get(env["hand"])
-        if span is None:
-            spans[env["hand"]] = {"hand": env["hand"], "first_seq": env["seq"], "last_seq": env["seq"], "events": 1}
-        else:
-            span["last_seq"] = env["seq"]
-            span["events"] += 1
-    hands = [
-        {**span, "live": hidden_from is not None and span["hand"] >= hidden_from} for _, span in sorted(spans.items())
-    ]
-    head = envelopes[-1]["seq"] if envelopes else 0
-    return {"game": game_id, "head": head, "live_hand": current, "hands": hands}
+    return service.hands(principal, game_id)

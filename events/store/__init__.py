@@ -33,6 +33,7 @@ from events.store.base import (
     durability_from,
     make_engine,
     new_id,
+    shown_url,
 )
 from events.store.log import LogReader
 from events.store.mapper import envelope_from_row, event_row
@@ -69,6 +70,7 @@ __all__ = [
     "event_row",
     "make_engine",
     "new_id",
+    "shown_url",
 ]
 
 

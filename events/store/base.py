@@ -68,6 +68,11 @@ def durability_from(value: str | None = None) -> str:
     return mode
 
 
+def shown_url(url: str) -> str:
+    """A database URL fit to print: its password, if any, masked."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
 def make_engine(url: str, durability: str | None = None) -> Engine:
     """An engine with the pragmas and transaction behaviour the store relies on.
 

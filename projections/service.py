@@ -1,0 +1,734 @@
+"""The application service: every use case of the API and of the CLI, written once.
+
+A route is its dependencies, one call of `Tablebook`, and the response; a CLI
+command is its options, calls of the same `Tablebook`, and the printing. So
+there is one export renderer, one single-file import, one bulk import, one
+visibility decision per read, one demo recorder (issue 16).
+
+Why here, and one module: the service sits on `projections.recorder.Recorder`
+(the write side and folded reads) and the store, and decides visibility with
+`projections/visibility.py`; nothing in it knows HTTP or the terminal, and
+`projections/` must not import `api/` (DESIGN.md), so the caller passes a
+`Reader` (an `api.auth.Principal`, or the CLI's `Operator`, which sees
+everything in every club). It is one module because each use case is a few
+lines over functions that already live in their own modules (`audit`,
+`verify`, `replay`, `histories.*`, `readmodel`); a package would only spread
+those few lines out.
+
+Every read that decides what a reader may see does so at the game's head in
+the database (`Recorder.live` / `Recorder.read`), never at a cached head
+alone. Every method is blocking (database and folds): the API calls them
+from plain `def` routes, which FastAPI runs in its threadpool, never on the
+event loop.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import secrets
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import orjson
+
+from events import shares
+from events.codec import canonical, sha256_hex
+from events.envelope import Envelope
+from events.errors import ForbiddenError, ImpossibleEventError, InvalidEventError, NotFoundError
+from events.schema import unstorable
+from events.store import GameRecord, Store
+from projections import engine
+from projections.audit import audit_game, compare_claim
+from projections.histories import export, importer
+from projections.histories.erasure import Erasure, erase_player
+from projections.readmodel import HandFacts
+from projections.recorder import Recorder
+from projections.registry import rules_for
+from projections.replay import hand_frames
+from projections.rules import GameRules, ScoreSheet
+from projections.simulate import next_options, play
+from projections.verify import verify_game
+from projections.visibility import first_hidden_hand, live_hand, shown_envelopes, sight_of, sight_over, viewpoint_for
+
+#: event types an auditor may append (the same set as `api.auth.CORRECTIONS`)
+CORRECTIONS = frozenset({"retract", "note", "score_claimed"})
+#: events a demo game has at most before its session is closed, and the events of one append
+DEMO_EVENTS = 1500
+DEMO_BATCH = 200
+
+
+class Reader(Protocol):
+    """Who is asking: `api.auth.Principal` for the API, `Operator` for the CLI."""
+
+    @property
+    def club_id(self) -> int | None: ...
+
+    @property
+    def club(self) -> str | None: ...
+
+    @property
+    def role(self) -> str: ...
+
+    @property
+    def actor(self) -> str: ...
+
+    @property
+    def is_share(self) -> bool: ...
+
+    @property
+    def sees_everything(self) -> bool: ...
+
+    def require(self, *roles: str) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Operator:
+    """The CLI's reader: whoever holds the database sees everything, in one club or (None) in every club."""
+
+    club_id: int | None = None
+    club: str | None = None
+    actor: str = "cli"
+    role: str = "operator"
+
+    @property
+    def is_share(self) -> bool:
+        return False
+
+    @property
+    def sees_everything(self) -> bool:
+        return True
+
+    def require(self, *roles: str) -> None:
+        """The operator may do anything a key may."""
+
+
+#: the operator of every club
+OPERATOR = Operator()
+
+
+# --------------------------------------------------------------------------- documents
+
+
+def game_public(game: GameRecord) -> dict[str, Any]:
+    """A game as the API shows it (`GET /v1/games/{id}`, and each game of a page)."""
+    return {
+        "id": game.id,
+        "game": game.kind,
+        "players": list(game.players),
+        "options": game.options,
+        "status": game.status,
+        "seq": game.seq,
+        "hand": game.hand,
+        "created_at": game.created_at,
+        "updated_at": game.updated_at,
+        "totals": game.totals,
+        "winner": game.winner,
+    }
+
+
+def encode_cursor(game: GameRecord) -> str:
+    """The cursor of a page of games that ends with `game` (newest first by `(created_at, id)`)."""
+    return base64.urlsafe_b64encode(f"{game.created_at}|{game.id}".encode()).decode()
+
+
+def decode_cursor(cursor: str) -> tuple[str, str]:
+    """The (created_at, id) a cursor names; one that decodes to text no store holds (a NUL) is refused too.
+
+    Raises:
+        InvalidEventError: not a cursor this server gave out.
+    """
+    try:
+        created, _, gid = base64.urlsafe_b64decode(cursor.encode()).decode().partition("|")
+    except (ValueError, UnicodeDecodeError):
+        raise InvalidEventError("cursor: not a cursor this server gave out", field="cursor") from None
+    if not created or not gid or unstorable(created) or unstorable(gid):
+        raise InvalidEventError("cursor: not a cursor this server gave out", field="cursor")
+    return created, gid
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A game's score at its head: the game, its rules, the sheet."""
+
+    game: GameRecord
+    rules: GameRules[Any]
+    sheet: ScoreSheet
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    """One game's export, rendered once for the API and the CLI."""
+
+    game_id: str
+    format: str
+    #: the json document (json), else None
+    document: dict[str, Any] | None
+    #: the body of the other formats
+    content: bytes
+
+    @property
+    def media_type(self) -> str:
+        return export.MEDIA_TYPES[self.format]
+
+    @property
+    def filename(self) -> str:
+        return f"{self.game_id}.{export.SUFFIXES[self.format]}"
+
+    def body(self, *, indent: bool = False) -> bytes:
+        """The bytes of the export; json indented (and ending with a line break) for a file or a terminal."""
+        if self.document is None:
+            return self.content
+        if indent:
+            return orjson.dumps(self.document, option=orjson.OPT_INDENT_2) + b"\n"
+        return orjson.dumps(self.document, option=orjson.OPT_NON_STR_KEYS)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """A single-file import: what was read, and the game written (or the club's copy of it)."""
+
+    format: str
+    checked: importer.Imported
+    game: GameRecord
+    duplicate: bool
+
+    def to_public(self) -> dict[str, Any]:
+        """The answer of `POST /v1/import`."""
+        head_hash = self.game.head_hash if self.duplicate else self.checked.head.head_hash
+        same = self.checked.source.get("head_hash") == head_hash if self.duplicate else self.checked.same_chain
+        return {
+            "game": game_public(self.game),
+            "duplicate_of": self.game.id if self.duplicate else None,
+            "format": self.format,
+            "events": len(self.checked.envelopes),
+            "head_hash": head_hash,
+            "same_head_hash": same,
+            "source": dict(importer.describe_source(self.checked)),
+        }
+
+    def outcome(self) -> importer.Outcome:
+        """The same import as one outcome of a file of many (the CLI prints those)."""
+        source_id = self.checked.source.get("id")
+        if self.duplicate:
+            return importer.Outcome(
+                source_id, 0, reason=f"already in the club as {self.game.id}", duplicate_of=self.game.id
+            )
+        return importer.Outcome(source_id, 0, game=self.game, events=len(self.checked.envelopes))
+
+
+#: the club of an import: an id, or a function of the game read (the CLI: the club its header names)
+ClubChoice = int | Callable[[importer.Imported], int]
+
+
+class Tablebook:
+    """The use cases, on one `Recorder` (and its store)."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+        #: the store under the recorder; the API's credential check (`api.auth.authenticate`) reads keys there
+        self.store: Store = recorder.store
+
+    @classmethod
+    def open(cls, store: Store) -> Tablebook:
+        """A service on a new recorder (its own state cache) over `store`."""
+        return cls(Recorder(store))
+
+    # ------------------------------------------------------------------ clubs
+
+    def club_id(self, name: str) -> int | None:
+        """The id of an existing club, or None (a read never creates a club)."""
+        found = self.store.clubs().get(name)
+        return None if found is None else int(found)
+
+    def ensure_club(self, name: str) -> int:
+        """The id of the club called `name`, created if needed."""
+        return self.store.ensure_club(name)
+
+    def _club_name(self, reader: Reader, game: GameRecord) -> str:
+        return reader.club if reader.club is not None else self.store.club_name(game.club_id)
+
+    # ------------------------------------------------------------------ games
+
+    def create_game(
+        self, reader: Reader, *, kind: str, players: Sequence[str], options: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        """A new game of the reader's club; its options echoed with defaults filled in.
+
+        Raises:
+            ForbiddenError: not a recorder key.
+            UnknownGameError: an unknown kind, a wrong player count, a bad option.
+        """
+        reader.require("recorder")
+        club_id = _own_club(reader)
+        game = self.recorder.create_game(club_id=club_id, kind=kind, players=players, options=options)
+        return game_public(game)
+
+    def game(self, reader: Reader, game_id: str) -> dict[str, Any]:
+        """Metadata, status, head seq and totals of one game of the reader's club.
+
+        Raises:
+            NotFoundError: no such game there.
+        """
+        return game_public(self.store.get_game(game_id, reader.club_id))
+
+    def games(
+        self,
+        reader: Reader,
+        *,
+        situations: Sequence[str] = (),
+        limit: int = 50,
+        cursor: str | None = None,
+        **filters: Any,
+    ) -> dict[str, Any]:
+        """A page of games, newest first (`GET /v1/games`): the reader's club, or every club for the operator.
+
+        With `situations`, the hand-facts read model catches up with the log first (one indexed read when
+        nothing is new) and each game lists its `hits`. `filters`: kind, status, player, winner, since, until.
+
+        Raises:
+            InvalidEventError: a cursor this server did not give out.
+        """
+        before = decode_cursor(cursor) if cursor else None
+        club_ids = [reader.club_id] if reader.club_id is not None else list(self.store.clubs().values())
+        if situations:
+            HandFacts(self.store).catch_up()
+        found: list[GameRecord] = []
+        for club_id in club_ids:
+            if situations:
+                found += self.store.search_games(club_id, situations=situations, limit=limit, before=before, **filters)
+            else:
+                found += self.store.list_games(club_id, limit=limit, before=before, **filters)
+        if len(club_ids) > 1:
+            found.sort(key=lambda g: (g.created_at, g.id), reverse=True)  # newest first, as each club's page
+            found = found[:limit]
+        next_cursor = encode_cursor(found[-1]) if len(found) == limit else None
+        if not situations:
+            return {"games": [game_public(g) for g in found], "next_cursor": next_cursor}
+        hits = self.store.hits([g.id for g in found], situations)
+        return {"games": [{**game_public(g), "hits": hits[g.id]} for g in found], "next_cursor": next_cursor}
+
+    def hand_facts(self) -> HandFacts:
+        """The read model behind search (for the CLI's progress bar while it catches up, and `rebuild`)."""
+        return HandFacts(self.store)
+
+    def count_games(self, reader: Reader) -> int:
+        return self.store.count_games(club_id=reader.club_id)
+
+    def game_ids(self) -> list[str]:
+        """Every game's id, oldest first (the operator's `verify` of every game)."""
+        return self.store.game_ids()
+
+    # ------------------------------------------------------------------ appends
+
+    def append(
+        self,
+        reader: Reader,
+        game_id: str,
+        events: Sequence[Any],
+        *,
+        expected_seq: int | None = None,
+        idempotency_key: str | None = None,
+        document: Any = None,
+    ) -> dict[str, Any]:
+        """Decide and append a batch, all or nothing: `{events: [stored envelopes]}`.
+
+        With an `idempotency_key`, the key is bound to the hash of the request's `document` (`body_hash`).
+
+        Raises:
+            ForbiddenError: a key that may not append (an auditor's may append corrections only).
+            InvalidEventError / ImpossibleEventError / IllegalEventError, StreamConflictError,
+                IdempotencyMismatchError: as `Recorder.append`.
+        """
+        reader.require("recorder", "auditor")
+        if reader.role == "auditor":
+            for index, event in enumerate(events):
+                kind = event.get("type") if isinstance(event, dict) else None
+                if kind not in CORRECTIONS:
+                    raise ForbiddenError(
+                        f"an auditor key appends only corrections ({', '.join(sorted(CORRECTIONS))}), not {kind!r}",
+                        index=index,
+                    )
+        idempotency = (idempotency_key, body_hash(document)) if idempotency_key else None
+        stored = self.recorder.append(
+            game_id,
+            events,
+            club_id=reader.club_id,
+            actor=reader.actor,
+            expected_seq=expected_seq,
+            idempotency=idempotency,
+        )
+        return {"events": stored}
+
+    # ------------------------------------------------------------------ reads
+
+    def events(self, reader: Reader, game_id: str, *, after: int = 0, limit: int | None = None) -> dict[str, Any]:
+        """`{events, head}`: envelopes after `after`, up to the head read now, as the reader may see them."""
+        live, envelopes = self.recorder.read(game_id, reader.club_id, after, limit)
+        return {"events": shown_envelopes(sight_of(reader, self.store, live), envelopes), "head": live.state.seq}
+
+    def state(self, reader: Reader, game_id: str, *, at: int | None = None, seat: int | None = None) -> dict[str, Any]:
+        """The table after event `at` (the head when None), from `seat` (everything when None), as the reader
+        may see it.
+
+        Raises:
+            NotFoundError: no such game, or `at` beyond its head.
+            InvalidEventError: a seat the game does not have.
+            ForbiddenError: a share link asking for a hand still being played.
+        """
+        live, state = self.recorder.state_at(game_id, at, reader.club_id)
+        viewpoint = viewpoint_for(sight_of(reader, self.store, live), seat, state.seats, state.hand)
+        return engine.render_state(live.rules, state, viewpoint, live.game.players)
+
+    def score(self, reader: Reader, game_id: str) -> Scored:
+        """The score at the head, every point explained."""
+        live = self.recorder.live(game_id, reader.club_id)
+        return Scored(live.game, live.rules, live.rules.score(live.state.game))
+
+    def replay(self, reader: Reader, game_id: str, *, hand: int, seat: int | None = None) -> dict[str, Any]:
+        """`{game, hand, viewpoint, frames}`: hand `hand` frame by frame, walked from the state before it
+        (a snapshot, not event 1), with each frame that a later retract took back marked.
+
+        Raises:
+            NotFoundError: no such game, or no such hand.
+            InvalidEventError / ForbiddenError: as `state`.
+        """
+        live = self.recorder.live(game_id, reader.club_id)
+        viewpoint = viewpoint_for(sight_of(reader, self.store, live), seat, live.state.seats, hand)
+        span = self.recorder.hand_span(live, hand)
+        if span is None:
+            last = live.state.hand if live.state.seq else 0
+            raise NotFoundError(
+                f"hand {hand} is not in this game (its hands are 1 to {last})" if last else "this game has no hand yet"
+            )
+        start, envelopes, last_seq = span
+        frames = hand_frames(live.rules, start, envelopes, hand, viewpoint, live.game.players)
+        later = self.store.retracts(game_id, last_seq, live.state.seq)
+        for frame in frames:  # a retract after the hand's last event may take some of it back
+            if "retracted_by" not in frame:
+                by = next((r for r, to in later if to < frame["seq"] < r), None)
+                if by is not None:
+                    frame["retracted_by"] = by
+        return {"game": game_id, "hand": hand, "viewpoint": frames[0]["state"]["viewpoint"], "frames": frames}
+
+    def hand_progress(self, reader: Reader, game_id: str, hand: int) -> str:
+        """Where the head is against hand `hand`: "to come", "playing", "over" (it is the head's hand, and
+        ended), or "past" (the table has played on to a later hand)."""
+        live = self.recorder.live(game_id, reader.club_id)
+        at = live.state
+        if at.hand > hand:
+            return "past"
+        if at.hand < hand:
+            return "to come"
+        return "playing" if live.rules.hand_in_progress(at.game) else "over"
+
+    def hands(self, reader: Reader, game_id: str) -> dict[str, Any]:
+        """`{game, head, live_hand, hands: [{hand, first_seq, last_seq, events, live}]}` at the head read now."""
+        live, envelopes = self.recorder.read(game_id, reader.club_id)
+        current = live_hand(live.rules, live.state)
+        hidden_from = first_hidden_hand(live.rules, live.state)
+        spans: dict[int, dict[str, Any]] = {}
+        for env in envelopes:
+            span = spans.get(env["hand"])
+            if span is None:
+                spans[env["hand"]] = {"hand": env["hand"], "first_seq": env["seq"], "last_seq": env["seq"], "events": 1}
+            else:
+                span["last_seq"] = env["seq"]
+                span["events"] += 1
+        hands = [
+            {**span, "live": hidden_from is not None and span["hand"] >= hidden_from}
+            for _, span in sorted(spans.items())
+        ]
+        head = envelopes[-1]["seq"] if envelopes else 0
+        return {"game": game_id, "head": head, "live_hand": current, "hands": hands}
+
+    def rows_after(self, game_id: str, after: int, limit: int = 500) -> list[Envelope]:
+        """The stored rows after seq `after` (a live stream's next page), not yet bounded by any head: pass
+        them through `shown_at_head` before anything of them is sent."""
+        return self.store.read_events(game_id, after, limit)
+
+    def shown_at_head(self, reader: Reader, game_id: str, rows: Sequence[Envelope]) -> tuple[bool, list[Envelope]]:
+        """(whether any of `rows` is at or below the head read now, those rows as the reader may see them).
+
+        The head is read after the rows (a head commits with its events), so a row past it (a forged one)
+        is never shown, and what is hidden is decided at that head in the database.
+        """
+        live = self.recorder.live(game_id, reader.club_id)
+        visible = [env for env in rows if env["seq"] <= live.state.seq]
+        return bool(visible), shown_envelopes(sight_of(reader, self.store, live), visible)
+
+    # ------------------------------------------------------------------ checks
+
+    def verify(self, reader: Reader, game_id: str) -> dict[str, Any]:
+        """`{ok, events, head_hash, first_bad_seq, problems}`: the chain re-walked and the rules re-run over
+        every stored row (also any past the head the game's row names: a forged row there is found).
+
+        A reader not shown every card gets `head_hash: null` and each problem without its hashes (hashes
+        over hidden cards, see `projections/visibility.py`); that is decided at the head read now. A reader
+        who sees everything needs no fold, so a game whose events no longer fold is still verified.
+        """
+        if reader.sees_everything:
+            game = self.store.get_game(game_id, reader.club_id)
+            return verify_game(game, self.store.iter_events(game_id)).to_dict()
+        live = self.recorder.live(game_id, reader.club_id)
+        report = verify_game(live.game, self.store.iter_events(game_id)).to_dict()
+        if sight_of(reader, self.store, live).hashes_from is not None:
+            report["head_hash"] = None
+            report["problems"] = [{k: v for k, v in p.items() if "hash" not in k} for p in report["problems"]]
+        return report
+
+    def audit(self, reader: Reader, game_id: str) -> dict[str, Any]:
+        """`{chain, violations, retractions, claims, notes, game_notes, score}` (auditors)."""
+        reader.require("auditor")
+        game = self.store.get_game(game_id, reader.club_id)
+        return audit_game(game, self.store.read_events(game_id))
+
+    def compare_claim(
+        self, reader: Reader, game_id: str, *, points: Mapping[str, float], hand: int | None = None
+    ) -> dict[str, Any]:
+        """A claim not recorded (a hand's points, or the totals) against the computed score (auditors).
+
+        Raises:
+            InvalidEventError: the points do not name every seat.
+            ImpossibleEventError: a hand that has not begun.
+        """
+        reader.require("auditor")
+        live = self.recorder.live(game_id, reader.club_id)
+        seats = [str(s) for s in range(live.state.seats)]
+        if sorted(points) != sorted(seats):
+            raise InvalidEventError(f"points must name every seat: {', '.join(seats)}", field="points")
+        if hand is not None and hand > live.state.hand:
+            raise ImpossibleEventError(f"hand {hand} has not begun (hands 1 to {live.state.hand})", field="hand")
+        claimed = {k: (int(v) if float(v).is_integer() else v) for k, v in points.items()}
+        return compare_claim(live.rules.score(live.state.game), list(live.game.players), claimed, hand)
+
+    # ------------------------------------------------------------------ exports and imports
+
+    def export(self, reader: Reader, game_id: str, fmt: str = "json") -> Export:
+        """The whole game in `fmt` (json, jsonl, text, csv), up to the head read now, as the reader may see it.
+
+        The state at the head comes from `Recorder.read` (folded from a snapshot, not from event 1).
+
+        Raises:
+            InvalidEventError: an unknown format.
+            NotFoundError: no such game.
+        """
+        if fmt not in export.FORMATS:
+            raise InvalidEventError(f"format must be one of {', '.join(export.FORMATS)}", field="format")
+        live, envelopes = self.recorder.read(game_id, reader.club_id)
+        game, rules, state = live.game, live.rules, live.state
+        shown = shown_envelopes(sight_over(reader, rules, state, envelopes), envelopes)
+        head_hash = envelopes[-1]["hash"] if envelopes else game.genesis_hash
+        club = self._club_name(reader, game)
+        head = export.header(game, club, seq=len(envelopes), head_hash=head_hash, state=state, rules=rules)
+        export.mark_redacted(head, shown)
+        if fmt == "json":
+            return Export(game_id, fmt, export.json_document(head, shown), b"")
+        if fmt == "jsonl":
+            return Export(game_id, fmt, None, b"".join(export.jsonl_lines(head, shown)))
+        if fmt == "text":
+            return Export(game_id, fmt, None, "".join(export.text_lines(head, rules, envelopes, shown)).encode())
+        return Export(game_id, fmt, None, export.score_csv(game.players, rules.score(state.game)).encode())
+
+    def bulk_export(
+        self,
+        reader: Reader,
+        *,
+        kind: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+        on_game: Callable[[GameRecord], None] | None = None,
+    ) -> Iterator[bytes]:
+        """NDJSON of the reader's games (every club's, for the operator), oldest first, in constant memory
+        (`export.bulk_lines`); a viewer's live hands redacted.
+
+        Raises (before the first line):
+            InvalidEventError: a cursor of another kind.
+        """
+        if cursor is not None:
+            export.decode_cursor(cursor)
+        return export.bulk_lines(
+            self.store,
+            club_id=reader.club_id,
+            kind=kind,
+            since=since,
+            until=until,
+            cursor=cursor,
+            limit=limit,
+            redact=None if reader.sees_everything else _redactor(reader),
+            on_game=on_game,
+        )
+
+    def import_file(
+        self,
+        reader: Reader,
+        body: bytes,
+        *,
+        fmt: str | None = None,
+        copy: bool = False,
+        club: ClubChoice | None = None,
+    ) -> ImportResult:
+        """One game from a json, jsonl or text export, checked (chain, rules) and written as a new game of the
+        club (the reader's, unless `club`), in one transaction; or the club's game it already is, unless `copy`.
+
+        Raises:
+            ForbiddenError: not a recorder key.
+            BadImportError: the first thing wrong in the file; nothing is written.
+        """
+        reader.require("recorder")
+        fmt = fmt or importer.sniff(body)
+        checked = importer.read_file(body, actor=reader.actor, fmt=fmt)
+        club_id = self._import_club(reader, club, checked)
+        record, duplicate = importer.import_or_find(self.store, club_id, checked, copy=copy)
+        return ImportResult(fmt, checked, record, duplicate)
+
+    def import_lines(
+        self,
+        reader: Reader,
+        lines: Iterable[tuple[int, bytes]],
+        *,
+        skip_existing: bool = True,
+        club: ClubChoice | None = None,
+    ) -> Iterator[importer.Outcome]:
+        """Each game of an NDJSON file (`(line number, line)`s) checked and imported on its own: a bad game is
+        an outcome with its reason, the rest are imported."""
+        reader.require("recorder")
+        choice: ClubChoice = club if club is not None else _own_club(reader)
+        return importer.import_many(self.store, choice, lines, skip_existing=skip_existing)
+
+    def import_bulk(self, reader: Reader, body: bytes, *, skip_existing: bool = True) -> dict[str, Any]:
+        """`{imported, skipped, summary}` for the NDJSON file `body` (`POST /v1/import/bulk`)."""
+        outcomes = list(self.import_lines(reader, importer.split_lines(body), skip_existing=skip_existing))
+        return {
+            "imported": [
+                {"id": o.game.id, "source_id": o.source_id, "events": o.events} for o in outcomes if o.game is not None
+            ],
+            "skipped": [
+                {"source_id": o.source_id, "line": o.line or None, "reason": o.reason, "duplicate_of": o.duplicate_of}
+                for o in outcomes
+                if o.game is None
+            ],
+            "summary": importer.import_summary(outcomes),
+        }
+
+    def _import_club(self, reader: Reader, club: ClubChoice | None, checked: importer.Imported) -> int:
+        if club is None:
+            return _own_club(reader)
+        return club if isinstance(club, int) else club(checked)
+
+    # ------------------------------------------------------------------ personal data
+
+    def erase_player(
+        self, name: str, replacement: str, *, club_id: int | None = None, dry_run: bool = False
+    ) -> Erasure:
+        """Replace a player's name in every game's registry row (of one club, or all); list the free text
+        that mentions it. This process's cached states of those games are dropped."""
+        report = erase_player(self.store, name, replacement, club_id=club_id, dry_run=dry_run)
+        if not dry_run:
+            for game_id in report.games:
+                self.recorder.forget(game_id)
+        return report
+
+    # ------------------------------------------------------------------ share links
+
+    def create_share(self, reader: Reader, game_id: str) -> tuple[shares.ShareRecord, str]:
+        """A new share token for a game of the reader's club: its record and the token, shown only this once.
+
+        The secret is 192 random bits; only its sha256 is stored (`events/shares.py`).
+
+        Raises:
+            ForbiddenError: not a recorder or auditor key.
+            NotFoundError: no such game in that club.
+        """
+        reader.require("recorder", "auditor")
+        club_id = _own_club(reader)
+        self.store.get_game(game_id, club_id)
+        share_id, secret = secrets.token_hex(6), secrets.token_urlsafe(24)
+        shares.add_share(
+            self.store,
+            share_id=share_id,
+            club_id=club_id,
+            game_id=game_id,
+            token_hash=sha256_hex(secret.encode()),
+            created_by=reader.actor,
+        )
+        record = shares.find_share(self.store, share_id, club_id=club_id, game_id=game_id)
+        return record, shares.token_of(share_id, secret)
+
+    def list_shares(self, reader: Reader, game_id: str) -> list[shares.ShareRecord]:
+        """Every share token of a game of the reader's club, oldest first, revoked ones included."""
+        reader.require("recorder", "auditor")
+        club_id = _own_club(reader)
+        self.store.get_game(game_id, club_id)
+        return shares.list_shares(self.store, club_id=club_id, game_id=game_id)
+
+    def revoke_share(self, reader: Reader, game_id: str, share_id: str) -> shares.ShareRecord:
+        """Revoke a share token of a game of the reader's club; revoking it again changes nothing."""
+        reader.require("recorder", "auditor")
+        club_id = _own_club(reader)
+        self.store.get_game(game_id, club_id)
+        return shares.revoke_share(self.store, share_id, club_id=club_id, game_id=game_id)
+
+    # ------------------------------------------------------------------ demo games
+
+    def record_demo_game(self, club_id: int, kind: str, rng: random.Random) -> str:
+        """Simulate one game (`projections.simulate.play`) and record it through the write path of the API.
+
+        A game that does not end within `DEMO_EVENTS` events and can close its session (Seven and a Half)
+        plays on to the end of the hand in progress and is closed.
+        """
+        rules = rules_for(kind)
+        players = list(rules.demo_players)
+        options: dict[str, Any] = {}
+        playout = play(rules, players, options, rng=rng, max_events=DEMO_EVENTS)
+        events = list(playout.events)
+        if not playout.finished and "session_closed" in rules.events:
+            events.extend(_close_session(rules, players, options, events, rng))
+        game = self.recorder.create_game(club_id=club_id, kind=kind, players=players, options=options)
+        for start in range(0, len(events), DEMO_BATCH):
+            self.recorder.append(game.id, events[start : start + DEMO_BATCH], club_id=club_id, actor="demo")
+        return game.id
+
+
+def body_hash(document: Any) -> str:
+    """The hash an Idempotency-Key is bound to: of the canonical body, so key order and spacing do not matter.
+
+    Raises:
+        InvalidEventError: a body nested deeper than orjson encodes (254 levels; no event is a tenth as deep).
+    """
+    try:
+        return sha256_hex(canonical(document))
+    except orjson.JSONEncodeError:
+        raise InvalidEventError("the body is nested too deeply to be an append", field="events") from None
+
+
+def _own_club(reader: Reader) -> int:
+    """The reader's club, for a write (a game, an import, a share link belongs to one club)."""
+    if reader.club_id is None:
+        raise InvalidEventError("name the club to write into", field="club")
+    return reader.club_id
+
+
+def _redactor(reader: Reader) -> export.Redactor:
+    """For a reader who is not shown every card: envelopes with the live hand's hidden cards replaced."""
+
+    def redact(rules: GameRules[Any], state: Any, envelopes: list[Envelope]) -> list[Envelope]:
+        return shown_envelopes(sight_over(reader, rules, state, envelopes), envelopes)
+
+    return redact
+
+
+def _close_session(
+    rules: Any, players: list[str], options: dict[str, Any], events: list[Any], rng: random.Random
+) -> list[Any]:
+    """Play on to the end of the hand in progress (the simulator's offers), then close the session."""
+    state = engine.fold_events(rules, engine.start(rules, players, rules.options_for(players, options)), events)
+    tail: list[Any] = []
+    while rules.hand_in_progress(state.game):
+        event = engine.decide(rules, state, dict(rng.choice(next_options(rules, state.game, rng)))).event
+        state = engine.apply(rules, state, event, state.seq + 1)
+        tail.append(event)
+    return [*tail, {"type": "session_closed"}]
