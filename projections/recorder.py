@@ -18,6 +18,7 @@ from typing import Any
 from cachetools import LRUCache
 from sqlalchemy.exc import SQLAlchemyError
 
+from events import notify
 from events.codec import genesis_hash, utc_now
 from events.envelope import Envelope, event_of
 from events.errors import InvalidEventError, NotFoundError, StreamConflictError, TablebookError
@@ -329,6 +330,7 @@ class Recorder:
                 continue
             except DuplicateRequest as duplicate:
                 return self._replay_request(game_id, duplicate.prior, idempotency[1] if idempotency else "")
+            notify.publish(self.store, game_id)  # committed: wake the game's live streams, here and elsewhere
             self.cache.put(Live(entry.game, entry.rules, state, envelopes[-1]["hash"]))
             return envelopes
         raise StreamConflictError(entry.state.seq, self.store.get_game(game_id).seq)
