@@ -61,6 +61,10 @@ bench: $(BIN)/.installed
 	$(BIN)/python -m bench.folds
 	$(BIN)/python -m bench.bulk_export
 	$(BIN)/python -m bench.state_at
+	$(BIN)/python -m bench.store_appends
+	$(BIN)/python -m bench.streams
+	bash scripts/ensure-wrk
+	$(BIN)/python -m bench.http_appends
 
 reliability: $(BIN)/.installed
 	$(BIN)/python -m pytest tests/reliability -m "reliability or not reliability" --full-reliability

@@ -7,6 +7,11 @@ redacted), `auditor` (read everything, audit, and append the corrections
 A share token (`ts_<id>_<secret>`, see `api/share.py`) is a fourth kind of
 principal, with the role `share`: it reads one game, and of that game only
 the hands that are over. `authenticate` tells the two apart by the prefix.
+
+No process caches a key or a share token: every request looks its credential up in the database (one
+row by primary key), so a key revoked by any API process or by `tablebook keys revoke` is refused by
+the next request to every process. A TTL cache, however short, would let a revoked key read hidden
+cards or append until it expired (tests/reliability/test_processes.py).
 """
 
 from __future__ import annotations
