@@ -1036,6 +1036,9 @@ def search(
 
 def main() -> None:
     """Entry point of the `tablebook` script."""
+    from projections.tuning import tune_gc
+
+    tune_gc()  # the CLI folds too (projections/tuning.py)
     try:
         app()
     except TablebookError as exc:

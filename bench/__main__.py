@@ -41,6 +41,7 @@ from events.store import DURABILITY_MODES, Head, Store, durability_from, make_en
 from projections import engine
 from projections.recorder import Recorder
 from projections.registry import rules_for
+from projections.tuning import tune_gc
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 PG_SERVER = os.environ.get("TABLEBOOK_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -376,6 +377,7 @@ def bench_fold(url: str) -> None:
 
 
 def main() -> None:
+    tune_gc()  # as a server process does (projections/tuning.py)
     print(
         f"Tablebook benchmarks ({'quick' if QUICK else 'full'} run), {time.strftime('%Y-%m-%d %H:%M')}", file=sys.stderr
     )

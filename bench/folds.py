@@ -40,6 +40,7 @@ from projections.recorder import Recorder
 from projections.registry import available, rules_for
 from projections.rules import Event, GameRules
 from projections.simulate import play
+from projections.tuning import tune_gc
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 N_EVENTS = 5000 if QUICK else 20000
@@ -184,7 +185,12 @@ def long_session() -> None:
 
 
 def main() -> None:
-    print(f"Tablebook folds ({'quick' if QUICK else 'full'} run), {time.strftime('%Y-%m-%d %H:%M')}", file=sys.stderr)
+    thresholds = tune_gc()  # as a server process does (projections/tuning.py)
+    print(
+        f"Tablebook folds ({'quick' if QUICK else 'full'} run), {time.strftime('%Y-%m-%d %H:%M')}, "
+        f"gc thresholds {thresholds}",
+        file=sys.stderr,
+    )
     kinds = sys.argv[1:] or available()
     with tempfile.TemporaryDirectory() as tmp:
         for kind in kinds:

@@ -38,6 +38,7 @@ from events.migrate import upgrade
 from events.store import Store
 from projections.engine import render_state
 from projections.recorder import Recorder, StateCache
+from projections.tuning import tune_gc
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 N_EVENTS = 10_000
@@ -88,6 +89,7 @@ def line(label: str, ms: list[float]) -> None:
 
 
 def main() -> None:
+    tune_gc()  # as a server process does (projections/tuning.py)
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
         upgrade(url)
