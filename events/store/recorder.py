@@ -132,6 +132,20 @@ class EventRecorder:
         """
         rows = [row_values(game_id, env) for env in envelopes]
         now = envelopes[-1]["recorded_at"] if envelopes else utc_now()
+        with self.db.one_writer():
+            self._append(game_id, rows, now, base_seq, head, idempotency, envelopes)
+
+    def _append(
+        self,
+        game_id: str,
+        rows: Sequence[Any],
+        now: str,
+        base_seq: int,
+        head: Head,
+        idempotency: tuple[str, str] | None,
+        envelopes: Sequence[Envelope],
+    ) -> None:
+        """The append's one transaction (`append`, which holds this process's SQLite writer lock)."""
         sql = self._sql
         raw = self.db.engine.raw_connection()
         cursor = raw.cursor()
