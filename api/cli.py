@@ -198,7 +198,17 @@ def serve(
     # uvicorn's own messages from warnings up; the access log (stdout) on unless turned off
     log_config = copy.deepcopy(LOGGING_CONFIG)
     log_config["loggers"]["uvicorn.error"]["level"] = "WARNING"
-    uvicorn.run("api.asgi:app", host=host, port=port, workers=workers, access_log=access_log, log_config=log_config)
+    from api.tcp import NoDelayH11Protocol
+
+    uvicorn.run(
+        "api.asgi:app",
+        host=host,
+        port=port,
+        workers=workers,
+        access_log=access_log,
+        log_config=log_config,
+        http=NoDelayH11Protocol,  # TCP_NODELAY with any number of workers (api/tcp.py)
+    )
 
 
 @keys_app.command("create")
