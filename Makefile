@@ -65,6 +65,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python -m bench.streams
 	bash scripts/ensure-wrk
 	$(BIN)/python -m bench.http_appends
+	$(BIN)/python -m bench.appends_under_load
 
 reliability: $(BIN)/.installed
 	$(BIN)/python -m pytest tests/reliability -m "reliability or not reliability" --full-reliability

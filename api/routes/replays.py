@@ -96,7 +96,7 @@ async def stream(
                     # a key (or share link) revoked meanwhile ends its streams: checked against the
                     # database before anything new is sent (and every RECHECK_SECONDS while idle)
                     try:
-                        await run_in_threadpool(get_principal, request)
+                        await get_principal(request)
                     except TablebookError as refused:
                         yield ServerSentEvent(_json({"error": refused.to_dict()}), event="error", sep=SEP)
                         return
@@ -183,7 +183,7 @@ class _Rechecks:
                     if member is None:
                         continue
                     try:
-                        await run_in_threadpool(get_principal, member.request)
+                        await get_principal(member.request)
                     except TablebookError as refused:
                         for watched in list(group):
                             watched.refused = refused
