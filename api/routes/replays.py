@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from api.deps import PrincipalDep, ServiceDep, get_principal
 from api.models import GAME, STREAM_RESPONSE, Replay, errors
 from events.errors import TablebookError
-from events.notify import Subscription, notifier_for
+from events.notify import Subscription
 from events.schema import ascii_integer
 
 log = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ async def stream(
         yield ServerSentEvent(retry=RETRY_MILLISECONDS, sep=SEP)
         with contextlib.ExitStack() as open_:
             # subscribed before the first read: an append after any read wakes the wait after it
-            woken = open_.enter_context(notifier_for(service.store).subscribe(game_id)) if follow else None
+            woken = open_.enter_context(service.subscribe(game_id)) if follow else None
             watched = open_.enter_context(_watched(request, woken)) if woken is not None else None
             while True:
                 if woken is not None:

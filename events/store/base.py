@@ -137,7 +137,8 @@ class Database:
         self.engine = engine
         self.dialect: str = engine.dialect.name
         self.integrity_error: type[Exception] = engine.dialect.loaded_dbapi.IntegrityError
-        self._writer = threading.Lock() if self.dialect == "sqlite" else None
+        #: re-entrant: `writer_if_free` holds it around a whole append, whose write takes it again
+        self._writer = threading.RLock() if self.dialect == "sqlite" else None
 
     @contextlib.contextmanager
     def one_writer(self) -> Iterator[None]:
@@ -154,13 +155,32 @@ class Database:
         with self._writer:
             yield
 
+    @contextlib.contextmanager
+    def writer_if_free(self) -> Iterator[bool]:
+        """SQLite: this process's writer lock if no one holds it (True, held to the end), else False at once.
+
+        For a caller that must not wait (the event loop): it does the write itself only when nothing is
+        queued before it. PostgreSQL has no such lock: always False.
+        """
+        if self._writer is None or not self._writer.acquire(blocking=False):
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            self._writer.release()
+
     def sql(self, statement: str) -> str:
         """A statement written with `?` placeholders in the driver's own style (`%s` for psycopg)."""
         return statement.replace("?", "%s") if self.dialect == "postgresql" else statement
 
-    def write(self) -> Connection:
-        """A connection whose transactions are write transactions (BEGIN IMMEDIATE on SQLite)."""
-        return self.engine.connect().execution_options(write=True)
+    @contextlib.contextmanager
+    def write(self) -> Iterator[Connection]:
+        """A connection whose transactions are write transactions (BEGIN IMMEDIATE on SQLite), used as
+        `with db.write() as conn, conn.begin():`. On SQLite it holds this process's writer lock meanwhile
+        (`one_writer`), as the appends do: every writer of the process takes its turn there."""
+        with self.one_writer(), self.engine.connect().execution_options(write=True) as conn:
+            yield conn
 
     def rows(self, statement: str, params: Sequence[Any]) -> list[Any]:
         """The rows of a raw statement (already in the driver's style), read on a raw connection."""
