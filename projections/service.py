@@ -597,7 +597,14 @@ class Tablebook:
             limit=limit,
             redact=None if reader.sees_everything else _redactor(reader),
             on_game=on_game,
+            position_of=self._head_at,
         )
+
+    def _head_at(self, game: GameRecord, envelopes: Sequence[Envelope]) -> tuple[GameRules[Any], Any]:
+        """A game's rules and its position after `envelopes` (its events up to `game.seq`), folded from the
+        nearest snapshot rather than event 1."""
+        rules = rules_for(game.kind)
+        return rules, self.recorder.fold_to(game, rules, envelopes[-1]["seq"] if envelopes else 0)
 
     def import_file(
         self,

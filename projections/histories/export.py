@@ -206,8 +206,13 @@ def bulk_lines(
     limit: int | None = None,
     redact: Redactor | None = None,
     on_game: Callable[[GameRecord], None] | None = None,
+    position_of: Callable[[GameRecord, Sequence[Envelope]], tuple[GameRules[Any], Any]] = snapshot,
 ) -> Iterator[bytes]:
     """NDJSON of many games, oldest first, in constant memory.
+
+    `position_of(game, envelopes)` gives a live game's rules and its position after `envelopes` (its events up to
+    the registry's head), which `redact` decides at: by default a fold from event 1 (`snapshot`); the
+    service passes the recorder's, which starts at the nearest snapshot.
 
     For each game: its jsonl export (the header line, then one envelope a line), then
     `{"cursor": c, "after": id}`: pass `c` as `cursor` to resume after that game. The
@@ -232,7 +237,7 @@ def bulk_lines(
             club = clubs[game.club_id]
             if redact is not None and game.status == "live":
                 envelopes = list(game_events(store, game))
-                rules, state = snapshot(game, envelopes)
+                rules, state = position_of(game, envelopes)
                 shown = redact(rules, state, envelopes)
                 head = header(game, club, state=state, rules=rules)
                 mark_redacted(head, shown)
