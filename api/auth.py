@@ -27,8 +27,6 @@ from events.store import Store
 ROLES = ("recorder", "viewer", "auditor")
 #: the role of a share token's principal (never the role of a key)
 SHARE_ROLE = "share"
-#: event types an auditor may append
-CORRECTIONS = frozenset({"retract", "note", "score_claimed"})
 
 
 @dataclass(frozen=True, slots=True)

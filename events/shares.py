@@ -5,9 +5,9 @@ store's own modules, so that no SQL is written above `events/`: the API
 (`api/share.py` checks a token, `api/routes/pages.py` lists and revokes
 them) and the application service (`projections/service.py` makes them)
 call these functions with the store whose engine they use. It follows the
-store's patterns: reads on a plain connection, writes on a connection with
-`execution_options(write=True)` (BEGIN IMMEDIATE on SQLite), each a single
-short transaction.
+store's patterns: reads on a plain connection, writes in the store's own
+write transactions (`Database.write`: BEGIN IMMEDIATE and the process's
+writer lock on SQLite), each a single short transaction.
 
 A token looks like `ts_<id>_<secret>`: `<id>` names the row, and only
 sha256(`<secret>`) is kept there, so a copy of the database gives no working
@@ -90,14 +90,9 @@ def _query() -> Any:
     return select(SHARES, CLUBS.c.name.label("club")).join(CLUBS, CLUBS.c.id == SHARES.c.club_id)
 
 
-def _write(store: Store) -> Any:
-    """A write transaction (BEGIN IMMEDIATE on SQLite), as the store's own writes."""
-    return store.engine.connect().execution_options(write=True)
-
-
 def add_share(store: Store, *, share_id: str, club_id: int, game_id: str, token_hash: str, created_by: str) -> None:
     """Write a new share token's row (the caller has checked that the game is the club's)."""
-    with _write(store) as conn, conn.begin():
+    with store.db.write() as conn, conn.begin():
         conn.execute(
             insert(SHARES).values(
                 id=share_id,
@@ -146,7 +141,7 @@ def revoke_share(store: Store, share_id: str, *, club_id: int, game_id: str) -> 
         NotFoundError: no such token for that game of that club.
     """
     find_share(store, share_id, club_id=club_id, game_id=game_id)
-    with _write(store) as conn, conn.begin():
+    with store.db.write() as conn, conn.begin():
         conn.execute(
             update(SHARES).where(SHARES.c.id == share_id, SHARES.c.revoked_at.is_(None)).values(revoked_at=utc_now())
         )

@@ -53,8 +53,9 @@ from projections.simulate import next_options, play
 from projections.verify import verify_game
 from projections.visibility import first_hidden_hand, live_hand, shown_envelopes, sight_of, sight_over, viewpoint_for
 
-#: event types an auditor may append (the same set as `api.auth.CORRECTIONS`)
-CORRECTIONS = frozenset({"retract", "note", "score_claimed"})
+#: event types an auditor may append: the common events the engine handles itself (retract, note,
+#: score_claimed), which correct or annotate the record and change no card
+CORRECTIONS = engine.ENGINE_EVENTS
 #: events a demo game has at most before its session is closed, and the events of one append
 DEMO_EVENTS = 1500
 DEMO_BATCH = 200
