@@ -16,7 +16,7 @@ Readings:
 - A share token is a principal of the role `share` limited to its game
   (`api/deps.py` refuses any other game with 404 and any route that is not a
   read of the replay with 403) and to the hands that are over
-  (`api/visibility.py`): a live hand is refused (403) on `/state` and
+  (`projections/visibility.py`): a live hand is refused (403) on `/state` and
   `/replay`, and its events are withheld on `/events` and `/stream`.
 - Tokens do not expire by themselves; revoke them. Revoking twice is not an
   error (the first `revoked_at` stays).

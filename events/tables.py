@@ -62,7 +62,7 @@ class Event(SQLModel, table=True):
 
     __table_args__ = (
         UniqueConstraint("game_id", "seq", name="uq_event_game_seq"),
-        # where a game's hidden hands begin (api/visibility.py): the first seq of a hand or a later one
+        # where a game's hidden hands begin (projections/visibility.py): the first seq of a hand or a later one
         Index("ix_event_game_hand_seq", "game_id", "hand", "seq"),
     )
 

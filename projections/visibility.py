@@ -1,6 +1,6 @@
 """Who sees which cards, and which hashes: the role and the hands' progress pick the viewpoint.
 
-Moved here from `api/visibility.py` (which re-exports it) so that the application service
+Here, not in `api/`, so that the application service
 (`projections/service.py`) decides visibility for the API and the CLI alike; nothing here knows
 HTTP: a reader is anything with `sees_everything` and `is_share` (`Reader`).
 

@@ -1,6 +1,6 @@
 """Hand histories: export a game (json, jsonl, text, csv), import one (or many), bulk NDJSON export.
 
-Viewer keys get a live hand's hidden cards redacted here too (`api/visibility.py`):
+Viewer keys get a live hand's hidden cards redacted here too (`projections/visibility.py`):
 such an export says `"redacted": true` (text: a `Redacted` tag) and cannot be
 imported, since its hashes no longer match its events.
 

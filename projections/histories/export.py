@@ -91,7 +91,7 @@ def header(
 
 def mark_redacted(head: dict[str, Any], shown: Sequence[Envelope]) -> None:
     """Mark a header whose envelopes were redacted for a reader: `redacted: true`, and no head hash when
-    the envelopes' hashes were withheld (they are hashes over hidden cards: see `api/visibility.py`)."""
+    the envelopes' hashes were withheld (they are hashes over hidden cards: see `projections/visibility.py`)."""
     if any(env.get("redacted") or env.get("withheld") for env in shown):
         head["redacted"] = True
     if any("hash" in env and env["hash"] is None for env in shown):
