@@ -42,7 +42,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import cycle
 from pathlib import Path
 from typing import Any
@@ -86,6 +86,46 @@ class Load:
     exhausted: int
     socket_errors: int
     first: str
+    #: CPU seconds a request cost, by whom (`server`, `postgres`, `wrk`, `other`), over the timed run
+    cpu_ms: dict[str, float] = field(default_factory=dict)
+    #: the cores' busy share over the run (1.0: every core busy all the time)
+    busy: float = 0.0
+
+    def machine_bound(self) -> float:
+        """The rate at which this machine's cores would be saturated at this run's CPU cost per request."""
+        per_request = sum(self.cpu_ms.values()) / 1000
+        return (os.cpu_count() or 1) / per_request if per_request else float("inf")
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_by_owner(server_group: int) -> dict[str, float]:
+    """CPU seconds used so far by each owner: the server's process group, PostgreSQL, wrk, the rest.
+
+    Read from /proc (utime + stime of every live process, and the whole machine's busy time), so that
+    a run can say where its CPU went and how close it came to the machine's own bound.
+    """
+    owners = {"server": 0.0, "postgres": 0.0, "wrk": 0.0}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
+        seconds = (int(fields[11]) + int(fields[12])) / _TICK
+        group = int(fields[2])
+        owner = "server" if group == server_group else "postgres" if comm.startswith("postgres") else comm
+        if owner in owners:
+            owners[owner] += seconds
+    cpu = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    idle = int(cpu[3]) + int(cpu[4])
+    owners["busy"] = (sum(int(x) for x in cpu[:8]) - idle) / _TICK
+    owners["other"] = owners["busy"] - owners["server"] - owners["postgres"] - owners["wrk"]
+    return owners
 
 
 def free_port() -> int:
@@ -165,17 +205,31 @@ def serve_bare(tmp: Path) -> Server:
     return start(command, server_env("sqlite:///unused.db"), port, tmp / f"bare-{port}.log")
 
 
-def wrk(url: str, requests: Path, key: str, seconds: float, repeat: bool = False) -> Load:
-    """One wrk run: CLIENTS threads of one connection each, the bodies of `requests/requests-<n>.txt`."""
+def wrk(url: str, requests: Path, key: str, seconds: float, repeat: bool = False, server: Server | None = None) -> Load:
+    """One wrk run: CLIENTS threads of one connection each, the bodies of `requests/requests-<n>.txt`.
+
+    With `server`, the CPU each request cost is measured too, by owner (`cpu_by_owner`).
+    """
     command = [WRK, f"-t{CLIENTS}", f"-c{CLIENTS}", f"-d{seconds:g}s", "--timeout", "10s", "-s", str(LUA), url]
     command += ["--", str(requests), key] + (["cycle"] if repeat else [])
+    group = os.getpgid(server.proc.pid) if server is not None else -1
+    before, began, ours = cpu_by_owner(group), time.monotonic(), os.times()
     done = subprocess.run(command, capture_output=True, text=True, check=True)
+    after, wall, done_times = cpu_by_owner(group), time.monotonic() - began, os.times()
+    # wrk has exited by now: its CPU is in our children's times, not in /proc
+    after["wrk"] = before["wrk"] + done_times.children_user + done_times.children_system
+    after["wrk"] -= ours.children_user + ours.children_system
     lines = {line.split(" ", 1)[0]: line for line in done.stdout.splitlines() if line[:6] in ("RESULT", "FIRST ")}
     if "RESULT" not in lines:
         raise RuntimeError(f"wrk printed no result: {done.stdout[-1500:]} {done.stderr[-1500:]}")
     count, duration, p50, p99, refused, exhausted, errors = (int(x) for x in lines["RESULT"].split()[1:])
     first = lines.get("FIRST", "FIRST ")[6:]
-    return Load(count / (duration / 1e6), p50 / 1000, p99 / 1000, refused, exhausted, errors, first)
+    busy = (after.pop("busy") - before.pop("busy")) / wall / (os.cpu_count() or 1)
+    per_request = {who: (after[who] - before[who]) * 1000 / max(count, 1) for who in before}
+    load = Load(count / (duration / 1e6), p50 / 1000, p99 / 1000, refused, exhausted, errors, first)
+    if server is not None:
+        load.cpu_ms, load.busy = per_request, busy
+    return load
 
 
 def matches() -> Iterator[list[dict[str, Any]]]:
@@ -218,7 +272,7 @@ def drive_appends(database_url: str, workers: int, tmp: Path, name: str) -> Load
             per_client = min(MAX_EVENTS, int(max(guess, 100) * SECONDS / CLIENTS * 2.5) + 100)
             for attempt in range(3):
                 run = write_requests(tmp / f"{name}-run{attempt}", http, games, per_client)
-                load = wrk(server.url, run, key, SECONDS)
+                load = wrk(server.url, run, key, SECONDS, server=server)
                 if not load.exhausted or per_client == MAX_EVENTS:
                     return load
                 per_client = min(MAX_EVENTS, per_client * 3)  # the warm-up underestimated the rate
@@ -238,7 +292,7 @@ def drive_bare(tmp: Path) -> Load:
             lines = [b"/bare\t" + orjson.dumps({"events": [event]}) for event in next(games)]
             (folder / f"requests-{client}.txt").write_bytes(b"\n".join(lines) + b"\n")
         wrk(server.url, folder, "-", WARM_SECONDS, repeat=True)
-        return wrk(server.url, folder, "-", SECONDS, repeat=True)
+        return wrk(server.url, folder, "-", SECONDS, repeat=True, server=server)
     finally:
         server.stop()
 
@@ -322,7 +376,14 @@ def detail(load: Load, ceiling: float | None = None) -> str:
         line += f", {load.exhausted} clients ran out of events"
     if load.first:
         line += f"; first refusal: {load.first[:200]}"
-    return line + ")"
+    line += ")"
+    if load.cpu_ms:
+        spent = ", ".join(f"{who} {ms:.2f}" for who, ms in load.cpu_ms.items() if ms >= 0.005)
+        line += (
+            f"\n    (CPU ms a request: {spent}; cores {load.busy:.0%} busy; at this cost the machine's "
+            f"{os.cpu_count()} cores bound the rate at {load.machine_bound():,.0f} req/s)"
+        )
+    return line
 
 
 def main() -> None:
@@ -339,8 +400,9 @@ def main() -> None:
         sqlite = drive_appends(f"sqlite:///{tmp}/http.db", 1, tmp, "sqlite")
         bare = drive_bare(tmp)
         print(f"http appends sqlite {CLIENTS} clients: {sqlite.rate:,.0f} req/s p99 {sqlite.p99_ms:.1f} ms")
+        print(detail(sqlite, bare.rate))
         print(f"ceiling bare endpoint sqlite {CLIENTS} clients: {bare.rate:,.0f} req/s")
-        print(detail(sqlite, bare.rate), flush=True)
+        print(detail(bare), flush=True)
         pg, admin = fresh_pg()
         try:
             one = drive_appends(pg, 1, tmp, "pg1")
@@ -353,7 +415,8 @@ def main() -> None:
         print(f"http appends pg 1 worker {games}: {one.rate:,.0f} req/s p99 {one.p99_ms:.1f} ms")
         print(detail(one, raw))
         print(f"http appends pg 4 workers {games}: {four.rate:,.0f} req/s p99 {four.p99_ms:.1f} ms")
-        print(detail(four, raw) + f" 4 workers / 1 worker: {four.rate / one.rate:.2f}")
+        print(f"    (4 workers / 1 worker: {four.rate / one.rate:.2f})")
+        print(detail(four, raw))
         print(f"ceiling raw psycopg {RAW_WRITERS} writers: {raw:,.0f} ev/s")
 
 
