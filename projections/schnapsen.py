@@ -23,9 +23,17 @@ the bottom of the talon, or null once drawn), `trump_face_up` (false once
 closed), `talon` (cards left, the bottom card included), `closed_by`,
 `trick` (`[{seat, card}]`), `draws_due` (seats, in order), `marriages`
 (`[{seat, suit, points, credited, seq}]`), `last_trick` (`{winner, cards,
-points}` or null), `strict` (the strict rules apply to the next follow).
-Each seat shows `cards` (or `card_count`), `won` (cards won in tricks, seen
-by both players), `tricks`, `trick_points`, `hand_points`, `pending`.
+plays: [{seat, card}], points, seq}` or null, lead first), `strict` (the
+strict rules apply to the next follow). Each seat shows `cards` (or
+`card_count`), `won` (cards won in tricks, seen by both players), `tricks`,
+`trick_points`, `hand_points`, `pending`.
+
+The match is kept in game points *to go*: each seat starts at 7 and the
+first at 0 or below wins. The score sheet's `totals` are those points to go
+and each hand's `points` the game points it won; the state's `match`
+(`{target, to_go, game_points}`) says both, so that no reader takes "2 / 0"
+for points won. Score reasons and messages name seats and cards with the
+markers of `projections/phrases.py`.
 """
 
 from __future__ import annotations
@@ -41,6 +49,8 @@ from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnErro
 from events.schnapsen import EVENTS, Deal, Play, SchnapsenEvent
 from projections.fastreplace import copy_with, replace
 from projections.handlog import EMPTY_LOG, HandLog
+from projections.phrases import card as card_marker
+from projections.phrases import seat as seat_marker
 from projections.rules import (
     CHANCE,
     EMPTY,
@@ -73,9 +83,11 @@ MATCH_POINTS = 7
 #: the draws due after a trick won by seat 0 or 1: the winner first, then the loser
 DRAW_ORDER: tuple[tuple[int, ...], ...] = ((0, 1), (1, 0))
 TARGET = 66
+#: suits in words, for messages: "holds hearts and must follow K♥"
+SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 
 OPTIONS: dict[str, OptionSpec] = {
-    "first_dealer": OptionSpec(0, opt_seat, "the dealer of the first hand"),
+    "first_dealer": OptionSpec(0, opt_seat, "the dealer of the first hand", seating=True),
     "enforcement": ENFORCEMENT,
 }
 
@@ -113,7 +125,8 @@ class SchnapsenState(BaseState):
     trick_points: tuple[int, ...] = (0, 0)
     tricks: tuple[int, ...] = (0, 0)
     marriages: tuple[Marriage, ...] = ()
-    last_trick: tuple[int, tuple[str, ...], int, int] | None = None  # winner, cards, points, seq
+    #: winner, cards (lead first), points, seq, the seat that led it
+    last_trick: tuple[int, tuple[str, ...], int, int, int] | None = None
     results: HandLog = EMPTY_LOG
     to_go: tuple[int, ...] = (MATCH_POINTS, MATCH_POINTS)
 
@@ -193,16 +206,18 @@ def validate(state: SchnapsenState, event: Event) -> None:
         _validate_deal(state, event)
         return
     if state.phase == "deal":
-        raise OutOfTurnError(f"no hand is in progress: a deal by seat {state.next_dealer} is due")
+        raise OutOfTurnError(f"no hand is in progress: a deal by {seat_marker(state.next_dealer)} is due")
     seat = event["seat"]
     if kind == "draw":
         _validate_draw(state, seat, event["card"])
         return
     if state.phase == "draw":
-        raise OutOfTurnError(f"seat {state.draws_due[0]} must draw first: both draws come before the next {kind}")
+        raise OutOfTurnError(
+            f"{seat_marker(state.draws_due[0])} must draw first: both draws come before the next {kind}"
+        )
     expected = to_act(state)[0]
     if seat != expected:
-        raise OutOfTurnError(f"it is seat {expected}'s turn to {state.phase}, not seat {seat}'s")
+        raise OutOfTurnError(f"it is {seat_marker(expected)}'s turn to {state.phase}, not {seat_marker(seat)}'s")
     if kind == "play":
         _validate_play(state, seat, event["card"], bool(event.get("marriage", False)))
     elif kind in ("exchange_trump", "close"):
@@ -216,7 +231,8 @@ def _validate_deal(state: SchnapsenState, event: Event) -> None:
         raise OutOfTurnError("a hand is in progress; a new deal comes after it ends (or after hand_voided)")
     if event["dealer"] != state.next_dealer:
         raise ImpossibleEventError(
-            f"seat {state.next_dealer} deals this hand (the dealer alternates), not seat {event['dealer']}",
+            f"{seat_marker(state.next_dealer)} deals this hand (the dealer alternates), "
+            f"not {seat_marker(event['dealer'])}",
             field="dealer",
         )
     # its cards (of the deck, each named once) are the engine's check (`RULES.reveals`)
@@ -227,36 +243,43 @@ def _validate_draw(state: SchnapsenState, seat: int, card: str) -> None:
         raise OutOfTurnError("no draw is due: draws follow a trick while the talon is open")
     if seat != state.draws_due[0]:
         order = "winner" if len(state.draws_due) == 2 else "loser"
-        raise OutOfTurnError(f"seat {state.draws_due[0]} draws next (the trick's {order}), not seat {seat}")
+        raise OutOfTurnError(
+            f"{seat_marker(state.draws_due[0])} draws next (the trick's {order}), not {seat_marker(seat)}"
+        )
     # The game's own card checks, not the engine's (`RULES.reveals` leaves `draw` out): the talon's
     # last draw must name the face-up trump card, a card already seen, which the shared rule refuses.
     if card not in CARD_SET:
-        raise ImpossibleEventError(f"{card} is not in the Schnapsen deck")
+        raise ImpossibleEventError(f"{card_marker(card)} is not in the Schnapsen deck")
     if state.talon == 1:
         if card != state.trump_card:
-            raise ImpossibleEventError(f"the talon's last card is the trump card {state.trump_card}, not {card}")
+            trump = card_marker(state.trump_card or "")
+            raise ImpossibleEventError(f"the talon's last card is the trump card {trump}, not {card_marker(card)}")
         return
     if card == state.trump_card:
         raise ImpossibleEventError(
-            f"{card} lies face up at the bottom of the talon; it is drawn last ({state.talon} cards left)"
+            f"{card_marker(card)} lies face up at the bottom of the talon; it is drawn last ({state.talon} cards left)"
         )
     if any(card in cards for cards in census(state).places.values()):
-        raise ImpossibleEventError(f"{card} has already been seen in this hand; it is not in the talon")
+        raise ImpossibleEventError(f"{card_marker(card)} has already been seen in this hand; it is not in the talon")
 
 
 def _validate_play(state: SchnapsenState, seat: int, card: str, marriage: bool) -> None:
     if card not in state.hands[seat]:
-        raise ImpossibleEventError(f"seat {seat} does not hold {card}")
+        raise ImpossibleEventError(f"{seat_marker(seat)} does not hold {card_marker(card)}")
     if marriage:
         if state.phase != "lead":
             raise ImpossibleEventError("a marriage is declared only by the player on lead, as they lead")
         if rank(card) not in "KQ":
-            raise ImpossibleEventError(f"a marriage is declared by leading its K or Q, not {card}")
+            raise ImpossibleEventError(f"a marriage is declared by leading its K or Q, not {card_marker(card)}")
         partner = ("Q" if rank(card) == "K" else "K") + suit(card)
         if partner not in state.hands[seat]:
-            raise ImpossibleEventError(f"no marriage: seat {seat} does not hold {partner} with {card}")
+            raise ImpossibleEventError(
+                f"no marriage: {seat_marker(seat)} does not hold {card_marker(partner)} with {card_marker(card)}"
+            )
         if any(m.seat == seat and m.suit == suit(card) for m in state.marriages):
-            raise ImpossibleEventError(f"seat {seat} has already declared the {suit(card)} marriage")
+            raise ImpossibleEventError(
+                f"{seat_marker(seat)} has already declared the {SUIT_NAMES[suit(card)]} marriage"
+            )
     if state.phase == "follow" and card not in allowed_follows(state, seat):
         _raise_revoke(state, seat, card)
 
@@ -266,18 +289,19 @@ def _raise_revoke(state: SchnapsenState, seat: int, card: str) -> None:
     held = state.hands[seat]
     same_suit = [c for c in held if suit(c) == suit(led)]
     why = "the talon is closed" if state.closed_by is not None else "the talon is exhausted"
+    who, led_suit, led_card, played = seat_marker(seat), SUIT_NAMES[suit(led)], card_marker(led), card_marker(card)
     if same_suit and suit(card) != suit(led):
         raise IllegalEventError(
-            "schnapsen.follow_suit", f"{why}: seat {seat} holds {suit(led)} and must follow {led}, not play {card}"
+            "schnapsen.follow_suit", f"{why}: {who} holds {led_suit} and must follow {led_card}, not play {played}"
         )
     if same_suit:
         raise IllegalEventError(
             "schnapsen.head_trick",
-            f"{why}: seat {seat} must head {led} with a higher {suit(led)} card, not play {card}",
+            f"{why}: {who} must head {led_card} with a higher card of {led_suit}, not play {played}",
         )
     raise IllegalEventError(
         "schnapsen.trump_when_void",
-        f"{why}: seat {seat} holds no {suit(led)} but holds trump, and must trump {led}, not play {card}",
+        f"{why}: {who} holds no {led_suit} but holds trump, and must trump {led_card}, not play {played}",
     )
 
 
@@ -285,15 +309,17 @@ def _validate_talon_move(state: SchnapsenState, seat: int, kind: str) -> None:
     if state.phase != "lead":
         raise OutOfTurnError(f"{kind} is allowed only to the player on lead, before leading")
     if state.closed_by is not None:
-        raise ImpossibleEventError(f"the talon was closed by seat {state.closed_by} at seq {state.close_seq}")
+        raise ImpossibleEventError(f"the talon was closed by {seat_marker(state.closed_by)} at seq {state.close_seq}")
     if state.talon < 2:
         raise ImpossibleEventError(f"{kind} needs 2 or more cards in the talon; {state.talon} left")
     if kind == "exchange_trump":
         unter = f"J{state.trump_suit}"
         if state.trump_card == unter:
-            raise ImpossibleEventError(f"the face-up trump card is the Unter {unter} itself: nothing to exchange")
+            raise ImpossibleEventError(
+                f"the face-up trump card is the Unter {card_marker(unter)} itself: nothing to exchange"
+            )
         if unter not in state.hands[seat]:
-            raise ImpossibleEventError(f"seat {seat} does not hold the trump Unter {unter}")
+            raise ImpossibleEventError(f"{seat_marker(seat)} does not hold the trump Unter {card_marker(unter)}")
 
 
 def evolve(state: SchnapsenState, event: SchnapsenEvent, seq: int) -> tuple[SchnapsenState, Facts]:
@@ -476,7 +502,7 @@ def _evolve_follow(state: SchnapsenState, event: Play, seq: int) -> tuple[Schnap
             "tricks": tricks,
             "marriages": marriages,
             "leader": winner,
-            "last_trick": (winner, (lead_card, card), points, seq),
+            "last_trick": (winner, (lead_card, card), points, seq, lead_seat),
             "phase": phase,
             "draws_due": draws_due,
         },
@@ -519,7 +545,10 @@ def _end_hand(
 def _hand_outcome(
     state: SchnapsenState, hp: tuple[int, int], reacher: int | None, decisive: int
 ) -> tuple[int, int, str, str]:
-    """(winner, game points, rule id, reason) of a finished hand; `hp`: each seat's hand points."""
+    """(winner, game points, rule id, reason) of a finished hand; `hp`: each seat's hand points.
+
+    The reason names seats and cards with `projections.phrases` markers: the reader sees the names.
+    """
     if state.closed_by is None:
         if reacher is not None:
             loser = 1 - reacher
@@ -529,8 +558,9 @@ def _hand_outcome(
                 reacher,
                 points,
                 "schnapsen.reached_66",
-                f"seat {reacher} reached {hp[reacher]} hand points at seq {decisive}; "
-                f"seat {loser} had {lp} hand points and {_tricks(lt)}: {_why(lp, lt)}, {points} game points",
+                f"{seat_marker(reacher)} reached {hp[reacher]} hand points at seq {decisive}; "
+                f"{seat_marker(loser)} had {lp} hand points and {_tricks(lt)}: {_why(lp, lt)}, "
+                f"{_game_point_text(points)}",
             )
         assert state.last_trick is not None
         last = state.last_trick[0]
@@ -539,7 +569,7 @@ def _hand_outcome(
             1,
             "schnapsen.last_trick",
             f"all ten tricks played and nobody reached 66 ({hp[0]} to {hp[1]}); "
-            f"seat {last} won the last trick at seq {decisive}: 1 game point",
+            f"{seat_marker(last)} won the last trick at seq {decisive}: {_game_point_text(1)}",
         )
     closer, opponent = state.closed_by, 1 - state.closed_by
     op, ot = state.closed_opponent_points, state.closed_opponent_tricks
@@ -549,23 +579,27 @@ def _hand_outcome(
             closer,
             points,
             "schnapsen.closer_made",
-            f"seat {closer} closed the talon at seq {state.close_seq} and reached {hp[closer]} "
-            f"hand points at seq {decisive}; when the talon was closed seat {opponent} had {op} hand points "
-            f"and {_tricks(ot)}: {_why(op, ot)}, {points} game points",
+            f"{seat_marker(closer)} closed the talon at seq {state.close_seq} and reached {hp[closer]} "
+            f"hand points at seq {decisive}; when the talon was closed {seat_marker(opponent)} had {op} hand points "
+            f"and {_tricks(ot)}: {_why(op, ot)}, {_game_point_text(points)}",
         )
     points = 3 if ot == 0 else 2
     how = (
-        f"seat {opponent} reached {hp[opponent]} hand points first at seq {decisive}"
+        f"{seat_marker(opponent)} reached {hp[opponent]} hand points first at seq {decisive}"
         if reacher == opponent
-        else f"all tricks were played and seat {closer} had only {hp[closer]} hand points"
+        else f"all tricks were played and {seat_marker(closer)} had only {hp[closer]} hand points"
     )
     return (
         opponent,
         points,
         "schnapsen.closer_failed",
-        f"seat {closer} closed the talon at seq {state.close_seq} and failed: {how}; seat {opponent} had "
-        f"{_tricks(ot)} when the talon was closed: {points} game points",
+        f"{seat_marker(closer)} closed the talon at seq {state.close_seq} and failed: {how}; "
+        f"{seat_marker(opponent)} had {_tricks(ot)} when the talon was closed: {_game_point_text(points)}",
     )
+
+
+def _game_point_text(points: int) -> str:
+    return "1 game point" if points == 1 else f"{points} game points"
 
 
 def _tricks(n: int) -> str:
@@ -668,12 +702,37 @@ def view(state: SchnapsenState, seat: Viewpoint) -> dict[str, Any]:
                 {"seat": m.seat, "suit": m.suit, "points": m.points, "credited": m.credited, "seq": m.seq}
                 for m in state.marriages
             ],
-            "last_trick": None
-            if last is None
-            else {"winner": last[0], "cards": list(last[1]), "points": last[2], "seq": last[3]},
+            "last_trick": None if last is None else _last_trick_doc(last),
             "strict": state.strict,
         },
         "hand_points": seat_dict((state.hand_points(0), state.hand_points(1))),
+        "match": _match_doc(state),
+    }
+
+
+def _last_trick_doc(last: tuple[int, tuple[str, ...], int, int, int]) -> dict[str, Any]:
+    """The last trick, with who played which card (`plays`, lead first) for a reader of the table."""
+    winner, cards, points, seq, lead_seat = last
+    return {
+        "winner": winner,
+        "cards": list(cards),
+        "plays": [{"seat": lead_seat, "card": cards[0]}, {"seat": 1 - lead_seat, "card": cards[1]}],
+        "points": points,
+        "seq": seq,
+    }
+
+
+def _match_doc(state: SchnapsenState) -> dict[str, Any]:
+    """The match as a card player keeps it: game points still to go (7 down to 0) beside those won.
+
+    The score sheet's `totals` are the points to go; without a label a reader takes "2 / 0" for
+    points won. `game_points` is what each seat has won so far (the score sheet's hands give what
+    each hand won). Read from `to_go`, not from the hands: a snapshot's hands load only when asked.
+    """
+    return {
+        "target": MATCH_POINTS,
+        "to_go": seat_dict(state.to_go),
+        "game_points": seat_dict([MATCH_POINTS - t for t in state.to_go]),
     }
 
 
@@ -784,4 +843,6 @@ RULES: GameRules[SchnapsenState] = GameRules(
     # hand, so nothing is seen yet). Not `draw`: the talon's last draw names the face-up trump card,
     # a card already seen, so `_validate_draw` keeps its own checks (the deck, the trump card, seen).
     reveals={"deal": ("hands", "trump_card")},
+    # the sheet's totals are game points still to go (7 down to 0), not points won
+    units={"totals": "to_go"},
 )

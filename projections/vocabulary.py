@@ -61,7 +61,8 @@ def render() -> str:
     out += [
         "",
         "`score_claimed` records the score the table agreed (the audit compares it with the computed one),",
-        "`note` a remark (on the event `ref`), `retract` takes back every event after `to_seq`, and",
+        "`note` a remark (on the event `ref`), `retract` takes back every game event after `to_seq` (the",
+        "claims and notes made meanwhile stay in force; the audit says they came before the correction), and",
         "`hand_voided` cancels the hand in progress. An auditor key appends only `score_claimed`, `note`",
         "and `retract`.",
     ]

@@ -2,7 +2,10 @@
 
 Rule source: `rules/casino.md` (from seed `000_f6e1c9482d5f69cc.txt`).
 Options: `first_dealer` (seat, default 0), `target` (1 to 1,000, default 21), `sweeps`
-(bool, default false: a sweep scores 1 only when true), `enforcement`.
+(bool, default false: a sweep scores 1 only when true; scoring only), `enforcement`, and the
+house rule `trail_only_when_forced` (bool, default false; a play option): when true, a player who
+can capture or build may not trail (`casino.trail_when_able`, illegal). A record made before the
+option existed reads as its default.
 
 A round is one hand: its first `deal` (with `table`) opens it, the later
 deals of the round (without `table`) continue it; the deck runs out after 6,
@@ -31,7 +34,11 @@ Readings of the rule text:
 - Illegal plays are checked in this order: `trail_with_build`,
   `increase_multiple_build`, `build_without_capturing_card` (rule 1, for the
   new or changed build), `keep_capturing_card` (for the mover's other builds,
-  those the move neither takes nor builds on).
+  those the move neither takes nor builds on), then `trail_when_able`.
+- `trail_only_when_forced`: "able to capture or build" reads as: some
+  capture, build or increase is legal for the player now (one that breaks
+  no other rule: what `legal_events` offers), with any card held, not only
+  with the card trailed.
 - Play starts left of the dealer after every deal of a round.
 - A capture that leaves the table empty says `"table_cleared": true` in its
   result; it is a sweep unless it proves the round's last capture. The
@@ -53,15 +60,21 @@ Readings of the rule text:
 `phase` values: `deal` (a deal is due: the first of a round, or the next one
 when every hand is empty), `play`, `over` (the game has ended).
 
-`table` fields: `dealer`, `deal` (deals made in this round), `deals` (deals
-in a round), `last_deal` (the deck is used up), `stock` (cards not dealt),
-`loose` (loose cards in the order they came to the table), `builds`
-(`[{id, value, cards, multiple, owner, seq}]`, `seq` = the event that made or
-last changed it), `last_capture` (`{seat, seq}` or null), `rest` (at the end
-of a round: `{seat, cards}` or null), `target`, `sweeps_score`. Each seat
-shows `cards` (or `card_count`), `captured` (the cards it captured this
-round, public), `captured_count`, `spades`, `builds` (ids it owns), `dealer`.
+`table` fields: `dealer`, `deal` (deals made in this round; after a round
+played out, that round's last deal), `deals` (deals in a round), `last_deal`
+(the deck is used up), `stock` (cards not dealt), `loose` (loose cards in
+the order they came to the table), `builds` (`[{id, value, cards, multiple,
+owner, seq, groups}]`, `seq` = the event that made or last changed it,
+`groups` its cards in the groups of the value it was built in: one group
+for a single or a face build), `last_capture` (`{seat, seq, card, took}`:
+the card played and the cards it took, or null), `rest` (at the end of a
+round: `{seat, cards}` or null), `target`, `sweeps_score`. Each seat shows
+`cards` (or `card_count`), `captured` (the cards it captured this round,
+public), `captured_count`, `spades`, `builds` (ids it owns), `dealer`.
 `hand_points` are the points of the round so far (final at its end).
+
+Score reasons and messages name seats and cards with the markers of
+`projections/phrases.py`, rendered with the players' names.
 """
 
 from __future__ import annotations
@@ -73,13 +86,15 @@ from typing import Any, assert_never
 
 from events.casino import EVENTS, CasinoEvent, Deal
 from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnError
-from projections.casino._groups import VALUES
+from projections.casino._groups import VALUES, partition
 from projections.casino._legal import legal_events
 from projections.casino._moves import BuildMove, build_check, capture_check
 from projections.casino._moves import breach as _breach
 from projections.casino._score import round_lines, sweeps_of
 from projections.casino._state import CARD_SET, CARDS, FACES, Build, CasinoState
 from projections.fastreplace import copy_with, replace
+from projections.phrases import card as card_marker
+from projections.phrases import seat as seat_marker
 from projections.rules import (
     CHANCE,
     EMPTY,
@@ -113,13 +128,21 @@ MAX_TARGET = 1000
 DECK_SIZE = len(CARDS)
 
 OPTIONS: dict[str, OptionSpec] = {
-    "first_dealer": OptionSpec(0, opt_seat, "the dealer of the first round (the lowest cut)"),
+    "first_dealer": OptionSpec(0, opt_seat, "the dealer of the first round (the lowest cut)", seating=True),
     "target": OptionSpec(
         21,
         opt_int(1, MAX_TARGET),
         f"the game ends after a round in which a seat reaches this total, 1 to {MAX_TARGET:,} (default 21)",
     ),
-    "sweeps": OptionSpec(False, opt_bool, "a sweep scores 1 point", scoring_only=True),
+    "sweeps": OptionSpec(False, opt_bool, "a sweep scores 1 point", scoring_only=True, rule="casino.sweep"),
+    # house rule (rules "House rules"): the seed's "if you cannot capture or build, you must trail instead"
+    "trail_only_when_forced": OptionSpec(
+        False,
+        opt_bool,
+        "house rule: a player who can capture or build may not trail (casino.trail_when_able, illegal); "
+        "default false: a player who owns no build may always trail",
+        rule="casino.trail_when_able",
+    ),
     "enforcement": ENFORCEMENT,
 }
 
@@ -164,12 +187,12 @@ def validate(state: CasinoState, event: Event) -> None:
         _validate_deal(state, event)
         return
     if state.phase != "play":
-        raise OutOfTurnError(f"no card is played now: a deal by seat {_dealer_due(state)} is due")
+        raise OutOfTurnError(f"no card is played now: a deal by {seat_marker(_dealer_due(state))} is due")
     seat, card = event["seat"], event["card"]
     if seat != state.to_play:
-        raise OutOfTurnError(f"it is seat {state.to_play}'s turn, not seat {seat}'s")
+        raise OutOfTurnError(f"it is {seat_marker(state.to_play)}'s turn, not {seat_marker(seat)}'s")
     if card not in state.hands[seat]:
-        raise ImpossibleEventError(f"seat {seat} does not hold {card}", field="card")
+        raise ImpossibleEventError(f"{seat_marker(seat)} does not hold {card_marker(card)}", field="card")
     breach: tuple[str, str] | None
     if kind == "capture":
         _, builds = capture_check(state, card, event["take"])
@@ -184,6 +207,14 @@ def validate(state: CasinoState, event: Event) -> None:
         raise ImpossibleEventError(f"unknown event {kind}")
     if breach is not None:
         raise IllegalEventError(*breach)
+    if kind == "trail" and state.options.get("trail_only_when_forced"):
+        able = next((e for e in legal_events(state) if e["type"] != "trail"), None)
+        if able is not None:
+            raise IllegalEventError(
+                "casino.trail_when_able",
+                f"{seat_marker(seat)} may not trail {card_marker(card)}: they can {able['type']} with "
+                f"{card_marker(able['card'])} (house rule: trail only when no capture or build is possible)",
+            )
 
 
 def _validate_deal(state: CasinoState, event: Event) -> None:
@@ -192,11 +223,13 @@ def _validate_deal(state: CasinoState, event: Event) -> None:
     Its cards (each named once, none already seen in the round) are checked by the engine (`reveals`).
     """
     if state.phase != "deal":
-        raise OutOfTurnError(f"seat {state.to_play} is to play; the next deal comes when every hand is empty")
+        raise OutOfTurnError(f"{seat_marker(state.to_play)} is to play; the next deal comes when every hand is empty")
     due = _dealer_due(state)
     if event["dealer"] != due:
         why = "the round's dealer deals all its deals" if state.in_round else "the deal passes to the left"
-        raise ImpossibleEventError(f"seat {due} deals now ({why}), not seat {event['dealer']}", field="dealer")
+        raise ImpossibleEventError(
+            f"{seat_marker(due)} deals now ({why}), not {seat_marker(event['dealer'])}", field="dealer"
+        )
     table = event.get("table")
     if state.in_round and table is not None:
         raise ImpossibleEventError(
@@ -261,6 +294,7 @@ def _evolve_deal(state: CasinoState, event: Deal) -> tuple[CasinoState, Facts]:
             "won": ((),) * n,
             "cleared": (),
             "last_capture": None,
+            "last_captured": (),
             "rest": (),
             "rest_seat": None,
         }
@@ -293,6 +327,7 @@ def _evolve_void(state: CasinoState) -> tuple[CasinoState, Facts]:
         won=tuple(() for _ in range(n)),
         cleared=(),
         last_capture=None,
+        last_captured=(),
         rest=(),
         rest_seat=None,
         results=state.results.append(HandScore(state.hand, zero, ())),
@@ -320,6 +355,7 @@ def _capture(state: CasinoState, values: dict[str, Any], seat: int, card: str, t
     values["loose"] = loose
     values["builds"] = builds
     values["last_capture"] = (seat, seq)
+    values["last_captured"] = tuple(cards)
     facts: dict[str, Any] = {"captured": cards}
     if gone:
         facts["builds"] = [b.id for b in gone]
@@ -338,7 +374,7 @@ def _build(
     move = _read_build(state, card, onto, value)
     if move.target is not None:
         old = move.target
-        changed = Build(old.id, value, (*old.cards, card), False, seat, seq)
+        changed = Build(old.id, value, (*old.cards, card), False, seat, seq)  # one group: `group_list`
         values["builds"] = tuple([changed if b.id == old.id else b for b in state.builds])
         facts = {"build": old.id, "value": value, "cards": list(changed.cards), "multiple": False}
         facts["increased" if move.kind == "increase" else "face_added"] = True
@@ -346,7 +382,8 @@ def _build(
     used = set(onto)
     count = state.build_count + 1
     cards = (*move.loose, *(c for b in move.builds for c in b.cards), card)
-    new = Build(f"b{count}", value, cards, move.multiple, seat, seq)
+    groups = _groups_of(move, card) if move.multiple else ()
+    new = Build(f"b{count}", value, cards, move.multiple, seat, seq, groups)
     facts = {"build": new.id, "value": value, "cards": list(cards), "multiple": move.multiple}
     if move.builds:
         facts["replaced"] = [b.id for b in move.builds]
@@ -354,6 +391,15 @@ def _build(
     values["builds"] = (*(b for b in state.builds if b.id not in used), new)
     values["build_count"] = count
     return facts
+
+
+def _groups_of(move: BuildMove, card: str) -> tuple[tuple[str, ...], ...]:
+    """A new multiple build's groups: those of the builds it takes in, then its loose cards and the
+    played card split into groups of the value (for the table a reader sees, not for the rules)."""
+    taken = tuple(g for b in move.builds for g in b.group_list)
+    assert isinstance(move.value, int)
+    split = partition((*move.loose, card), move.value) if move.loose else [(card,)]
+    return (*taken, *(split or [(*move.loose, card)]))
 
 
 def _read_build(state: CasinoState, card: str, onto: Sequence[str], value: int | str) -> BuildMove:
@@ -496,19 +542,33 @@ def view(state: CasinoState, seat: Viewpoint) -> dict[str, Any]:
         "seats": seats,
         "table": {
             "dealer": state.dealer,
-            "deal": state.deals,
+            "deal": _deal_shown(state),
             "deals": state.deals_in_round,
             "last_deal": state.in_round and len(state.seen) == DECK_SIZE,
             "stock": DECK_SIZE - len(state.seen) if state.in_round else 0,
             "loose": list(state.loose),
             "builds": [b.to_dict() for b in state.builds],
-            "last_capture": None if last is None else {"seat": last[0], "seq": last[1]},
+            "last_capture": None if last is None else _last_capture_doc(state, last),
             "rest": {"seat": state.rest_seat, "cards": list(state.rest)} if ended and state.rest else None,
             "target": state.options["target"],
             "sweeps_score": state.options["sweeps"],
         },
         "hand_points": seat_dict(points),
     }
+
+
+def _deal_shown(state: CasinoState) -> int:
+    """The deal of the round shown: within a round the deals made; after a round played to its last card
+    that round's deal count ("deal 4 of 4", not "0 of 4"); 0 before a round or after a voided one."""
+    if state.in_round or len(state.seen) != DECK_SIZE:
+        return state.deals
+    return state.deals_in_round
+
+
+def _last_capture_doc(state: CasinoState, last: tuple[int, int]) -> dict[str, Any]:
+    """The last capture: who played which card (`card`) and took what (`took`), at which seq."""
+    captured = state.last_captured
+    return {"seat": last[0], "seq": last[1], "card": captured[0] if captured else None, "took": list(captured[1:])}
 
 
 def situations(event: Event, result: Mapping[str, Any]) -> list[str]:

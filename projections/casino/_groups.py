@@ -73,6 +73,35 @@ def groups(values: Sequence[int], target: int) -> list[int]:
     return found
 
 
+def partition(cards: Sequence[str], target: int) -> list[tuple[str, ...]] | None:
+    """The cards split into groups each adding up to `target`, in the cards' order; None if they do not split.
+
+    For a reader of a multiple build (its groups, as the state shows them), not for validation:
+    `splits` answers whether cards split without building the groups. The first group holds the
+    first card, and so on; a build's few cards make this quick.
+    """
+    values = [VALUES.get(c[0], 0) for c in cards]
+    n = len(values)
+    masks = groups(values, target)
+    full = (1 << n) - 1
+
+    def walk(used: int) -> list[int] | None:
+        if used == full:
+            return []
+        lowest = ~used & (used + 1)
+        for g in masks:
+            if g & lowest and not g & used:
+                rest = walk(used | g)
+                if rest is not None:
+                    return [g, *rest]
+        return None
+
+    found = walk(0)
+    if found is None:
+        return None
+    return [tuple(cards[i] for i in range(n) if g >> i & 1) for g in found]
+
+
 def packings(values: Sequence[int], target: int, forced: int = 0) -> set[int]:
     """Bit masks of every set of positions that splits into groups of `target`.
 

@@ -54,6 +54,8 @@ def legal_events(state: CasinoState) -> list[dict[str, Any]]:
             out.extend(_number_moves(state, seat, card, held, number_loose, values, keeps))
         if not owned:
             out.append({"type": "trail", "seat": seat, "card": card})
+    if state.options.get("trail_only_when_forced") and any(e["type"] != "trail" for e in out):
+        out = [e for e in out if e["type"] != "trail"]  # the house rule: trail only when nothing else is legal
     out.sort(key=_order)
     return out
 

@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from events.errors import ImpossibleEventError
 from projections.casino._groups import splits, value_of
 from projections.casino._state import FACES, Build, CasinoState, fits
+from projections.phrases import card as card_marker
+from projections.phrases import cards as cards_marker
+from projections.phrases import seat as seat_marker
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +43,13 @@ class BuildMove:
 
 
 def describe(value: int | str) -> str:
+    """A build's value in words: `7`, or `Ks` for a face build of kings."""
     return f"{value}s" if isinstance(value, str) else str(value)
+
+
+def _item(item: str) -> str:
+    """A table item in a message: a build id as it is, a card as a card marker."""
+    return item if item.startswith("b") else card_marker(item)
 
 
 def resolve(state: CasinoState, items: Sequence[str], field: str) -> tuple[tuple[str, ...], tuple[Build, ...]]:
@@ -53,7 +62,7 @@ def resolve(state: CasinoState, items: Sequence[str], field: str) -> tuple[tuple
         raise ImpossibleEventError(f"{field} names no table item", field=field)
     twice = sorted(item for item, n in Counter(items).items() if n > 1)
     if twice:
-        raise ImpossibleEventError(f"{field} names {', '.join(twice)} twice", field=field)
+        raise ImpossibleEventError(f"{field} names {', '.join(_item(i) for i in twice)} twice", field=field)
     loose: list[str] = []
     builds: list[Build] = []
     for item in items:
@@ -66,7 +75,7 @@ def resolve(state: CasinoState, items: Sequence[str], field: str) -> tuple[tuple
         elif item in state.loose:
             loose.append(item)
         else:
-            raise ImpossibleEventError(f"{item} is not a loose card on the table", field=field)
+            raise ImpossibleEventError(f"{card_marker(item)} is not a loose card on the table", field=field)
     return tuple(loose), tuple(builds)
 
 
@@ -81,7 +90,9 @@ def capture_check(state: CasinoState, card: str, items: Sequence[str]) -> tuple[
     if r in FACES:
         for c in loose:
             if c[0] != r:
-                raise ImpossibleEventError(f"a {r} captures only loose {r}s and a face build of {r}s, not {c}")
+                raise ImpossibleEventError(
+                    f"a {r} captures only loose {r}s and a face build of {r}s, not {card_marker(c)}"
+                )
         for b in builds:
             if b.value != r:
                 raise ImpossibleEventError(
@@ -90,7 +101,7 @@ def capture_check(state: CasinoState, card: str, items: Sequence[str]) -> tuple[
         on_table = sum(1 for c in state.loose if c[0] == r)
         if len(loose) > 1 and not (len(loose) == 3 and on_table == 3 and not builds):
             raise ImpossibleEventError(
-                f"{card} takes one loose {r}, or all three when three lie on the table, not {len(loose)} "
+                f"{card_marker(card)} takes one loose {r}, or all three when three lie on the table, not {len(loose)} "
                 f"of the {on_table} on the table" + (" with a face build" if builds else "")
             )
         return loose, builds
@@ -98,13 +109,18 @@ def capture_check(state: CasinoState, card: str, items: Sequence[str]) -> tuple[
     assert v is not None
     for b in builds:
         if b.value != v:
-            raise ImpossibleEventError(f"{card} captures only builds of {v}; {b.id} is a build of {describe(b.value)}")
+            raise ImpossibleEventError(
+                f"{card_marker(card)} captures only builds of {v}; {b.id} is a build of {describe(b.value)}"
+            )
     faces = [c for c in loose if c[0] in FACES]
     if faces:
-        raise ImpossibleEventError(f"{faces[0]} has no number: it is taken only by a {faces[0][0]}, not by {card}")
+        raise ImpossibleEventError(
+            f"{card_marker(faces[0])} has no number: it is taken only by a {faces[0][0]}, not by {card_marker(card)}"
+        )
     values = [value_of(c) or 0 for c in loose]
     if not splits(values, v):
-        raise ImpossibleEventError(f"{' + '.join(loose)} do not split into groups adding up to {v} ({card})")
+        shown = " + ".join(card_marker(c) for c in loose)
+        raise ImpossibleEventError(f"{shown} do not split into groups adding up to {v} ({card_marker(card)})")
     return loose, builds
 
 
@@ -119,16 +135,22 @@ def build_check(state: CasinoState, card: str, items: Sequence[str], value: int 
     r = card[0]
     if r in FACES:
         if value != r:
-            raise ImpossibleEventError(f"{card} makes only a face build of {r}s, not a build of {value}", field="value")
+            raise ImpossibleEventError(
+                f"{card_marker(card)} makes only a face build of {r}s, not a build of {value}", field="value"
+            )
         if len(items) != 1 or (loose and loose[0][0] != r) or (builds and builds[0].value != r):
-            raise ImpossibleEventError(f"a face build is {card} played onto one loose {r} or onto a face build of {r}s")
+            raise ImpossibleEventError(
+                f"a face build is {card_marker(card)} played onto one loose {r} or onto a face build of {r}s"
+            )
         if builds:
             return BuildMove("face_add", r, (), builds, builds[0], False)
         return BuildMove("new", r, loose, (), None, False)
     cv = value_of(card)
     assert cv is not None
     if isinstance(value, str):
-        raise ImpossibleEventError(f"a face build of {value}s is made with a {value}, not with {card}", field="value")
+        raise ImpossibleEventError(
+            f"a face build of {value}s is made with a {value}, not with {card_marker(card)}", field="value"
+        )
     if not 2 <= value <= 10:
         raise ImpossibleEventError(f"a build's value is 2 to 10, not {value}", field="value")
     if len(items) == 1 and builds and not builds[0].is_face and builds[0].value == value - cv:
@@ -142,12 +164,16 @@ def build_check(state: CasinoState, card: str, items: Sequence[str], value: int 
             )
     faces = [c for c in loose if c[0] in FACES]
     if faces:
-        raise ImpossibleEventError(f"{faces[0]} has no number and cannot be part of a build of {value}", field="onto")
+        raise ImpossibleEventError(
+            f"{card_marker(faces[0])} has no number and cannot be part of a build of {value}", field="onto"
+        )
     if cv > value:
-        raise ImpossibleEventError(f"{card} is worth more than {value}; it cannot be part of a build of {value}")
+        raise ImpossibleEventError(
+            f"{card_marker(card)} is worth more than {value}; it cannot be part of a build of {value}"
+        )
     values = [value_of(c) or 0 for c in loose]
     if not splits([cv, *values], value):
-        shown = " + ".join([card, *loose])
+        shown = " + ".join(card_marker(c) for c in (card, *loose))
         raise ImpossibleEventError(f"{shown} do not split into groups adding up to {value}", field="onto")
     multiple = bool(builds) or cv + sum(values) > value
     return BuildMove("new", value, loose, builds, None, multiple)
@@ -174,25 +200,26 @@ def breach(
         ids = ", ".join(b.id for b in owned)
         return (
             "casino.trail_with_build",
-            f"seat {seat} owns build {ids} and may not trail {card}: it must capture or build",
+            f"{seat_marker(seat)} owns build {ids} and may not trail {card_marker(card)}: they must capture or build",
         )
     if increased is not None and increased.multiple:
         return (
             "casino.increase_multiple_build",
-            f"{increased.id} is a multiple build of {increased.value} ({' '.join(increased.cards)}) "
-            f"and cannot be increased with {card}",
+            f"{increased.id} is a multiple build of {increased.value} ({cards_marker(increased.cards)}) "
+            f"and cannot be increased with {card_marker(card)}",
         )
     held = state.hands[seat] - {card}
     if new_value is not None and not any(fits(c, new_value) for c in held):
         return (
             "casino.build_without_capturing_card",
-            f"seat {seat} builds {describe(new_value)} with {card} but holds no other card to capture it "
-            f"(holds {', '.join(sorted(held)) or 'nothing'})",
+            f"{seat_marker(seat)} builds {describe(new_value)} with {card_marker(card)} but holds no other card "
+            f"to capture it (holds {cards_marker(sorted(held)) if held else 'nothing'})",
         )
     for b in owned:
         if b.id not in consumed and not any(fits(c, b.value) for c in held):
             return (
                 "casino.keep_capturing_card",
-                f"playing {card} leaves seat {seat} without a card to capture its build {b.id} of {describe(b.value)}",
+                f"playing {card_marker(card)} leaves {seat_marker(seat)} without a card to capture "
+                f"their build {b.id} of {describe(b.value)}",
             )
     return None

@@ -1,10 +1,14 @@
-"""Scoring a Casino round: one line per item won, naming the captures that won it."""
+"""Scoring a Casino round: one line per item won, naming the captures that won it.
+
+Reasons name seats and cards with `projections.phrases` markers, rendered with the players' names.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from projections.casino._state import CasinoState
+from projections.phrases import card, seat
 from projections.rules import ScoreLine
 
 BIG_CASINO = "TD"
@@ -53,28 +57,28 @@ def round_lines(state: CasinoState) -> list[ScoreLine]:
             seqs = sorted({q for _, q in won[s]})
         else:
             seqs = sorted({q for c, q in won[s] if c[1] == "S"})
-        others = ", ".join(f"seat {o} {tally[o]}" for o in range(n) if o != s)
+        others = ", ".join(f"{seat(o)} {tally[o]}" for o in range(n) if o != s)
         reason = (
-            f"most {item}: seat {s} captured {best} {item} ({others}) in the captures at seq "
+            f"most {item}: {seat(s)} captured {best} {item} ({others}) in the captures at seq "
             f"{_seqs(seqs)}{_rest_note(state, s, item)}: {points} point{'s' if points > 1 else ''}"
         )
         lines.append(ScoreLine(hand, s, points, rule, reason, tuple(seqs)))
     if taken:
-        for card, rule, points, name in _ITEMS:
-            found = taken.get(card)
+        for code, rule, points, name in _ITEMS:
+            found = taken.get(code)
             if found is None:
                 continue
             s, q = found
             how = (
-                f"took {card} with the cards left on the table, after its last capture at seq {q}"
-                if state.rest_seat == s and card in state.rest
-                else f"captured {card} at seq {q}"
+                f"took {card(code)} with the cards left on the table, after their last capture at seq {q}"
+                if state.rest_seat == s and code in state.rest
+                else f"captured {card(code)} at seq {q}"
             )
-            reason = f"{name}: seat {s} {how}: {points} point{'s' if points > 1 else ''}"
+            reason = f"{name}: {seat(s)} {how}: {points} point{'s' if points > 1 else ''}"
             lines.append(ScoreLine(hand, s, points, rule, reason, (q,)))
     if state.options.get("sweeps"):
         for s, q in sweeps_of(state):
-            reason = f"sweep: seat {s}'s capture at seq {q} left the table empty: 1 point"
+            reason = f"sweep: {seat(s)}'s capture at seq {q} left the table empty: 1 point"
             lines.append(ScoreLine(hand, s, 1, "casino.sweep", reason, (q,)))
     return lines
 

@@ -23,7 +23,9 @@ class Build:
 
     `value` is 2 to 10 for a number build, or `J`/`Q`/`K` for a face build.
     `multiple` is true for a build of two or more groups (it cannot be
-    increased). `seq` is the event that made or last changed it.
+    increased). `seq` is the event that made or last changed it. `groups` are
+    its cards in the groups they were built in, each adding up to the value
+    (empty: one group of all its cards, as for a single or a face build).
     """
 
     id: str
@@ -32,6 +34,12 @@ class Build:
     multiple: bool
     owner: int
     seq: int
+    groups: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def group_list(self) -> tuple[tuple[str, ...], ...]:
+        """The build's groups: those it was built in, or its cards as one group."""
+        return self.groups or (self.cards,)
 
     @property
     def is_face(self) -> bool:
@@ -45,6 +53,7 @@ class Build:
             "multiple": self.multiple,
             "owner": self.owner,
             "seq": self.seq,
+            "groups": [list(g) for g in self.group_list],
         }
 
 
@@ -79,6 +88,8 @@ class CasinoState(BaseState):
     won: tuple[tuple[tuple[str, int], ...], ...] = ()
     cleared: tuple[tuple[int, int], ...] = ()
     last_capture: tuple[int, int] | None = None
+    #: the last capture's cards: the card played, then what it took (loose cards, then the builds' cards)
+    last_captured: tuple[str, ...] = ()
     #: the cards left on the table at the end of the round, and who took them
     rest: tuple[str, ...] = ()
     rest_seat: int | None = None

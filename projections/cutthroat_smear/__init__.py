@@ -1,7 +1,12 @@
 """Cutthroat Canadian Smear for 2 or 3 players, every player for themselves, to 11.
 
 Rule source: `rules/cutthroat-smear.md` (from seed `004_015e2881acb5cf5c.txt`).
-Options: `first_dealer` (seat, default 0), `enforcement`.
+Options: `first_dealer` (seat, default 0), `enforcement`, and the house rules
+(rules "House rules"; a record made before them reads as their defaults):
+`high_point` (`"highest_trump"`, default, or `"ace_only"`: only a played ace
+of trump scores High; scoring only) and `dealer_bids_after_passes` (bool,
+default true; false: when every other player has passed, the hand is thrown
+in at once, the dealer does not speak; a play option).
 
 Readings of the rule text:
 
@@ -11,6 +16,13 @@ Readings of the rule text:
   and strictly above the high bid. It ends when the dealer has spoken or at
   a bid of 4 (the seats after it do not speak). A bid out of 2-4 or not above
   the high bid, and any event out of turn, is impossible (not illegal).
+- `high_point: "ace_only"`: with no ace of trump played nobody takes High
+  (a `smear.high` line at 0, to the seat of the highest trump, says so);
+  Low, Jack and Game are unchanged, and a lone trump that is not the ace
+  is Low only.
+- `dealer_bids_after_passes: false`: the bidding ends with the last
+  non-dealer's pass when nobody bid; a `bid` or `pass` by the dealer then
+  is out of turn (impossible). With 2 players that is the first pass.
 - When every seat passes, the hand is thrown in: it is a hand (numbered,
   listed, zero points, with one explaining line) and the same dealer deals
   again. A `hand_voided` hand scores zero and the same dealer deals again too.
@@ -51,7 +63,9 @@ Facts (`result`): a deal gives `dealer`, `first_to_speak`; a bid or pass
 `trick_winner`, `trick`, `trick_game_value`, `jack_won_by` (if it holds the
 jack of trump); the last play adds `hand_ended`, `points`, `won` (points
 taken, before the bid is settled), `bidder`, `bid`, `made`, `high`, `low`,
-`jack`, `game` (seats, or null) and `game_counts`.
+`jack`, `game` (seats, or null: `RULES.units` says so) and `game_counts`.
+Score reasons and messages name seats and cards with the markers of
+`projections/phrases.py`, rendered with the players' names.
 
 Simulation: uniformly random bids never end a game (they mostly fail and
 every total sinks below zero), so `bot` is a chooser with some table sense
@@ -82,6 +96,8 @@ from projections.cutthroat_smear._scoring import (
 )
 from projections.fastreplace import copy_with
 from projections.handlog import EMPTY_LOG, HandLog
+from projections.phrases import card as card_marker
+from projections.phrases import seat as seat_marker
 from projections.rules import (
     CHANCE,
     EMPTY,
@@ -101,6 +117,8 @@ from projections.rules import (
     Viewpoint,
     Visibility,
     hand_score,
+    opt_bool,
+    opt_choice,
     opt_seat,
     seat_dict,
 )
@@ -109,9 +127,30 @@ CARD_SET = frozenset(FULL_DECK)
 BIDS = (2, 3, 4)
 
 OPTIONS: dict[str, OptionSpec] = {
-    "first_dealer": OptionSpec(0, opt_seat, "the dealer of the first hand"),
+    "first_dealer": OptionSpec(0, opt_seat, "the dealer of the first hand", seating=True),
     "enforcement": ENFORCEMENT,
+    # house rules (rules "House rules"): the two readings of the seed a club picks between
+    "high_point": OptionSpec(
+        "highest_trump",
+        opt_choice("highest_trump", "ace_only"),
+        'house rule: "highest_trump" (default): High goes to the highest trump played; "ace_only": only a played '
+        "ace of trump scores High (no ace played, no High point)",
+        scoring_only=True,
+        rule="smear.high",
+    ),
+    "dealer_bids_after_passes": OptionSpec(
+        True,
+        opt_bool,
+        "house rule: true (default): when every other player has passed, the dealer may still bid; false: the "
+        "hand is thrown in at once and the dealer does not speak",
+        rule="smear.throw_in",
+    ),
 }
+
+
+def _ace_only(state: SmearState) -> bool:
+    """The house rule `high_point: "ace_only"` (a record made before the option reads as its default)."""
+    return state.options.get("high_point") == "ace_only"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -209,7 +248,7 @@ def validate(state: SmearState, event: Event) -> None:
         _validate_deal(state, event)
         return
     if state.phase == "deal":
-        raise OutOfTurnError(f"no hand is in progress: a deal by seat {state.next_dealer} is due")
+        raise OutOfTurnError(f"no hand is in progress: a deal by {seat_marker(state.next_dealer)} is due")
     seat = event["seat"]
     expected = to_act(state)[0]
     if kind in ("bid", "pass"):
@@ -217,18 +256,18 @@ def validate(state: SmearState, event: Event) -> None:
             bid = state.high_bid
             assert bid is not None
             raise OutOfTurnError(
-                f"the bidding is over: seat {bid[0]} bid {bid[1]}; it is seat {expected}'s turn to play"
+                f"the bidding is over: {seat_marker(bid[0])} bid {bid[1]}; it is {seat_marker(expected)}'s turn to play"
             )
         if seat != expected:
-            raise OutOfTurnError(f"it is seat {expected}'s turn to bid or pass, not seat {seat}'s")
+            raise OutOfTurnError(f"it is {seat_marker(expected)}'s turn to bid or pass, not {seat_marker(seat)}'s")
         if kind == "bid":
             _validate_bid(state, seat, event["amount"])
         return
     if kind == "play":
         if state.phase != "play":
-            raise OutOfTurnError(f"the bidding is not over: it is seat {expected}'s turn to bid or pass")
+            raise OutOfTurnError(f"the bidding is not over: it is {seat_marker(expected)}'s turn to bid or pass")
         if seat != expected:
-            raise OutOfTurnError(f"it is seat {expected}'s turn to play, not seat {seat}'s")
+            raise OutOfTurnError(f"it is {seat_marker(expected)}'s turn to play, not {seat_marker(seat)}'s")
         _validate_play(state, seat, event["card"])
         return
     raise ImpossibleEventError(f"unknown event {kind}")  # pragma: no cover - the schema admits no other type
@@ -239,7 +278,7 @@ def _validate_deal(state: SmearState, event: Event) -> None:
         raise OutOfTurnError("a hand is in progress; a new deal comes after it ends (or after hand_voided)")
     if event["dealer"] != state.next_dealer:
         raise ImpossibleEventError(
-            f"seat {state.next_dealer} deals this hand, not seat {event['dealer']}", field="dealer"
+            f"{seat_marker(state.next_dealer)} deals this hand, not {seat_marker(event['dealer'])}", field="dealer"
         )
     # a card named twice in the deal (or not of the deck): the engine's, from RULES.reveals
 
@@ -250,7 +289,8 @@ def _validate_bid(state: SmearState, seat: int, amount: int) -> None:
     high = state.high_bid
     if high is not None and amount <= high[1]:
         raise ImpossibleEventError(
-            f"seat {seat} bids {amount}, but a bid must be higher than seat {high[0]}'s bid of {high[1]}",
+            f"{seat_marker(seat)} bids {amount}, but a bid must be higher than "
+            f"{seat_marker(high[0])}'s bid of {high[1]}",
             field="amount",
         )
 
@@ -260,18 +300,21 @@ def _validate_play(state: SmearState, seat: int, card: str) -> None:
         played = _where_played(state, card)
         if played is not None:
             raise ImpossibleEventError(
-                f"seat {seat} does not hold {card}: it has already been played in this hand, "
-                f"by seat {played[0]} at seq {played[2]}"
+                f"{seat_marker(seat)} does not hold {card_marker(card)}: it has already been played in this hand, "
+                f"by {seat_marker(played[0])} at seq {played[2]}"
             )
-        raise ImpossibleEventError(f"seat {seat} does not hold {card}")
+        raise ImpossibleEventError(f"{seat_marker(seat)} does not hold {card_marker(card)}")
     if card not in allowed_plays(state, seat):
         led = state.trick[0][1]
         assert state.trump is not None
         if suit(led) == state.trump:
-            why = f"holds trump ({SUIT_NAMES[state.trump]}) and must play trump to {led}"
+            why = f"holds trump ({SUIT_NAMES[state.trump]}) and must play trump to {card_marker(led)}"
         else:
-            why = f"holds {SUIT_NAMES[suit(led)]} and must follow {led} or play a trump ({SUIT_NAMES[state.trump]})"
-        raise IllegalEventError("smear.follow_suit", f"seat {seat} {why}, not {card}")
+            why = (
+                f"holds {SUIT_NAMES[suit(led)]} and must follow {card_marker(led)} "
+                f"or play a trump ({SUIT_NAMES[state.trump]})"
+            )
+        raise IllegalEventError("smear.follow_suit", f"{seat_marker(seat)} {why}, not {card_marker(card)}")
 
 
 _new = object.__new__
@@ -358,18 +401,29 @@ def _evolve_speak(
     # the highest bid, the first of equal ones (as `max` picks it)
     if amount is not None and (high is None or amount > high[1]):
         high = (seat, amount, seq)
-    over = seat == state.dealer or amount == 4
+    # with `dealer_bids_after_passes` false, the last pass before the dealer's turn ends the bidding
+    at_once = (
+        high is None and len(bids) == state.seats - 1 and state.options.get("dealer_bids_after_passes", True) is False
+    )
+    over = seat == state.dealer or amount == 4 or at_once
     facts: dict[str, Any] = {"high_bid": None if high is None else high[1], "bidding_over": over}
     if not over:
         return copy_with(state, {"bids": bids, "high_bid": high}), facts
     if high is None:
+        assert state.dealer is not None
+        seqs = ", ".join(str(q) for _, _, q in bids)
+        who = (
+            f"every player but the dealer, {seat_marker(state.dealer)}, passed (seqs {seqs}): by the house rule "
+            "the dealer does not speak, and"
+            if at_once
+            else f"all {state.seats} players passed (seqs {seqs}):"
+        )
         line = ScoreLine(
             state.hand,
             seat,
             0,
             "smear.throw_in",
-            f"all {state.seats} players passed (seqs {', '.join(str(q) for _, _, q in bids)}): "
-            f"the hand is thrown in, no score; seat {state.dealer} deals again",
+            f"{who} the hand is thrown in, no score; {seat_marker(state.dealer)} deals again",
             tuple(q for _, _, q in bids),
         )
         thrown = hand_score(state.hand, state.seats, [line])
@@ -408,7 +462,7 @@ def _end_hand(
     high = state.high_bid
     assert high is not None and state.dealer is not None
     bidder = high[0]
-    result = score_hand(state.hand, state.seats, tricks, trump, high, state.totals[bidder])
+    result = score_hand(state.hand, state.seats, tricks, trump, high, state.totals[bidder], ace_only=_ace_only(state))
     totals = tuple([t + p for t, p in zip(state.totals, result.score.points, strict=True)])
     pts = result.points
     changes["phase"] = "over" if result.wins else "deal"
@@ -513,7 +567,9 @@ def _sorted(cards: frozenset[str] | Sequence[str]) -> list[str]:
 
 def _hand_points(state: SmearState) -> tuple[int, ...]:
     if state.phase == "play":
-        return count_points(state.seats, state.tricks, state.trump, state.trick).won(state.seats)
+        return count_points(state.seats, state.tricks, state.trump, state.trick, ace_only=_ace_only(state)).won(
+            state.seats
+        )
     if state.phase in ("deal", "over") and state.results and state.results[-1].hand == state.hand:
         return state.results[-1].points
     return (0,) * state.seats
@@ -665,4 +721,6 @@ RULES: GameRules[SmearState] = GameRules(
     #: the deal brings every card it names out of the deck: each named once (the engine's check, which
     #: replaces the game's own); no other event reveals a card (a play's card comes from a hand)
     reveals={"deal": ("hands",)},
+    # the end-of-hand facts naming who took each point: seats, though their names do not say so
+    units={"high": "seat", "low": "seat", "jack": "seat", "game": "seat"},
 )

@@ -2,7 +2,8 @@
 
 Kept apart from the fold so that the counting, which a tournament director
 checks line by line, reads on its own. Every function here is pure over the
-played tricks.
+played tricks. Reasons name seats and cards with `projections.phrases`
+markers, rendered with the players' names.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from projections.phrases import card as card_marker
+from projections.phrases import seat as seat_marker
 from projections.rules import HandScore, ScoreLine, hand_score
 
 #: Rank order within a suit, low to high: A is high, 2 is low.
@@ -80,6 +83,8 @@ class Points:
     jack: tuple[Play, Trick] | None
     game: int | None
     game_counts: tuple[int, ...]
+    #: the highest trump played, High or not (under `high_point: "ace_only"` only an ace of trump is High)
+    top: Play | None = None
 
     def won(self, seats: int) -> tuple[int, ...]:
         """The points each seat took, before the bid is settled."""
@@ -107,11 +112,15 @@ class Points:
         return out
 
 
-def count_points(seats: int, tricks: Sequence[Trick], trump: str | None, loose: Sequence[Play] = ()) -> Points:
+def count_points(
+    seats: int, tricks: Sequence[Trick], trump: str | None, loose: Sequence[Play] = (), *, ace_only: bool = False
+) -> Points:
     """High, Low, Jack and Game over the finished `tricks`.
 
     `loose` are the plays of a trick still on the table: they count for High
     and Low (they have been played) but for nobody's Jack or Game yet.
+    `ace_only` is the house rule `high_point: "ace_only"`: High only for a
+    played ace of trump (no ace played, no High point).
     """
     # one pass over the plays (issue 15): High and Low as `max`/`min` would pick them (the first of
     # equal strengths), the last play of the jack of trump, the game value each seat won
@@ -148,7 +157,10 @@ def count_points(seats: int, tricks: Sequence[Trick], trump: str | None, loose: 
     best = max(counts)
     leaders = [s for s in range(seats) if counts[s] == best]
     game = leaders[0] if len(leaders) == 1 else None
-    return Points(high, low, jack, game, tuple(counts))
+    top = high
+    if ace_only and high is not None and high[1][0] != "A":
+        high = None
+    return Points(high, low, jack, game, tuple(counts), top)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,49 +182,79 @@ def score_hand(
     trump: str,
     bid: tuple[int, int, int],
     total_before: int,
+    *,
+    ace_only: bool = False,
 ) -> HandResult:
     """The lines of a played-out hand: one per point, then the bidder's made/failed line.
 
     `bid` is (bidder, amount, seq of the bid); `total_before` the bidder's
     total before this hand, which decides whether a made bid ends the game.
+    `ace_only`: the house rule `high_point: "ace_only"` (`count_points`); with
+    no ace of trump played, a `smear.high` line at 0 says nobody took High.
     """
     bidder, amount, bid_seq = bid
-    pts = count_points(seats, tricks, trump)
+    pts = count_points(seats, tricks, trump, ace_only=ace_only)
     won = pts.won(seats)
     made = won[bidder] >= amount
     wins = False
     lines: list[ScoreLine] = []
 
-    def credit(seat: int, rule: str, reason: str, events: tuple[int, ...]) -> None:
-        if seat == bidder and not made:
-            lines.append(ScoreLine(hand, seat, 0, rule, f"{reason}; not counted: seat {seat}'s bid failed", events))
+    def credit(who: int, rule: str, reason: str, events: tuple[int, ...]) -> None:
+        if who == bidder and not made:
+            lines.append(
+                ScoreLine(hand, who, 0, rule, f"{reason}; not counted: {seat_marker(who)}'s bid failed", events)
+            )
         else:
-            lines.append(ScoreLine(hand, seat, 1, rule, reason, events))
+            lines.append(ScoreLine(hand, who, 1, rule, reason, events))
 
     trump_name = SUIT_NAMES[trump]
-    assert pts.high is not None and pts.low is not None, "the first lead is a trump"
-    hs, hc, hq = pts.high
-    credit(hs, "smear.high", f"High: seat {hs} played {hc} at seq {hq}, the highest trump ({trump_name}) played", (hq,))
+    assert pts.top is not None and pts.low is not None, "the first lead is a trump"
+    if pts.high is not None:
+        hs, hc, hq = pts.high
+        credit(
+            hs,
+            "smear.high",
+            f"High: {seat_marker(hs)} played {card_marker(hc)} at seq {hq}, the highest trump ({trump_name}) played",
+            (hq,),
+        )
+    else:
+        hs, hc, hq = pts.top
+        lines.append(
+            ScoreLine(
+                hand,
+                hs,
+                0,
+                "smear.high",
+                f"High: no ace of trump ({trump_name}) was played; the highest trump was {card_marker(hc)}, played "
+                f"by {seat_marker(hs)} at seq {hq}: by the house rule high_point ace_only, nobody scores High",
+                (hq,),
+            )
+        )
     ls, lc, lq = pts.low
-    only = " (the only trump played: both High and Low)" if pts.low == pts.high else ""
-    credit(ls, "smear.low", f"Low: seat {ls} played {lc} at seq {lq}, the lowest trump played{only}", (lq,))
+    only = " (the only trump played: both High and Low)" if pts.low == pts.top and pts.high is not None else ""
+    credit(
+        ls,
+        "smear.low",
+        f"Low: {seat_marker(ls)} played {card_marker(lc)} at seq {lq}, the lowest trump played{only}",
+        (lq,),
+    )
     if pts.jack is not None:
         (js, jc, jq), trick = pts.jack
         credit(
             trick.winner,
             "smear.jack",
-            f"Jack: seat {js} played {jc} at seq {jq}; trick {trick.number}, which holds it, "
-            f"was won by seat {trick.winner} at seq {trick.seq}",
+            f"Jack: {seat_marker(js)} played {card_marker(jc)} at seq {jq}; trick {trick.number}, which holds it, "
+            f"was won by {seat_marker(trick.winner)} at seq {trick.seq}",
             (jq, trick.seq),
         )
-    counts = ", ".join(f"seat {s}: {v}" for s, v in enumerate(pts.game_counts))
+    counts = ", ".join(f"{seat_marker(s)}: {v}" for s, v in enumerate(pts.game_counts))
     if pts.game is not None:
         g = pts.game
         events = tuple([q for t in tricks if t.winner == g for _, c, q in t.plays if GAME_VALUE.get(c[0], 0)])
         credit(
             g,
             "smear.game",
-            f"Game: seat {g} won the most game value in tricks, {pts.game_counts[g]} ({counts})",
+            f"Game: {seat_marker(g)} won the most game value in tricks, {pts.game_counts[g]} ({counts})",
             events,
         )
     else:
@@ -221,7 +263,7 @@ def score_hand(
         why = (
             "nobody won any game value"
             if best == 0
-            else f"seats {' and '.join(str(s) for s in tied)} tie with {best} game value"
+            else f"{' and '.join(seat_marker(s) for s in tied)} tie with {best} game value"
         )
         for s in tied:
             lines.append(ScoreLine(hand, s, 0, "smear.game", f"Game: {why} ({counts}): a tie, nobody scores Game"))
@@ -229,15 +271,17 @@ def score_hand(
     if made:
         after = total_before + won[bidder]
         reason = (
-            f"seat {bidder} bid {amount} at seq {bid_seq} and won {won[bidder]} points ({taken}): "
+            f"{seat_marker(bidder)} bid {amount} at seq {bid_seq} and won {_points(won[bidder])} ({taken}): "
             f"the bid is made, all {won[bidder]} count"
         )
         if after >= TARGET:
             wins = True
-            reason += f"; the new total is {after}, {TARGET} or more: seat {bidder} wins the game"
+            reason += f"; the new total is {after}, {TARGET} or more: {seat_marker(bidder)} wins the game"
         elif amount == 4 and total_before >= 1:
             wins = True
-            reason += f"; a made bid of 4 with a total of {total_before} before the hand: seat {bidder} wins the game"
+            reason += (
+                f"; a made bid of 4 with a total of {total_before} before the hand: {seat_marker(bidder)} wins the game"
+            )
         lines.append(ScoreLine(hand, bidder, 0, "smear.bid_made", reason, (bid_seq,)))
     else:
         lines.append(
@@ -246,9 +290,13 @@ def score_hand(
                 bidder,
                 -amount,
                 "smear.bid_failed",
-                f"seat {bidder} bid {amount} at seq {bid_seq} but won only {won[bidder]} points ({taken}): "
+                f"{seat_marker(bidder)} bid {amount} at seq {bid_seq} but won only {_points(won[bidder])} ({taken}): "
                 f"the bid failed, minus {amount}; the points won do not count",
                 (bid_seq,),
             )
         )
     return HandResult(hand_score(hand, seats, lines), pts, won, made, wins)
+
+
+def _points(n: int) -> str:
+    return "1 point" if n == 1 else f"{n} points"

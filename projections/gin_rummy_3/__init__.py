@@ -3,7 +3,12 @@
 Rule source: `rules/gin-rummy-3.md` (from seed `002_b5302193840c3a24.txt`).
 Options: `first_roles` (`{box, captain, sitter}`, replaces the cut; default
 none), `gin_bonus` (25 or 20, default 25), `undercut_bonus` (0 to 100,
-default 10), `enforcement`.
+default 10), `enforcement`, and the house rules (rules "House rules"; a
+record made before them reads as their defaults): `gin_scoring`
+(`"bonus_plus_deadwood"`, default, or `"flat"`: a gin scores the gin bonus
+alone; scoring only, like the two bonuses) and `discard_taken_card` (bool,
+default true; false: the card just taken from the discard pile may not be
+discarded at once, `gin.discard_taken_card`, illegal; a play option).
 
 Readings of the rule text:
 
@@ -32,7 +37,12 @@ Readings of the rule text:
   knocker; K < D: D - K to the knocker; K >= D (not gin): undercut bonus +
   (K - D) to the defender. The seat that scores "wins" the hand (also when
   an undercut is worth 0 with `undercut_bonus` 0), which decides the roles
-  of the next hand; the sitter's points are always 0.
+  of the next hand (the state keeps the hand's own roles until that deal,
+  in `next_roles`); the sitter's points are always 0.
+- `discard_taken_card: false`: the card taken from the pile (the upcard
+  too) may not be the turn's discard, nor a knock's `discard` (a knock
+  discards as a turn does); stored as played under `record`. With `gin_scoring:
+  "flat"` the gin's `gin.gin_deadwood` line is written at 0, saying why.
 - Drawn hand: checked after each `discard` (a knock is never drawn); with 31
   cards dealt to the stock, the hand is drawn by the discard that follows the
   29th stock draw. It scores 0 for all seats (one zero-point line says why);
@@ -47,22 +57,32 @@ upcard offer of a hand's first turn), `draw`, `discard` (the player has
 drawn: discard or knock), `lay_off` (the defender lays out after a knock),
 `over` (the game has ended).
 
-`table` fields: `box`, `captain`, `sitter` (seats; the next hand's once a
-hand has ended), `cut` (`{seat: card}` until the first deal, else null),
-`pile` (the discard pile, bottom to top; the upcard is its first card),
-`pile_top`, `stock` (cards left), `passes` (in the upcard offer),
-`stock_only` (the captain must draw from the stock), `knock` (`{seat,
-discard, melds, deadwood, count, gin, seq}` or null), `layout` (the
-defender's `{seat, melds, layoffs: [{card, meld}], extended, deadwood,
-count, seq}` or null), `last_hand` (`{hand, points}` of the last finished
-hand, or null). Each seat shows `role`, and `cards` (its own, or everyone's
-once laid out face up) or `card_count`.
+`table` fields: `box`, `captain`, `sitter` (seats: the roles of the hand in
+progress, or of the hand just ended until the next deal, so that a frame of a
+hand's end shows the roles it was played with), `next_roles` (`{box, captain,
+sitter}` of the deal that is due, in phase `deal`, else null), `cut` (`{seat:
+card}` until the first deal, else null), `pile` (the discard pile, bottom to
+top; the upcard is its first card), `pile_top`, `stock` (cards left),
+`passes` (in the upcard offer), `stock_only` (the captain must draw from the
+stock), `knock` (`{seat, discard, melds, deadwood, count, gin, seq}` or null;
+`melds` one list per meld, in the knock event's order), `layout` (the
+defender's `{seat, melds, layoffs: [{card, meld, onto}], extended, deadwood,
+count, seq}` or null; a lay-off's `meld` is the index of the knocker's meld
+in `knock.melds`, from 0 as in the event, `onto` that meld's cards when the
+card joined it (with the lay-offs before it), `extended[meld]` the meld with
+all its lay-offs), `last_hand` (`{hand,
+points}` of the last finished hand, or null). Each seat shows `role` (in the
+hand shown), and `cards` (its own, or everyone's once laid out face up) or
+`card_count`; the knocker's and the defender's cards stay as laid down until
+the next deal.
 
 Result facts (the envelope's `result`): `cut` and `deal` give the roles;
 `draw` the `stock` left (and `upcard: true` when the upcard is taken);
 `discard` the `stock`, and `hand_ended`, `drawn`, `points` for a drawn hand;
-`knock` gives `deadwood` (declared count), `deadwood_cards`, `gin` and
-`better_melding`; `lay_off` gives `hand_ended`, `points`, `rule`, `outcome`
+`knock` gives `melds` (the declared melds, one list each, in the event's
+order: the numbering lay-offs use), `deadwood` (declared count),
+`deadwood_cards`, `gin` and `better_melding`; `lay_off` gives `hand_ended`,
+`points`, `layoffs` (`[{card, meld, onto}]` as in the state), `rule`, `outcome`
 (`gin`, `knock` or `undercut`), `scorer`, `knocker_deadwood`,
 `defender_deadwood`, `box_won` and `next_roles`. Search tags
 (`situations`): `knock` (every knock, gins too), `gin`, `better_melding`,
@@ -102,6 +122,7 @@ from projections.gin_rummy_3._melds import (
     better_melding,
     deadwood_value,
     extend_meld,
+    layoff_steps,
     maximal_meldings,
     meld_kind,
     ordered_meld,
@@ -128,6 +149,9 @@ from projections.gin_rummy_3._table import (
     situations,
     view,
 )
+from projections.phrases import card as card_text
+from projections.phrases import cards as cards_text
+from projections.phrases import seat as player
 from projections.rules import (
     CHANCE,
     Event,
@@ -187,12 +211,14 @@ def validate(state: GinState, event: Event) -> None:
     if state.phase == "cut":
         raise OutOfTurnError("no hand is in progress: the cut for the roles comes first")
     if state.phase == "deal":
-        raise OutOfTurnError(f"no hand is in progress: a deal by the box (seat {state.box}) is due")
+        roles = state.dealing_roles
+        box = "the box" if roles is None else f"the box, {player(roles[0])},"
+        raise OutOfTurnError(f"no hand is in progress: a deal by {box} is due")
     seat = event["seat"]
     assert state.turn is not None
     if seat != state.turn:
         what = {"offer": "to take or pass the upcard", "lay_off": "to lay off"}.get(state.phase, f"to {state.phase}")
-        raise OutOfTurnError(f"it is seat {state.turn}'s turn {what}, not seat {seat}'s")
+        raise OutOfTurnError(f"it is {player(state.turn)}'s turn {what}, not {player(seat)}'s")
     if kind == "pass":
         if state.phase != "offer":
             raise OutOfTurnError("pass is only for the upcard offer of a hand's first turn")
@@ -201,8 +227,10 @@ def validate(state: GinState, event: Event) -> None:
     elif kind == "discard":
         _expect_discard_phase(state, seat, kind)
         _expect_held(state, seat, event["card"])
+        _check_taken_card(state, seat, event["card"])
     elif kind == "knock":
         _validate_knock(state, seat, event["discard"], event["melds"])
+        _check_taken_card(state, seat, event["discard"])
     elif kind == "lay_off":
         _validate_lay_off(state, seat, event["melds"], event["layoffs"])
     else:  # pragma: no cover - the schema admits no other type
@@ -217,7 +245,7 @@ def _validate_cut(state: GinState, cards: Sequence[str]) -> None:
     ranks = [c[0] for c in cards]
     if len(set(ranks)) != 3:
         raise ImpossibleEventError(
-            f"the cut {' '.join(cards)} needs three different ranks to rank the seats (K high, A low)"
+            f"the cut {cards_text(cards)} needs three different ranks to rank the seats (K high, A low)"
         )
 
 
@@ -227,12 +255,14 @@ def _validate_deal(state: GinState, event: Event) -> None:
     if state.phase != "deal":
         raise OutOfTurnError("a hand is in progress; a new deal comes after it ends (or after hand_voided)")
     named = sorted(int(s) for s in event["hands"])
-    assert state.box is not None and state.captain is not None
-    due = sorted((state.box, state.captain))
-    if named != due:
+    roles = state.dealing_roles
+    assert roles is not None
+    box, captain, _ = roles
+    if named != sorted((box, captain)):
+        given = " and ".join(player(s) for s in named) or "nobody"
         raise ImpossibleEventError(
-            f"the deal gives 10 cards each to the box (seat {state.box}) and the captain (seat {state.captain}), "
-            f"not to seats {', '.join(str(s) for s in named) or 'none'}",
+            f"the deal gives 10 cards each to the box, {player(box)}, and the captain, {player(captain)}, "
+            f"not to {given}",
             field="hands",
         )
 
@@ -241,42 +271,55 @@ def _validate_draw(state: GinState, seat: int, source: str, card: str) -> None:
     if state.phase == "offer":
         if source == "stock":
             raise ImpossibleEventError(
-                f"during the upcard offer seat {seat} may take the upcard {state.upcard} or pass, not draw from "
-                "the stock"
+                f"during the upcard offer {player(seat)} may take the upcard {card_text(state.upcard or '')} or "
+                "pass, not draw from the stock"
             )
     elif state.phase in ("discard", "lay_off"):
         raise OutOfTurnError(
-            f"seat {seat} has drawn and must discard or knock"
-            if state.phase == "discard"
-            else f"the play has ended with seat {state.knock.seat if state.knock else '?'}'s knock"
+            f"{player(seat)} has drawn and must discard or knock"
+            if state.phase == "discard" or state.knock is None
+            else f"the play has ended with {player(state.knock.seat)}'s knock"
         )
     elif source == "discard" and state.stock_only:
         raise ImpossibleEventError(
-            f"both players passed the upcard {state.upcard}: seat {seat} must draw from the stock"
+            f"both players passed the upcard {card_text(state.upcard or '')}: {player(seat)} must draw from the stock"
         )
     if source == "discard":
         top = state.pile[-1] if state.pile else None
         if card != top:
-            raise ImpossibleEventError(f"the top of the discard pile is {top}, not {card}")
+            shown = "empty" if top is None else card_text(top)
+            raise ImpossibleEventError(f"the top of the discard pile is {shown}, not {card_text(card)}")
         return
     # A stock draw's card must not have been seen in the hand. Not a `reveals` declaration: that applies to
     # every `draw`, and a draw from the discard pile names its top card, which the table has seen.
     if card in state.seen:
-        raise ImpossibleEventError(f"{card} has already been seen in this hand; it is not in the stock")
+        raise ImpossibleEventError(f"{card_text(card)} has already been seen in this hand; it is not in the stock")
 
 
 def _expect_discard_phase(state: GinState, seat: int, kind: str) -> None:
     if state.phase == "offer":
-        raise OutOfTurnError(f"seat {seat} must take the upcard {state.upcard} or pass before it may {kind}")
+        raise OutOfTurnError(
+            f"{player(seat)} must take the upcard {card_text(state.upcard or '')} or pass before it may {kind}"
+        )
     if state.phase == "draw":
-        raise OutOfTurnError(f"seat {seat} must draw before it may {kind}")
+        raise OutOfTurnError(f"{player(seat)} must draw before it may {kind}")
     if state.phase != "discard":
         raise OutOfTurnError(f"the play has ended: no {kind} now")
 
 
 def _expect_held(state: GinState, seat: int, card: str) -> None:
     if card not in state.hands[seat]:
-        raise ImpossibleEventError(f"seat {seat} does not hold {card}")
+        raise ImpossibleEventError(f"{player(seat)} does not hold {card_text(card)}")
+
+
+def _check_taken_card(state: GinState, seat: int, card: str) -> None:
+    """The house rule `discard_taken_card: false`: the card just taken from the pile is not discarded at once."""
+    if card == state.taken and state.options.get("discard_taken_card", True) is False:
+        raise IllegalEventError(
+            "gin.discard_taken_card",
+            f"{player(seat)} took {card_text(card)} from the discard pile and may not discard it at once "
+            "(house rule discard_taken_card off)",
+        )
 
 
 def _check_melds(state: GinState, seat: int, melds: Sequence[Sequence[str]], taken: set[str]) -> None:
@@ -284,13 +327,13 @@ def _check_melds(state: GinState, seat: int, melds: Sequence[Sequence[str]], tak
     for meld in melds:
         if meld_kind(meld) is None:
             raise ImpossibleEventError(
-                f"{' '.join(meld) or 'an empty list'} is not a meld (a set of 3 or 4 of one rank, or a run of 3 or "
-                "more of one suit, ace low)"
+                f"{cards_text(meld) if meld else 'an empty list'} is not a meld (a set of 3 or 4 of one rank, "
+                "or a run of 3 or more of one suit, ace low)"
             )
         for card in meld:
             _expect_held(state, seat, card)
             if card in taken:
-                raise ImpossibleEventError(f"{card} is laid out twice")
+                raise ImpossibleEventError(f"{card_text(card)} is laid out twice")
             taken.add(card)
 
 
@@ -300,14 +343,14 @@ def _validate_knock(state: GinState, seat: int, discard: str, melds: Sequence[Se
     taken = {discard}
     for meld in melds:
         if discard in meld:
-            raise ImpossibleEventError(f"{discard} is the knock's discard; it cannot also be in a meld")
+            raise ImpossibleEventError(f"{card_text(discard)} is the knock's discard; it cannot also be in a meld")
     _check_melds(state, seat, melds, taken)
     deadwood = sort_cards(state.hands[seat] - taken)
     count = deadwood_value(deadwood)
     if count > KNOCK_LIMIT:
         raise IllegalEventError(
             "gin.knock_over_ten",
-            f"seat {seat} knocks with declared deadwood {' '.join(deadwood)} = {count}, over {KNOCK_LIMIT}",
+            f"{player(seat)} knocks with declared deadwood {cards_text(deadwood)} = {count}, over {KNOCK_LIMIT}",
         )
 
 
@@ -324,21 +367,26 @@ def _validate_lay_off(
         card, index = layoff["card"], layoff["meld"]
         _expect_held(state, seat, card)
         if card in taken:
-            raise ImpossibleEventError(f"{card} is in seat {seat}'s own melds or laid off already; it is laid off once")
+            raise ImpossibleEventError(
+                f"{card_text(card)} is in {player(seat)}'s own melds or laid off already; it is laid off once"
+            )
         if index >= len(extended):
             raise ImpossibleEventError(
-                f"the knock at seq {knock.seq} declared {len(extended)} melds (indexes 0 to {len(extended) - 1}); "
-                f"there is no meld {index}"
+                f"the knock at seq {knock.seq} declared {len(extended)} melds (meld 0 to {len(extended) - 1}, in the "
+                f"knock's order); there is no meld {index}"
             )
         grown = extend_meld(extended[index], card)
         if grown is None:
-            raise ImpossibleEventError(f"{card} does not fit the knocker's meld {index} ({' '.join(extended[index])})")
+            raise ImpossibleEventError(
+                f"{card_text(card)} does not fit the knocker's meld {index} ({cards_text(extended[index])})"
+            )
         extended[index] = grown
         taken.add(card)
     if knock.gin and layoffs:
-        laid = " ".join(lo["card"] for lo in layoffs)
+        laid = cards_text(lo["card"] for lo in layoffs)
         raise IllegalEventError(
-            "gin.layoff_after_gin", f"seat {knock.seat} went gin at seq {knock.seq}: seat {seat} may not lay off {laid}"
+            "gin.layoff_after_gin",
+            f"{player(knock.seat)} went gin at seq {knock.seq}: {player(seat)} may not lay off {laid}",
         )
 
 
@@ -389,17 +437,24 @@ def _evolve_deal(state: GinState, event: Deal, seq: int) -> tuple[GinState, Fact
     for key, cards in event["hands"].items():
         hands[int(key)] = frozenset(cards)
     upcard = event["upcard"]
+    roles = state.dealing_roles
+    assert roles is not None
+    box, captain, sitter = roles
     after = replace(
         state,
         hand=state.hand + 1,
         phase="offer",
+        box=box,
+        captain=captain,
+        sitter=sitter,
+        next_roles=None,
         cut=(),
         hands=tuple(hands),
         pile=(upcard,),
         upcard=upcard,
         stock=STOCK_AFTER_DEAL,
         seen=frozenset().union(*hands, {upcard}),
-        turn=state.captain,
+        turn=captain,
         passes=0,
         knock=None,
         layout=None,
@@ -407,7 +462,7 @@ def _evolve_deal(state: GinState, event: Deal, seq: int) -> tuple[GinState, Fact
         deal_seq=seq,
         hand_points=(0, 0, 0),
     )
-    return after, {"box": state.box, "captain": state.captain, "sitter": state.sitter, "stock": STOCK_AFTER_DEAL}
+    return after, {"box": box, "captain": captain, "sitter": sitter, "stock": STOCK_AFTER_DEAL}
 
 
 def _evolve_draw(state: GinState, event: Draw) -> tuple[GinState, Facts]:
@@ -424,10 +479,12 @@ def _evolve_draw(state: GinState, event: Draw) -> tuple[GinState, Facts]:
     facts: dict[str, Any]
     if event["source"] == "discard":
         values["pile"] = state.pile[:-1]
+        values["taken"] = card
         facts = {"stock": stock}
         if state.phase == "offer":
             facts["upcard"] = True
     else:
+        values["taken"] = None
         values["stock"] = stock - 1
         values["seen"] = state.seen | {card}
         facts = {"stock": stock - 1}
@@ -450,13 +507,14 @@ def _evolve_discard(state: GinState, event: Discard, seq: int) -> tuple[GinState
         after: GinState = _new_object(GinState)
         _set_attr(after, "__dict__", values)
         return after, {"stock": stock}
+    assert state.box is not None
     line = ScoreLine(
         state.hand,
         seat,
         0,
         "gin.drawn_hand",
-        f"seat {seat}'s discard of {card} at seq {seq} left {stock} cards in the stock and nobody had "
-        f"knocked: the hand is drawn, nobody scores, and seat {state.box} (the box) deals again",
+        f"{player(seat)}'s discard of {card_text(card)} at seq {seq} left {stock} cards in the stock and nobody "
+        f"had knocked: the hand is drawn, nobody scores, and the box, {player(state.box)}, deals again",
         (seq,),
     )
     result = hand_score(state.hand, 3, [line])
@@ -481,15 +539,16 @@ def _evolve_knock(state: GinState, event: KnockEvent, seq: int) -> tuple[GinStat
     knock = Knock(seat, discard, melds, deadwood, deadwood_value(deadwood), seq)
     better = better_melding(held, melds)
     facts: dict[str, Any] = {
+        "melds": [list(m) for m in melds],
         "deadwood": knock.count,
         "deadwood_cards": list(deadwood),
         "gin": knock.gin,
         "better_melding": None if better is None else {**better.to_dict(), "declared_count": knock.count},
     }
     if better is not None:
-        shown = " ".join("-".join(m) for m in better.melds)
+        shown = " + ".join(cards_text(m) for m in better.melds)
         facts["audit_notes"] = [
-            f"seat {seat} knocked declaring deadwood {knock.count}, but a better melding existed: "
+            f"{player(seat)} knocked declaring deadwood {knock.count}, but a better melding existed: "
             f"{shown}, deadwood {better.count}"
         ]
     after = replace(
@@ -532,12 +591,12 @@ def _evolve_lay_off(state: GinState, event: LayOff, seq: int) -> tuple[GinState,
     else:
         roles = (state.captain, state.sitter, state.box)
     over = totals[scorer] >= GAME_TARGET
+    # the shown roles stay the hand's own until the next deal (a replay frame of the hand's end shows
+    # who knocked as the captain or the box); the deal takes `next_roles`
     after = replace(
         state,
         phase="over" if over else "deal",
-        box=roles[0],
-        captain=roles[1],
-        sitter=roles[2],
+        next_roles=roles,
         results=state.results.append(result),
         totals=totals,
         hand_points=result.points,
@@ -545,6 +604,7 @@ def _evolve_lay_off(state: GinState, event: LayOff, seq: int) -> tuple[GinState,
     return after, {
         "hand_ended": True,
         "points": seat_dict(result.points),
+        "layoffs": [{"card": c, "meld": i, "onto": list(m)} for c, i, m in layoff_steps(knock.melds, layout.layoffs)],
         "rule": lines[0].rule,
         "outcome": "gin" if knock.gin else ("knock" if scorer == knock.seat else "undercut"),
         "scorer": scorer,
@@ -559,14 +619,16 @@ def _hand_lines(state: GinState, knock: Knock, layout: Layout) -> list[ScoreLine
     """The score lines of a hand ended by a knock and its lay-off (rules "Scoring a hand")."""
     hand, events = state.hand, (knock.seq, layout.seq)
     k, d = knock.seat, layout.seat
-    kname, dname = f"seat {k} ({state.role(k)})", f"seat {d} ({state.role(d)})"
-    kcards = " ".join(knock.deadwood) or "none"
-    dcards = " ".join(layout.deadwood) or "none"
-    laid = f", after laying off {' '.join(c for c, _ in layout.layoffs)}" if layout.layoffs else ""
+    kname, dname = f"{player(k)} ({state.role(k)})", f"{player(d)} ({state.role(d)})"
+    kcards = cards_text(knock.deadwood) if knock.deadwood else "none"
+    dcards = cards_text(layout.deadwood) if layout.deadwood else "none"
+    laid = f", after laying off {_layoffs_text(knock, layout)}" if layout.layoffs else ""
     defender = f"{dname} kept deadwood {dcards} = {layout.count}{laid} at seq {layout.seq}"
     if knock.gin:
         bonus = int(state.options["gin_bonus"])
-        melds = " + ".join(" ".join(m) for m in knock.melds)
+        melds = " + ".join(cards_text(m) for m in knock.melds)
+        # the house rule `gin_scoring: "flat"`: the gin bonus alone (the deadwood line stays, at 0, to say so)
+        flat = state.options.get("gin_scoring") == "flat"
         return [
             ScoreLine(
                 hand,
@@ -579,9 +641,10 @@ def _hand_lines(state: GinState, knock: Knock, layout: Layout) -> list[ScoreLine
             ScoreLine(
                 hand,
                 k,
-                layout.count,
+                0 if flat else layout.count,
                 "gin.gin_deadwood",
-                f"after {kname}'s gin, {defender}: the knocker scores it",
+                f"after {kname}'s gin, {defender}: "
+                + ("by the house rule of flat gin scoring it counts for nothing" if flat else "the knocker scores it"),
                 events,
             ),
         ]
@@ -618,6 +681,12 @@ def _hand_lines(state: GinState, knock: Knock, layout: Layout) -> list[ScoreLine
             events,
         ),
     ]
+
+
+def _layoffs_text(knock: Knock, layout: Layout) -> str:
+    """`9S on TS JS QS, 8S on 9S TS JS QS`: each card laid off and the knocker's meld it joined, as it
+    was then, named by its cards rather than by a number a reader would have to count."""
+    return ", ".join(f"{card_text(c)} on {cards_text(m)}" for c, _, m in layoff_steps(knock.melds, layout.layoffs))
 
 
 def score(state: GinState) -> ScoreSheet:

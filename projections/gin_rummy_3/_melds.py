@@ -22,7 +22,9 @@ Public functions:
   further meld can be added (what `legal_events` offers the defender);
 - `all_meldings(cards, limit)`: every arrangement of disjoint melds with
   deadwood at most `limit` (what `legal_events` offers for a knock);
-- `extend_meld`: one lay-off onto a (possibly already extended) meld.
+- `extend_meld`: one lay-off onto a (possibly already extended) meld;
+- `layoff_steps`: the lay-offs in order, each with the meld as it was when
+  the card joined it.
 """
 
 from __future__ import annotations
@@ -317,3 +319,25 @@ def extend_meld(meld: Sequence[str], card: str) -> tuple[str, ...] | None:
         if RANK_INDEX[card[0]] in (ranks[0] - 1, ranks[-1] + 1):
             return ordered_meld([*meld, card])
     return None
+
+
+def layoff_steps(
+    melds: Sequence[tuple[str, ...]], layoffs: Iterable[tuple[str, int]]
+) -> list[tuple[str, int, tuple[str, ...]]]:
+    """`(card, meld index, the meld's cards as the card found them)` for each lay-off in order: the
+    second card laid off on a run sees the run the first extended (`9S` on `TS JS QS`, then `8S` on
+    `9S TS JS QS`). An index out of range (never validated) is left out.
+
+    >>> layoff_steps([("TS", "JS", "QS")], [("9S", 0), ("8S", 0)])
+    [('9S', 0, ('TS', 'JS', 'QS')), ('8S', 0, ('9S', 'TS', 'JS', 'QS'))]
+    """
+    extended = list(melds)
+    out: list[tuple[str, int, tuple[str, ...]]] = []
+    for card, index in layoffs:
+        if not 0 <= index < len(extended):
+            continue
+        out.append((card, index, extended[index]))
+        grown = extend_meld(extended[index], card)
+        if grown is not None:
+            extended[index] = grown
+    return out

@@ -8,7 +8,7 @@ from typing import Any
 
 from events.cards import FULL_DECK
 from projections.handlog import EMPTY_LOG, HandLog
-from projections.rules import ENFORCEMENT, BaseState, OptionSpec, opt_choice, opt_int
+from projections.rules import ENFORCEMENT, BaseState, OptionSpec, opt_bool, opt_choice, opt_int
 
 CARD_SET = frozenset(FULL_DECK)
 HAND_SIZE = 10
@@ -40,11 +40,34 @@ def check_first_roles(value: Any, seats: int) -> dict[str, int] | None:
 
 OPTIONS: dict[str, OptionSpec] = {
     "first_roles": OptionSpec(
-        None, check_first_roles, "{box, captain, sitter} for the first hand; replaces the cut (default: a cut)"
+        None,
+        check_first_roles,
+        "{box, captain, sitter} for the first hand; replaces the cut (default: a cut)",
+        seating=True,
     ),
-    "gin_bonus": OptionSpec(25, opt_choice(25, 20), "the gin bonus: 25 (default) or 20", scoring_only=True),
-    "undercut_bonus": OptionSpec(10, opt_int(0, 100), "the undercut bonus, 0 to 100 (default 10)", scoring_only=True),
+    "gin_bonus": OptionSpec(
+        25, opt_choice(25, 20), "the gin bonus: 25 (default) or 20", scoring_only=True, rule="gin.gin_bonus"
+    ),
+    "undercut_bonus": OptionSpec(
+        10, opt_int(0, 100), "the undercut bonus, 0 to 100 (default 10)", scoring_only=True, rule="gin.undercut_bonus"
+    ),
     "enforcement": ENFORCEMENT,
+    # house rules (rules "House rules"; a record made before them reads as their defaults)
+    "gin_scoring": OptionSpec(
+        "bonus_plus_deadwood",
+        opt_choice("bonus_plus_deadwood", "flat"),
+        'house rule: "bonus_plus_deadwood" (default): gin scores the gin bonus + the defender\'s deadwood; '
+        '"flat": the gin bonus alone',
+        scoring_only=True,
+        rule="gin.gin_deadwood",
+    ),
+    "discard_taken_card": OptionSpec(
+        True,
+        opt_bool,
+        "house rule: true (default): the card just taken from the pile may be discarded at once; false: it may "
+        "not (gin.discard_taken_card, illegal)",
+        rule="gin.discard_taken_card",
+    ),
 }
 
 
@@ -85,13 +108,20 @@ class GinState(BaseState):
     """A three-handed Gin Rummy game between hands or within one.
 
     `box`, `captain` and `sitter` are the roles of the hand in progress, or
-    of the next hand once a hand has ended (None before the cut).
+    of the last hand once it has ended, until the next deal (None before the
+    cut; the first hand's once the cut or `first_roles` gave them): a replay
+    frame after a knock's lay-off shows the roles the hand was played with.
+    `next_roles` holds the roles the next deal gives when they differ (after
+    a knock); `dealing_roles` is what the next deal is checked against.
     """
 
     phase: str = "cut"
     box: int | None = None
     captain: int | None = None
     sitter: int | None = None
+    #: (box, captain, sitter) of the next deal once a knock's hand has moved the roles on; None while
+    #: the next deal keeps `box`, `captain`, `sitter` (a drawn or voided hand, a hand in progress)
+    next_roles: tuple[int, int, int] | None = None
     #: the cut cards by seat: shown until the first deal, then back in the deck
     cut: tuple[str, ...] = ()
     hands: tuple[frozenset[str], ...] = (frozenset(), frozenset(), frozenset())
@@ -104,6 +134,9 @@ class GinState(BaseState):
     turn: int | None = None
     #: passes in the upcard offer (2: the captain must draw from the stock)
     passes: int = 0
+    #: the card the player to discard has just taken from the discard pile (None after a stock draw):
+    #: with `discard_taken_card` false it may not be discarded at once
+    taken: str | None = None
     knock: Knock | None = None
     layout: Layout | None = None
     #: seats whose cards lie face up (the knocker, then both after the lay-off)
@@ -115,11 +148,20 @@ class GinState(BaseState):
     hand_points: tuple[int, ...] = (0, 0, 0)
 
     def role(self, seat: int) -> str | None:
-        """The role of `seat` in the hand in progress (or the next hand)."""
+        """The role of `seat` in the hand in progress (or in the last hand, until the next deal)."""
         for name in ROLES:
             if getattr(self, name) == seat:
                 return name
         return None
+
+    @property
+    def dealing_roles(self) -> tuple[int, int, int] | None:
+        """(box, captain, sitter) of the next deal: `next_roles`, or the present roles (None before the cut)."""
+        if self.next_roles is not None:
+            return self.next_roles
+        if self.box is None or self.captain is None or self.sitter is None:
+            return None
+        return (self.box, self.captain, self.sitter)
 
     def opponent(self, seat: int) -> int:
         """The other active player of the hand."""
@@ -137,8 +179,9 @@ def to_act(state: GinState) -> tuple[int, ...]:
     if state.phase == "cut":
         return (0, 1, 2)
     if state.phase == "deal":
-        assert state.box is not None
-        return (state.box,)
+        roles = state.dealing_roles
+        assert roles is not None
+        return (roles[0],)
     if state.phase in ("offer", "draw", "discard", "lay_off"):
         assert state.turn is not None
         return (state.turn,)

@@ -25,6 +25,7 @@ from events.cards import FULL_DECK, RANKS, SUITS
 from projections.gin_rummy_3._melds import (
     all_meldings,
     extend_meld,
+    layoff_steps,
     maximal_meldings,
     min_deadwood_after_discard,
     sort_cards,
@@ -50,9 +51,13 @@ def legal_events(state: GinState) -> list[dict[str, Any]]:
     if state.phase == "discard":
         assert seat is not None
         held = state.hands[seat]
-        out: list[dict[str, Any]] = [{"type": "discard", "seat": seat, "card": c} for c in sort_cards(held)]
+        # the house rule `discard_taken_card: false`: the card just taken from the pile stays this turn
+        kept = state.taken if state.options.get("discard_taken_card", True) is False else None
+        out: list[dict[str, Any]] = [
+            {"type": "discard", "seat": seat, "card": c} for c in sort_cards(held) if c != kept
+        ]
         for discard, best in min_deadwood_after_discard(held).items():
-            if best > KNOCK_LIMIT:
+            if best > KNOCK_LIMIT or discard == kept:
                 continue
             for melding in all_meldings(held - {discard}, KNOCK_LIMIT):
                 out.append(
@@ -113,10 +118,12 @@ def chance_events(state: GinState, rng: random.Random) -> list[dict[str, Any]]:
         ranks = rng.sample(RANKS, 3)
         return [{"type": "cut", "cards": [r + rng.choice(SUITS) for r in ranks]}]
     if state.phase == "deal":
-        assert state.box is not None and state.captain is not None
+        roles = state.dealing_roles
+        assert roles is not None
+        box, captain, _ = roles
         cards = list(FULL_DECK)
         rng.shuffle(cards)
-        hands = {str(state.captain): cards[:HAND_SIZE], str(state.box): cards[HAND_SIZE : 2 * HAND_SIZE]}
+        hands = {str(captain): cards[:HAND_SIZE], str(box): cards[HAND_SIZE : 2 * HAND_SIZE]}
         return [{"type": "deal", "hands": hands, "upcard": cards[2 * HAND_SIZE]}]
     if state.phase == "draw":
         unseen = sort_cards(CARD_SET - state.seen)
@@ -140,18 +147,26 @@ def _knock_doc(state: GinState) -> dict[str, Any] | None:
 
 
 def _layout_doc(state: GinState) -> dict[str, Any] | None:
-    lay = state.layout
-    if lay is None:
+    lay, knock = state.layout, state.knock
+    if lay is None or knock is None:
         return None
     return {
         "seat": lay.seat,
         "melds": [list(m) for m in lay.melds],
-        "layoffs": [{"card": c, "meld": i} for c, i in lay.layoffs],
+        # `meld`: the index of the knocker's meld in `knock.melds` (the event's numbering, from 0), which
+        # `extended` keeps; `onto`: that meld's cards when the card joined it
+        "layoffs": [{"card": c, "meld": i, "onto": list(m)} for c, i, m in layoff_steps(knock.melds, lay.layoffs)],
         "extended": [list(m) for m in lay.extended],
         "deadwood": list(lay.deadwood),
         "count": lay.count,
         "seq": lay.seq,
     }
+
+
+def _next_roles_doc(state: GinState) -> dict[str, int] | None:
+    """`{box, captain, sitter}` of the deal that is due (phase `deal`), else null."""
+    roles = state.dealing_roles if state.phase == "deal" else None
+    return None if roles is None else dict(zip(("box", "captain", "sitter"), roles, strict=True))
 
 
 def view(state: GinState, seat: Viewpoint) -> dict[str, Any]:
@@ -170,6 +185,7 @@ def view(state: GinState, seat: Viewpoint) -> dict[str, Any]:
             "box": state.box,
             "captain": state.captain,
             "sitter": state.sitter,
+            "next_roles": _next_roles_doc(state),
             "cut": {str(s): c for s, c in enumerate(state.cut)} if state.cut else None,
             "pile": list(state.pile),
             "pile_top": state.pile[-1] if state.pile else None,

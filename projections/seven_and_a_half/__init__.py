@@ -4,12 +4,18 @@ Rule source: `rules/seven-and-a-half.md` (from seed `003_113f008a8bb00635.txt`).
 Options: `first_banker` (seat, default 0), `min_bet` and `max_bet` (integers
 from 1 to 10**9, default 1 and 100, `min_bet` not above `max_bet`), the variants
 `two_card_bonus`, `pair_of_sevens`, `face_down_request`, `splitting` (booleans,
-default false) and `wild_card` (a J, Q or K card code, default null), and
-`enforcement`.
+default false) and `wild_card` (a J, Q or K card code, default null),
+`enforcement`, and the house rule `bank_needs_win` (bool, default false; true:
+only a player's 7½ that wins its stake takes the bank; a play option, since
+the banker of the next hand decides who stakes and in which order). A record
+made before it existed reads as its default.
 
 Totals are kept in half points everywhere (½ = 1, 7½ = 15): `total` fields
 and `banker_total` in results are half points; `total_text` shows them as
-people write them ("6½").
+people write them ("6½"). `RULES.units` says so for every reader (`total`,
+`banker_total`: `half`; amounts, stakes, points and totals: `chips`), and
+every reason and message writes seats, cards, totals and amounts with the
+markers of `projections.phrases` (`{half:13}` reads 6½, `{chips:5}` 5 chips).
 
 Readings of the rule text:
 
@@ -39,7 +45,10 @@ Readings of the rule text:
   and a J/Q/K, the wild card included) counts only with `two_card_bonus`.
 - The bank passes, after settlement, to the first player in playing order
   with a hand finished at 7½ (any kind) or a pair of sevens, whatever the
-  banker made (the file's Decision). A later `bank_passed` (only between
+  banker made (the file's Decision); with `bank_needs_win`, a 7½ only when
+  it won its stake (a `half.bank_needs_win` line at 0 says why a 7½ that
+  lost did not take it). A pair of sevens takes the bank either way: the
+  house rule names only a 7½, and is read literally. A later `bank_passed` (only between
   hands, never to the banker due) overrides it. A voided hand scores zero
   and the same banker banks the next hand.
 - Cards face down: every dealt card, the banker's included, and every
@@ -67,7 +76,8 @@ Readings of the rule text:
   hands, the seqs, who paid whom and how much. A bust's lines are written
   at the bust. Rule ids: `half.bust`, `half.banker_bust`, `half.higher`,
   `half.banker_wins`, `half.pair_of_sevens`, `half.two_card_bonus`,
-  `half.banker_pair_of_sevens`, `half.banker_two_card`.
+  `half.banker_pair_of_sevens`, `half.banker_two_card`, and `half.bank_needs_win`
+  (0 points: the house rule kept a losing 7½ from the bank).
 - `session_closed` (only between hands) ends the game; there is no winner.
 
 `phase` values: `between` (no hand in progress: the first stake,
@@ -114,6 +124,8 @@ from events.errors import InvalidEventError, UnknownGameError
 from events.schema import MAX_AMOUNT
 from events.seven_and_a_half import EVENTS, Bet, Deal, Hit, SevenAndAHalfEvent, Split, Stand
 from projections.fastreplace import replace
+from projections.phrases import CHIPS, HALF, halves
+from projections.phrases import card as card_text
 from projections.rules import (
     CHANCE,
     ENFORCEMENT,
@@ -148,7 +160,6 @@ from projections.seven_and_a_half._cards import (
     SEVEN_AND_A_HALF,
     STOOD,
     TOP,
-    halves,
     is_face,
     is_pair_of_sevens,
     is_two_card,
@@ -181,22 +192,34 @@ def _opt_wild(value: Any, seats: int) -> str | None:
     except InvalidEventError:
         raise ValueError("must be a J, Q or K card code such as 'KD', or null") from None
     if rank(code) not in FACES:
-        raise ValueError(f"must name a J, Q or K, not {code}")
+        raise ValueError(f"must name a J, Q or K, not {card_text(code)}")
     return code
 
 
 OPTIONS: dict[str, OptionSpec] = {
-    "first_banker": OptionSpec(0, opt_seat, "the banker of the first hand"),
+    "first_banker": OptionSpec(0, opt_seat, "the banker of the first hand", seating=True),
     "min_bet": OptionSpec(1, opt_int(1, MAX_AMOUNT), "the smallest stake (table limit), 1 to 10**9 (default 1)"),
     "max_bet": OptionSpec(100, opt_int(1, MAX_AMOUNT), "the largest stake (table limit), 1 to 10**9 (default 100)"),
     "two_card_bonus": OptionSpec(
-        False, opt_bool, "a 7 and a face card as the first two cards are paid double", scoring_only=True
+        False,
+        opt_bool,
+        "a 7 and a face card as the first two cards are paid double",
+        scoring_only=True,
+        rule="half.two_card_bonus",
     ),
     "wild_card": OptionSpec(None, _opt_wild, "a J, Q or K that counts as any of ½, 1-7"),
     "pair_of_sevens": OptionSpec(False, opt_bool, "two 7s beat every hand, paid triple"),
     "face_down_request": OptionSpec(False, opt_bool, "a player may ask for one card face down at a time"),
     "splitting": OptionSpec(False, opt_bool, "a hand of two face cards may be split"),
     "enforcement": ENFORCEMENT,
+    # house rule (rules "House rules"; a record made before it reads as its default)
+    "bank_needs_win": OptionSpec(
+        False,
+        opt_bool,
+        "house rule: false (default): a player's 7½ takes the bank even when the banker's 7½ won the tie; true: "
+        "only a 7½ that wins takes the bank",
+        rule="half.bank_needs_win",
+    ),
 }
 
 #: The boolean variants the view shows. The wild card is left to the game's options: a card code in
@@ -751,6 +774,24 @@ FIELDS: dict[str, dict[str, FieldKind]] = {
 }
 
 
+#: The unit of every value a person reads (`GameRules.units`, `phrases.value_text`): totals in half
+#: points (`total` of a hit, a stand and a hand in the view, the settlement's `banker_total`), stakes and
+#: payments in chips (a `bet`'s and a `split`'s `amount`, the view's `stake`, `stakes` and limits, the
+#: points of score lines, hands and facts, the totals and the view's `hand_points`).
+UNITS: dict[str, str] = {
+    "total": HALF,
+    "banker_total": HALF,
+    "amount": CHIPS,
+    "stake": CHIPS,
+    "stakes": CHIPS,
+    "min_bet": CHIPS,
+    "max_bet": CHIPS,
+    "points": CHIPS,
+    "totals": CHIPS,
+    "hand_points": CHIPS,
+}
+
+
 RULES: GameRules[SevenAndAHalfState] = GameRules(
     kind="seven-and-a-half",
     title="Seven and a Half",
@@ -776,4 +817,5 @@ RULES: GameRules[SevenAndAHalfState] = GameRules(
     situation_tags=SITUATION_TAGS,
     fields=FIELDS,
     to_act=next_to_act,
+    units=UNITS,
 )

@@ -1,7 +1,9 @@
 """Cards, values and hand totals of Seven and a Half, in half points.
 
 Every total is an integer count of half points (½ = 1, 7 = 14, 7½ = 15), so
-no float ever enters a comparison or a score.
+no float ever enters a comparison or a score. People read them through
+`projections.phrases` (`halves`, the `{half:N}` marker), the one place that
+writes half points as `6½`.
 """
 
 from __future__ import annotations
@@ -93,11 +95,3 @@ def status_of(cards: Sequence[str], wild: str | None, pair_rule: bool) -> str:
     if points == TOP:
         return SEVEN_AND_A_HALF
     return OPEN
-
-
-def halves(points: int) -> str:
-    """Half points for people: 13 -> "6½", 1 -> "½", 14 -> "7"."""
-    whole, half = divmod(points, 2)
-    if not half:
-        return str(whole)
-    return f"{whole}½" if whole else "½"

@@ -4,6 +4,10 @@ Both lines carry the same sentence, which names the hands compared, the seqs
 they were decided at, who paid whom and how much; their points are opposite,
 so every hand's points sum to zero across the table.
 
+The sentences are written with the markers of `projections.phrases`: seats
+`{seat:N}` (shown with the players' names), cards, totals in half points
+`{half:N}` (shown `6½`) and amounts `{chips:N}` (shown `5 chips`).
+
 Settlement runs once per hand for every player hand (issue 15): the banker's
 side of the comparison (its kind, its description) is worked out once per
 settlement, not once per stake, the sentence is one f-string, and the points
@@ -12,6 +16,8 @@ are summed as the lines are made.
 
 from __future__ import annotations
 
+from projections.phrases import cards, chips, half
+from projections.phrases import seat as player
 from projections.rules import ScoreLine
 from projections.seven_and_a_half._cards import (
     BUST,
@@ -20,7 +26,6 @@ from projections.seven_and_a_half._cards import (
     PLAIN,
     SEVEN_AND_A_HALF,
     TWO_CARD,
-    halves,
     is_two_card,
     total,
 )
@@ -29,30 +34,31 @@ from projections.seven_and_a_half._state import ORDERS, Hand, SevenAndAHalfState
 #: `ScoreLine(hand, seat, points, rule, reason, events)`, made directly
 _line = positional_maker(ScoreLine)
 
-#: `halves(n)` for the totals a hand can reach (a bust is at most 7 + 7 in half points)
-_HALVES: dict[int, str] = {n: halves(n) for n in range(64)}
+#: `half(n)`, the marker of a total in half points, for the totals a hand can reach (a bust is at most
+#: 7 + 7 in half points)
+_HALVES: dict[int, str] = {n: half(n) for n in range(64)}
 
 
 def half_text(points: int) -> str:
-    """`halves(points)`, looked up for the usual totals."""
+    """`half(points)` (shown `6½`), looked up for the usual totals."""
     found = _HALVES.get(points)
-    return halves(points) if found is None else found
+    return half(points) if found is None else found
 
 
 def who(state: SevenAndAHalfState, seat: int, index: int) -> str:
-    """`seat 2`, or `seat 2's hand 1` once the seat has split."""
-    return f"seat {seat}" if len(state.hands[seat]) == 1 else f"seat {seat}'s hand {index}"
+    """`{seat:2}`, or `{seat:2}'s hand 1` once the seat has split (the event's `hand` numbering, from 0)."""
+    return player(seat) if len(state.hands[seat]) == 1 else f"{player(seat)}'s hand {index}"
 
 
 def describe(state: SevenAndAHalfState, hand: Hand) -> str:
-    """A finished hand for people: `bust with 8`, `6½`, `a two-card 7½ (7S JD)`, ..."""
+    """A finished hand for people: `bust with {half:16}`, `{half:13}`, `a two-card 7½ ({cards:7S JD})`, ..."""
     if hand.status == BUST:
         return f"bust with {half_text(state.total(hand))}"
     kind = state.kind(hand)
     if kind == PAIR:
-        return f"a pair of sevens ({' '.join(hand.cards)})"
+        return f"a pair of sevens ({cards(hand.cards)})"
     if kind == TWO_CARD:
-        return f"a two-card 7½ ({' '.join(hand.cards)})"
+        return f"a two-card 7½ ({cards(hand.cards)})"
     return half_text(state.total(hand))
 
 
@@ -80,7 +86,7 @@ def bust_lines(state: SevenAndAHalfState, seat: int, index: int, hand: Hand) -> 
     b = state.banker
     reason = (
         f"{who(state, seat, index)} bust with {half_text(state.total(hand))} at seq {hand.end_seq}: "
-        f"seat {seat} pays {hand.stake} to the banker, seat {b}"
+        f"{player(seat)} pays {chips(hand.stake)} to the banker, {player(b)}"
     )
     stake_seq, end_seq = hand.stake_seq, hand.end_seq
     events = (stake_seq, end_seq) if 0 < stake_seq < end_seq else _seqs((stake_seq, end_seq))
@@ -118,15 +124,17 @@ def settle(
     `hands`: the table's hands after the event that settles; only the hand number, banker, seats and
     options are read from `state`. The two lines of each settled stake are appended to `lines` and
     added to `points` (per seat). Returns the first player in playing order whose hand finished at 7½
-    or with a pair of sevens (who takes the bank) or None, the banker's hand (None when every player
-    hand bust: the banker did not play) and its total. The banker's side is worked out once, at the
-    first unbust hand.
+    or with a pair of sevens (who takes the bank; with the house rule `bank_needs_win` a 7½ only when it
+    won, and a 7½ that lost gets a `half.bank_needs_win` line at 0 saying why it did not) or None, the
+    banker's hand (None when every player hand bust: the banker did not play) and its total. The banker's
+    side is worked out once, at the first unbust hand.
     """
     b = state.banker
     number = state.hand
     options = state.options
     wild = options.get("wild_card")
     bonus = bool(options.get("two_card_bonus"))
+    needs_win = bool(options.get("bank_needs_win"))
     taker: int | None = None
     bank: Hand | None = None
     bank_total = bank_seq = 0
@@ -143,17 +151,17 @@ def settle(
                 bank_kind = state.kind(bank)
                 bank_total = total(bank.cards, wild)
                 against = f" against the banker's {describe(state, bank)} at seq {bank_seq}: "
-            cards = hand.cards
-            mine = total(cards, wild)
+            held = hand.cards
+            mine = total(held, wild)
             if status == PAIR_OF_SEVENS:  # as `state.kind`
                 kind = PAIR
-                text = f"a pair of sevens ({' '.join(cards)})"
-            elif bonus and is_two_card(cards):
+                text = f"a pair of sevens ({cards(held)})"
+            elif bonus and is_two_card(held):
                 kind = TWO_CARD
-                text = f"a two-card 7½ ({' '.join(cards)})"
+                text = f"a two-card 7½ ({cards(held)})"
             else:
                 kind = PLAIN
-                text = _HALVES.get(mine) or halves(mine)
+                text = _HALVES.get(mine) or half(mine)
             if kind == PLAIN and bank_kind == PLAIN and bank_status != BUST:  # `_verdict`'s last case
                 wins = mine > bank_total
                 multiple, note = 1, ""
@@ -166,16 +174,16 @@ def settle(
             else:
                 wins, multiple, rule, note = _verdict(kind, bank_status, bank_kind, mine, bank_total)
             amount = hand.stake * multiple
-            name = f"seat {seat}" if len(seat_hands) == 1 else f"seat {seat}'s hand {index}"
+            name = player(seat) if len(seat_hands) == 1 else f"{player(seat)}'s hand {index}"
             if wins:
                 reason = (
                     f"{name}: {text} at seq {hand.end_seq}{against}"
-                    f"the banker, seat {b}, pays {amount} to seat {seat}{note}"
+                    f"the banker, {player(b)}, pays {chips(amount)} to {player(seat)}{note}"
                 )
             else:
                 reason = (
                     f"{name}: {text} at seq {hand.end_seq}{against}"
-                    f"seat {seat} pays {amount} to the banker, seat {b}{note}"
+                    f"{player(seat)} pays {chips(amount)} to the banker, {player(b)}{note}"
                 )
                 amount = -amount
             stake_seq, end_seq = hand.stake_seq, hand.end_seq
@@ -187,6 +195,18 @@ def settle(
             lines.append(_line(number, b, -amount, rule, reason, events))
             points[seat] += amount
             points[b] -= amount
-            if taker is None and status in (SEVEN_AND_A_HALF, PAIR_OF_SEVENS):
+            if status == SEVEN_AND_A_HALF and not wins and needs_win:
+                lines.append(
+                    _line(
+                        number,
+                        seat,
+                        0,
+                        "half.bank_needs_win",
+                        f"{name}: {half(15)} at seq {hand.end_seq} did not win, so it does not take the bank "
+                        "(house rule bank_needs_win: only a 7½ that wins takes the bank)",
+                        events,
+                    )
+                )
+            elif taker is None and status in (SEVEN_AND_A_HALF, PAIR_OF_SEVENS):
                 taker = seat
     return taker, bank, bank_total

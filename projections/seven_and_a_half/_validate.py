@@ -5,19 +5,21 @@ is finished, a variant the game does not use) is checked before the three
 illegal plays of the rule file: `half.stake_limits`, `half.split_stake` and
 `half.two_face_down`. The cards a `deal` or a `hit` names (of the 40-card
 deck, each once, none already seen in the hand) are the engine's to check,
-before this (`RULES.reveals`).
+before this (`RULES.reveals`). Messages name seats, cards, totals and amounts
+with the markers of `projections.phrases`.
 """
 
 from __future__ import annotations
 
 from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnError
+from projections.phrases import cards, chips, half
+from projections.phrases import seat as player
 from projections.rules import Event
 from projections.seven_and_a_half._cards import (
     BUST,
     PAIR_OF_SEVENS,
     SEVEN_AND_A_HALF,
     STOOD,
-    halves,
     is_face,
 )
 from projections.seven_and_a_half._settle import who
@@ -46,7 +48,7 @@ def _validate_between(state: SevenAndAHalfState, event: Event) -> None:
     if state.in_progress:
         raise ImpossibleEventError(f"{kind} is accepted only between hands; hand {state.hand} is in progress")
     if kind == "bank_passed" and event["to"] == state.next_banker:
-        raise ImpossibleEventError(f"seat {event['to']} already holds the bank for the next hand")
+        raise ImpossibleEventError(f"{player(event['to'])} already holds the bank for the next hand")
 
 
 def _validate_bet(state: SevenAndAHalfState, seat: int, amount: int) -> None:
@@ -54,14 +56,17 @@ def _validate_bet(state: SevenAndAHalfState, seat: int, amount: int) -> None:
         raise OutOfTurnError(f"stakes come before the deal; hand {state.hand} has been dealt")
     banker = state.next_banker
     if seat == banker:
-        raise ImpossibleEventError(f"seat {seat} holds the bank and places no stake")
+        raise ImpossibleEventError(f"{player(seat)} holds the bank and places no stake")
     placed = state.stakes[seat] if state.phase == STAKES else None
     if placed is not None:
-        raise ImpossibleEventError(f"seat {seat} has already staked {placed[0]} at seq {placed[1]} in this hand")
+        raise ImpossibleEventError(
+            f"{player(seat)} has already staked {chips(placed[0])} at seq {placed[1]} in this hand"
+        )
     low, high = state.limits
     if not low <= amount <= high:
         raise IllegalEventError(
-            "half.stake_limits", f"seat {seat}'s stake of {amount} is outside the table limits {low} to {high}"
+            "half.stake_limits",
+            f"{player(seat)}'s stake of {chips(amount)} is outside the table limits, {low} to {chips(high)}",
         )
 
 
@@ -69,8 +74,9 @@ def _validate_deal(state: SevenAndAHalfState, event: Event) -> None:
     if state.phase == BETWEEN:
         raise OutOfTurnError("no stake has been placed: a hand begins with its stakes, then comes the deal")
     if state.phase == STAKES:
-        due = [str(s) for s in state.order() if state.stakes[s] is None]
-        raise OutOfTurnError(f"the deal comes after every stake; seat(s) {', '.join(due)} have not staked")
+        due = [player(s) for s in state.order() if state.stakes[s] is None]
+        verb = "has" if len(due) == 1 else "have"
+        raise OutOfTurnError(f"the deal comes after every stake; {', '.join(due)} {verb} not staked")
     if state.phase != DEAL:
         raise OutOfTurnError(f"hand {state.hand} has been dealt already")
 
@@ -82,7 +88,7 @@ def _validate_turn(state: SevenAndAHalfState, event: Event) -> None:
     assert state.turn is not None
     if seat != state.turn:
         role = " (the banker)" if state.turn == state.banker else ""
-        raise OutOfTurnError(f"it is seat {state.turn}'s turn{role}, not seat {seat}'s")
+        raise OutOfTurnError(f"it is {player(state.turn)}'s turn{role}, not {player(seat)}'s")
     is_banker = seat == state.banker
     if kind in ("split", "flip") or (kind == "hit" and event.get("face_down")):
         option = "splitting" if kind == "split" else "face_down_request"
@@ -90,7 +96,7 @@ def _validate_turn(state: SevenAndAHalfState, event: Event) -> None:
         if not state.options[option]:
             raise ImpossibleEventError(f"{what} needs the {option} option, which this game does not use")
         if is_banker:
-            raise ImpossibleEventError(f"the banker, seat {seat}, never asks for {what}")
+            raise ImpossibleEventError(f"the banker, {player(seat)}, never asks for {what}")
     if kind == "flip":
         _validate_flip(state, seat, event.get("hand"))
         return
@@ -106,7 +112,7 @@ def _validate_turn(state: SevenAndAHalfState, event: Event) -> None:
             down = sorted(c for h in state.hands[seat] for c in h.cards if c in state.face_down)
             raise IllegalEventError(
                 "half.two_face_down",
-                f"seat {seat} asked for a face-down card while holding one ({', '.join(down)}): flip it first",
+                f"{player(seat)} asked for a face-down card while holding one ({cards(down)}): flip it first",
             )
     elif kind == "split":
         _validate_split(state, seat, index, hand, event["amount"])
@@ -115,12 +121,12 @@ def _validate_turn(state: SevenAndAHalfState, event: Event) -> None:
 def _hand_of(state: SevenAndAHalfState, seat: int, index: int) -> Hand:
     hands = state.hands[seat]
     if index >= len(hands):
-        raise ImpossibleEventError(f"seat {seat} has no hand {index}; its hands are 0 to {len(hands) - 1}")
+        raise ImpossibleEventError(f"{player(seat)} has no hand {index}; its hands are 0 to {len(hands) - 1}")
     return hands[index]
 
 
 def _status_text(state: SevenAndAHalfState, hand: Hand) -> str:
-    points = halves(state.total(hand))
+    points = half(state.total(hand))
     return {
         STOOD: f"stood on {points}",
         BUST: f"bust with {points}",
@@ -132,17 +138,19 @@ def _status_text(state: SevenAndAHalfState, hand: Hand) -> str:
 def _validate_split(state: SevenAndAHalfState, seat: int, index: int, hand: Hand, amount: int) -> None:
     if len(hand.cards) != 2 or not all(is_face(c) for c in hand.cards):
         raise ImpossibleEventError(
-            f"only a hand of two face cards may be split; {who(state, seat, index)} holds {' '.join(hand.cards)}"
+            f"only a hand of two face cards may be split; {who(state, seat, index)} holds {cards(hand.cards)}"
         )
     if amount < hand.stake:
         raise IllegalEventError(
             "half.split_stake",
-            f"the new stake {amount} is below the stake {hand.stake} of {who(state, seat, index)} being split",
+            f"the new stake {chips(amount)} is below the stake {chips(hand.stake)} of {who(state, seat, index)} "
+            "being split",
         )
     low, high = state.limits
     if not low <= amount <= high:
         raise IllegalEventError(
-            "half.stake_limits", f"seat {seat}'s split stake of {amount} is outside the table limits {low} to {high}"
+            "half.stake_limits",
+            f"{player(seat)}'s split stake of {chips(amount)} is outside the table limits, {low} to {chips(high)}",
         )
 
 
@@ -155,4 +163,4 @@ def _validate_flip(state: SevenAndAHalfState, seat: int, index: int | None) -> N
             raise ImpossibleEventError(f"{who(state, seat, index)} holds no face-down card")
         return
     if not state.flippable(seat, None):
-        raise ImpossibleEventError(f"seat {seat} holds no face-down card in an unfinished hand")
+        raise ImpossibleEventError(f"{player(seat)} holds no face-down card in an unfinished hand")

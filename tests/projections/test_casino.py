@@ -7,6 +7,8 @@ a deal by seat 0 is 1, 2, 0.
 
 from __future__ import annotations
 
+import random
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -14,11 +16,14 @@ import pytest
 
 from events.casino import build_value
 from events.errors import UnknownGameError
+from projections import phrases
 from projections.casino import CasinoState
+from projections.casino._groups import value_of
 from projections.casino._state import CARD_SET, Build
 from projections.engine import Position
 from projections.registry import rules_for
 from projections.rules import HIDDEN, OMNISCIENT, SPECTATOR
+from projections.simulate import play
 from tests.projections.helpers import (
     check_census,
     decide,
@@ -35,6 +40,11 @@ from tests.projections.helpers import (
 
 KIND = "casino"
 RULES = rules_for(KIND)
+
+
+def said(marked: str) -> str:
+    """A `match=` pattern for a message written with phrase markers (`{seat:1} deals`)."""
+    return re.escape(marked)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -144,6 +154,7 @@ def test_options_are_filled_with_their_defaults() -> None:
         "first_dealer": 0,
         "target": 21,
         "sweeps": False,
+        "trail_only_when_forced": False,
         "enforcement": "strict",
     }
     assert RULES.options_for(["a", "b", "c"], {"target": 11, "sweeps": True, "first_dealer": 2})["target"] == 11
@@ -213,21 +224,28 @@ def test_first_deal_needs_the_table_and_the_due_dealer() -> None:
     fresh = given(KIND, [], options={"first_dealer": 1})
     hands = H2
     expect_impossible(KIND, fresh, deal(hands, dealer=1), "table")
-    expect_impossible(KIND, fresh, deal(hands, ["8C", "2D", "6H", "5S"], dealer=0), "seat 1 deals")
-    expect_impossible(KIND, fresh, deal(hands, ["8C", "2D", "6H", "8D"], dealer=1), "8D is named twice")
-    expect_impossible(KIND, fresh, trail(0, "8D"), "a deal by seat 1 is due")
+    expect_impossible(KIND, fresh, deal(hands, ["8C", "2D", "6H", "5S"], dealer=0), said(f"{phrases.seat(1)} deals"))
+    expect_impossible(
+        KIND, fresh, deal(hands, ["8C", "2D", "6H", "8D"], dealer=1), said(f"{phrases.card('8D')} is named twice")
+    )
+    expect_impossible(KIND, fresh, trail(0, "8D"), said(f"a deal by {phrases.seat(1)} is due"))
 
 
 def test_later_deals_continue_the_round_without_table() -> None:
     state = start(H2, ["8C", "2D", "6H", "5S"])
-    expect_impossible(KIND, state, deal([["AS", "AC", "AD", "AH"], ["2S", "2C", "2H", "3S"]]), "seat 1 is to play")
+    expect_impossible(
+        KIND, state, deal([["AS", "AC", "AD", "AH"], ["2S", "2C", "2H", "3S"]]), said(f"{phrases.seat(1)} is to play")
+    )
     state = trail_out(state)
     assert state.game.phase == "deal" and state.hand == 1 and RULES.hand_in_progress(state.game)
     second = [["AS", "AC", "AD", "AH"], ["2S", "2C", "2H", "3S"]]
     expect_impossible(KIND, state, deal(second, ["4S", "4D", "4H", "5C"]), "only the first deal")
-    expect_impossible(KIND, state, deal(second, dealer=1), "seat 0 deals now")
+    expect_impossible(KIND, state, deal(second, dealer=1), said(f"{phrases.seat(0)} deals now"))
     expect_impossible(
-        KIND, state, deal([["AS", "AC", "AD", "AH"], ["2S", "2C", "2H", "8C"]]), "8C has already been seen"
+        KIND,
+        state,
+        deal([["AS", "AC", "AD", "AH"], ["2S", "2C", "2H", "8C"]]),
+        said(f"{phrases.card('8C')} has already been seen"),
     )
     state = then(KIND, state, deal(second))
     assert (state.hand, state.game.deals, state.game.to_play) == (1, 2, 1)
@@ -264,9 +282,9 @@ def test_the_deck_runs_out_after_6_4_or_3_deals(players: int, deals: int) -> Non
 
 def test_out_of_turn_and_cards_not_held_are_impossible() -> None:
     state = start(H2, ["8C", "2D", "6H", "5S"])
-    expect_impossible(KIND, state, trail(0, "4C"), "seat 1's turn")
-    expect_impossible(KIND, state, trail(1, "4C"), "seat 1 does not hold 4C")
-    expect_impossible(KIND, state, cap(1, "8C", "8C"), "does not hold 8C")
+    expect_impossible(KIND, state, trail(0, "4C"), said(f"{phrases.seat(1)}'s turn"))
+    expect_impossible(KIND, state, trail(1, "4C"), said(f"{phrases.seat(1)} does not hold {phrases.card('4C')}"))
+    expect_impossible(KIND, state, cap(1, "8C", "8C"), said(f"does not hold {phrases.card('8C')}"))
 
 
 # --------------------------------------------------------------------------- captures
@@ -284,7 +302,15 @@ SWEEP_SETUP = (
 def test_capture_of_several_groups_at_once_is_a_sweep() -> None:
     state = start(*SWEEP_SETUP[:2], *SWEEP_SETUP[2:])
     assert [b.to_dict() for b in state.game.builds] == [
-        {"id": "b1", "value": 8, "cards": ["4C", "4D"], "multiple": False, "owner": 1, "seq": 2}
+        {
+            "id": "b1",
+            "value": 8,
+            "cards": ["4C", "4D"],
+            "multiple": False,
+            "owner": 1,
+            "seq": 2,
+            "groups": [["4C", "4D"]],
+        }
     ]
     event = cap(1, "8D", "8C", "2D", "6H", "5S", "3H", "b1")
     state = then(KIND, state, event)
@@ -312,9 +338,9 @@ def test_the_capturer_chooses_what_to_take() -> None:
         (["2D", "5S"], "do not split into groups adding up to 8"),
         (["2D", "6H", "5S"], "do not split"),
         (["b2"], "no build b2"),
-        (["7C"], "7C is not a loose card on the table"),
+        (["7C"], said(f"{phrases.card('7C')} is not a loose card on the table")),
         ([], "names no table item"),
-        (["8C", "8C"], "8C twice"),
+        (["8C", "8C"], said(f"{phrases.card('8C')} twice")),
     ],
 )
 def test_captures_that_do_not_add_up_are_impossible(take: list[str], why: str) -> None:
@@ -328,7 +354,7 @@ def test_number_cards_take_neither_faces_nor_builds_of_another_value() -> None:
     expect_impossible(KIND, state, cap(0, "9D", "b1", "2D"), "not a loose card")
     expect_impossible(KIND, state, cap(0, "2S", "b1"), "captures only builds of 2; b1 is a build of 7")
     state = start([["QH", "9D", "2S", "3S"], ["7C", "5H", "KS", "KH"]], ["KD", "5D", "2D", "JH"])
-    expect_impossible(KIND, state, cap(1, "5H", "JH"), "JH has no number")
+    expect_impossible(KIND, state, cap(1, "5H", "JH"), said(f"{phrases.card('JH')} has no number"))
     expect_impossible(KIND, state, cap(1, "KS", "5D"), "a K captures only loose Ks")
 
 
@@ -370,7 +396,15 @@ def test_single_build_gets_an_id_and_an_owner() -> None:
     assert state.game.loose == ("9H", "JS", "5C")
     view = RULES.view(state.game, SPECTATOR)
     assert view["table"]["builds"] == [
-        {"id": "b1", "value": 5, "cards": ["3D", "2H"], "multiple": False, "owner": 1, "seq": 2}
+        {
+            "id": "b1",
+            "value": 5,
+            "cards": ["3D", "2H"],
+            "multiple": False,
+            "owner": 1,
+            "seq": 2,
+            "groups": [["3D", "2H"]],
+        }
     ]
     assert view["seats"][1]["builds"] == ["b1"]
     assert RULES.situations(event, state.facts) == ["build"]
@@ -395,7 +429,7 @@ def test_multiple_build_and_a_card_alone_next_to_a_group() -> None:
         (build(1, "2H", ["9H"], 8), "do not split"),
         (build(1, "TD", ["3D"], 8), "worth more"),
         (build(1, "2H", ["3D", "9H"], 7), "do not split into groups adding up to 7"),
-        (build(1, "2H", ["JS"], 5), "JS has no number"),
+        (build(1, "2H", ["JS"], 5), said(f"{phrases.card('JS')} has no number")),
         (build(1, "2H", [], 5), "names no table item"),
         (build(1, "2H", ["3D"], "K"), "face build of Ks is made with a K"),
         (build(1, "KC", ["3D"], 5), "makes only a face build of Ks"),
@@ -462,6 +496,46 @@ def test_multiple_build_taken_into_a_larger_one() -> None:
     state = then(KIND, state, build(0, "2C", ["6S", "b1"], 8))
     assert (state.game.builds[0].id, state.game.builds[0].multiple, state.game.builds[0].owner) == ("b2", True, 0)
     assert state.game.builds[0].cards == ("6S", "5D", "8H", "3H", "2C")
+
+
+def test_a_multiple_build_shows_its_groups_and_its_owner() -> None:
+    hands = [["2C", "8S", "3C", "QH"], ["3H", "8D", "6C", "KH"]]
+    state = start(hands, ["5D", "8H", "6S", "9H"], build(1, "3H", ["5D", "8H"], 8))
+    shown = RULES.view(state.game, SPECTATOR)["table"]["builds"]
+    assert [(b["id"], b["owner"], b["groups"]) for b in shown] == [("b1", 1, [["5D", "3H"], ["8H"]])]
+    # taken into a larger one: the old build's groups, then the new cards' group, and the new owner
+    state = then(KIND, state, build(0, "2C", ["6S", "b1"], 8))
+    shown = RULES.view(state.game, SPECTATOR)["table"]["builds"]
+    assert [(b["id"], b["owner"], b["groups"]) for b in shown] == [("b2", 0, [["5D", "3H"], ["8H"], ["6S", "2C"]])]
+    assert all(sum(value_of(c) or 0 for c in g) == 8 for g in shown[0]["groups"])
+    # the rules' results are the same as before: the facts list the cards, not the groups
+    assert state.facts == {
+        "build": "b2",
+        "value": 8,
+        "cards": ["6S", "5D", "8H", "3H", "2C"],
+        "multiple": True,
+        "replaced": ["b1"],
+    }
+
+
+def test_the_last_capture_says_who_played_which_card_and_what_it_took() -> None:
+    state = start(*SWEEP_SETUP[:2], *SWEEP_SETUP[2:])
+    assert RULES.view(state.game, SPECTATOR)["table"]["last_capture"] is None
+    state = then(KIND, state, cap(1, "8D", "8C", "b1"))
+    last = RULES.view(state.game, SPECTATOR)["table"]["last_capture"]
+    assert last == {"seat": 1, "seq": state.seq, "card": "8D", "took": ["8C", "4C", "4D"]}
+
+
+def test_a_played_out_round_shows_its_last_deal_not_deal_0() -> None:
+    state = last_card(
+        won=[CLUBS + HEARTS, DIAMONDS + SPADES], loose=["TD", "2S", "9D"], held="KS", last_capture=(1, 11)
+    )
+    assert RULES.view(state.game, SPECTATOR)["table"]["deal"] == 6
+    state = then(KIND, state, trail(0, "KS"))
+    table = RULES.view(state.game, SPECTATOR)["table"]
+    assert state.facts["hand_ended"] and (table["deal"], table["deals"]) == (6, 6)
+    voided = then(KIND, start(*SWEEP_SETUP[:2]), {"type": "hand_voided", "reason": "misdeal"})
+    assert RULES.view(voided.game, SPECTATOR)["table"]["deal"] == 0
 
 
 def test_face_build_onto_a_face_build_keeps_its_id() -> None:
@@ -551,12 +625,13 @@ def test_round_score_lines_name_seats_items_and_captures() -> None:
         (1, 1, "casino.ace", (11,)),
     ]
     sheet = RULES.score(state.game)
-    reasons = [line.reason for line in sheet.hands[0].lines]
+    reasons = [phrases.render(line.reason, ["Ann", "Ben"]) for line in sheet.hands[0].lines]
     assert reasons[1] == (
-        "big casino: seat 1 took TD with the cards left on the table, after its last capture at seq 11: 2 points"
+        "big casino: Ben took 10♦ with the cards left on the table, after their last capture at seq 11: 2 points"
     )
-    assert reasons[3] == "ace: seat 0 captured AC at seq 10: 1 point"
-    assert "seat 1 captured 13 spades (seat 0 0)" in reasons[0]
+    assert reasons[3] == "ace: Ann captured A♣ at seq 10: 1 point"
+    assert "Ben captured 13 spades (Ann 0)" in reasons[0]
+    assert sheet.hands[0].lines[3].reason == f"ace: {phrases.seat(0)} captured {phrases.card('AC')} at seq 10: 1 point"
     assert sheet.totals == (2, 6) and not sheet.finished and sheet.winner is None
     assert state.game.phase == "deal" and state.game.next_dealer == 1
     check_census(RULES, state)
@@ -660,7 +735,9 @@ def test_a_shared_highest_total_means_another_round_and_the_deal_passes_left() -
     assert RULES.score(state.game).totals == (21, 21) and not RULES.is_terminal(state.game)
     assert state.game.phase == "deal" and RULES.view(state.game, SPECTATOR)["to_act"] == [1]
     hands = [["AS", "AC", "AD", "AH"], ["2S", "2C", "2H", "3S"]]
-    expect_impossible(KIND, state, deal(hands, ["4S", "4D", "4H", "5C"], dealer=0), "seat 1 deals now")
+    expect_impossible(
+        KIND, state, deal(hands, ["4S", "4D", "4H", "5C"], dealer=0), said(f"{phrases.seat(1)} deals now")
+    )
     state = then(KIND, state, deal(hands, ["4S", "4D", "4H", "5C"], dealer=1))
     assert (state.hand, state.game.dealer, state.game.to_play) == (2, 1, 0)
     assert state.game.won == ((), ()) and state.game.builds == () and state.game.build_count == 0
@@ -676,7 +753,9 @@ def test_hand_voided_between_two_deals_and_the_same_dealer_deals_again() -> None
     assert [(h.hand, h.points, h.lines) for h in sheet.hands] == [(1, (0, 0), ())]
     expect_impossible(KIND, state, {"type": "hand_voided", "reason": "again"}, "in progress")
     hands = [["AS", "AC", "AD", "AH"], ["2S", "2C", "2H", "3S"]]
-    expect_impossible(KIND, state, deal(hands, ["4S", "4D", "4H", "5C"], dealer=0), "seat 1 deals now")
+    expect_impossible(
+        KIND, state, deal(hands, ["4S", "4D", "4H", "5C"], dealer=0), said(f"{phrases.seat(1)} deals now")
+    )
     state = then(KIND, state, deal(hands, ["4S", "4D", "4H", "8C"], dealer=1))
     assert (state.hand, state.game.dealer, state.game.loose) == (2, 1, ("4S", "4D", "4H", "8C"))
     check_census(RULES, state)
@@ -778,7 +857,7 @@ def test_golden_records_fold_to_their_expected_score(name: str) -> None:
     assert sheet.finished
     for hand in sheet.hands:
         for line in hand.lines:
-            assert line.rule.startswith("casino.") and f"seat {line.seat}" in line.reason and line.events
+            assert line.rule.startswith("casino.") and phrases.seat(line.seat) in line.reason and line.events
 
 
 def test_golden_records_exist() -> None:
@@ -797,3 +876,40 @@ def test_golden_multiple_build_from_a_build_gets_a_new_id() -> None:
         "multiple": True,
         "replaced": ["b7"],
     }
+
+
+# --------------------------------------------------------------------------- what a person reads
+
+ROUND_RULES = {"casino.most_cards", "casino.most_spades", "casino.big_casino", "casino.little_casino", "casino.ace"}
+
+
+def test_every_score_reason_reads_with_the_players_names() -> None:
+    """Random games until every item has been scored: each reason, rendered, names its seat's player and
+    holds neither a bare `seat N` nor a marker (the sweep's line: a crafted round)."""
+    names = ["Ann", "Ben", "Cho"]
+    seen: set[str] = set()
+    for seed in range(20):
+        playout = play(RULES, names[: 2 + seed % 2], {"target": 11}, rng=random.Random(seed), keep_states=True)
+        for line in RULES.score(playout.states[-1].game).lines:
+            text = phrases.render(line.reason, names)
+            assert names[line.seat] in text, text
+            assert not re.search(r"seat \d", text) and not phrases.has_marker(text), text
+            seen.add(line.rule)
+        if seen >= ROUND_RULES:
+            break
+    assert seen >= ROUND_RULES
+    won = [CLUBS + HEARTS + ["TD", "9D"], DIAMONDS + SPADES]
+    crafted = last_card(won=won, loose=["2S"], held="KS", last_capture=(1, 11), cleared=((0, 10), (1, 11)))
+    swept = then(KIND, with_options(crafted, sweeps=True), trail(0, "KS"))
+    lines = [line for line in RULES.score(swept.game).lines if line.rule == "casino.sweep"]
+    assert [phrases.render(line.reason, names) for line in lines] == [
+        "sweep: Ann's capture at seq 10 left the table empty: 1 point"
+    ]
+
+
+def test_illegal_plays_read_with_names_and_cards() -> None:
+    state = start(BUILD_HANDS, BUILD_TABLE, build(1, "2H", ["3D"], 5))
+    error = expect_illegal(KIND, then(KIND, state, trail(0, "QH")), trail(1, "KC"), "casino.trail_with_build")
+    assert phrases.render(error.reason, ["Ann", "Ben"]) == (
+        "Ben owns build b1 and may not trail K♣: they must capture or build"
+    )

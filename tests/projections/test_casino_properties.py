@@ -53,6 +53,11 @@ def _check_builds(state: CasinoState) -> None:
             assert total % b.value == 0 and total > b.value, b
         else:
             assert total == b.value, b
+        # the groups a reader is shown: the build's cards exactly, each group adding up to the value
+        groups = b.group_list
+        assert sorted(c for g in groups for c in g) == sorted(b.cards), b
+        assert all(sum(value_of(c) or 99 for c in g) == b.value for g in groups), b
+        assert (len(groups) > 1) == b.multiple, b
 
 
 @SETTINGS

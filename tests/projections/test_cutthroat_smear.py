@@ -6,14 +6,17 @@ worked out by hand in its comment.
 
 from __future__ import annotations
 
+import random
+import re
 from typing import Any
 
 import pytest
 
 from events.errors import UnknownGameError
-from projections import engine
+from projections import engine, notation, phrases
 from projections.registry import rules_for
 from projections.rules import OMNISCIENT, SPECTATOR, seat_dict
+from projections.simulate import play as play_out
 from tests.projections.helpers import (
     check_census,
     decide,
@@ -31,6 +34,18 @@ K = "cutthroat-smear"
 RULES = rules_for(K)
 TWO = ["P0", "P1"]
 THREE = ["P0", "P1", "P2"]
+NAMES = ["Ruby", "Ava", "Liam"]
+
+
+def said(marked: str) -> str:
+    """A `match=` pattern for a message written with phrase markers (`{seat:1} deals`)."""
+    return re.escape(marked)
+
+
+def read(text: str) -> str:
+    """A reason as a player reads it: seats as NAMES, cards with suit symbols."""
+    return phrases.render(text, NAMES)
+
 
 Ev = dict[str, Any]
 
@@ -118,7 +133,12 @@ def steal(dealer: int, bidder: int, amount: int) -> list[Ev]:
 
 
 def test_options_defaults_counts_and_ranges() -> None:
-    assert RULES.options_for(TWO, {}) == {"first_dealer": 0, "enforcement": "strict"}
+    assert RULES.options_for(TWO, {}) == {
+        "first_dealer": 0,
+        "high_point": "highest_trump",
+        "dealer_bids_after_passes": True,
+        "enforcement": "strict",
+    }
     assert RULES.options_for(THREE, {"first_dealer": 2})["first_dealer"] == 2
     with pytest.raises(UnknownGameError, match="unknown option 'target'"):
         RULES.options_for(TWO, {"target": 21})
@@ -133,7 +153,9 @@ def test_options_defaults_counts_and_ranges() -> None:
 
 def test_first_dealer_option_names_the_first_dealer() -> None:
     pos = given(K, [], THREE, {"first_dealer": 2})
-    expect_impossible(K, pos, deal(0, "2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D", "2H 3H 4H 5H 6H 7H"), "seat 2 deals")
+    expect_impossible(
+        K, pos, deal(0, "2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D", "2H 3H 4H 5H 6H 7H"), said(f"{phrases.seat(2)} deals")
+    )
     pos = then(K, pos, deal(2, "2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D", "2H 3H 4H 5H 6H 7H"))
     assert RULES.view(pos.game, OMNISCIENT)["to_act"] == [0]
 
@@ -181,8 +203,10 @@ def test_deal_gives_six_cards_each_and_the_rest_is_unseen() -> None:
 
 def test_impossible_deals() -> None:
     pos = given(K, [], TWO)
-    expect_impossible(K, pos, deal(1, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C 8C"), "seat 0 deals")
-    expect_impossible(K, pos, deal(0, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C AH"), "AH is named twice")
+    expect_impossible(K, pos, deal(1, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C 8C"), said(f"{phrases.seat(0)} deals"))
+    expect_impossible(
+        K, pos, deal(0, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C AH"), said(f"{phrases.card('AH')} is named twice")
+    )
     expect_impossible(K, pos, bid(1, 2), "no hand is in progress")
     expect_impossible(K, pos, play(1, "AH"), "no hand is in progress")
     expect_impossible(K, pos, {"type": "hand_voided", "reason": "x"}, "only while a hand is in progress")
@@ -196,8 +220,8 @@ def test_impossible_deals() -> None:
 def test_bidding_starts_left_of_the_dealer_and_ends_with_the_dealer() -> None:
     pos = given(K, [THREE_DEAL], THREE)
     assert RULES.view(pos.game, OMNISCIENT)["to_act"] == [1]
-    expect_impossible(K, pos, bid(2, 2), "seat 1's turn")
-    expect_impossible(K, pos, pas(0), "seat 1's turn")
+    expect_impossible(K, pos, bid(2, 2), said(f"{phrases.seat(1)}'s turn"))
+    expect_impossible(K, pos, pas(0), said(f"{phrases.seat(1)}'s turn"))
     pos = then(K, pos, pas(1))
     pos = then(K, pos, bid(2, 2))
     assert pos.game.phase == "bid" and RULES.view(pos.game, OMNISCIENT)["to_act"] == [0]
@@ -214,16 +238,18 @@ def test_bidding_starts_left_of_the_dealer_and_ends_with_the_dealer() -> None:
 def test_dealer_passing_leaves_the_high_bidder() -> None:
     pos = given(K, [THREE_DEAL, bid(1, 2), bid(2, 3), pas(0)], THREE)
     assert pos.game.phase == "play" and pos.game.bidder == 2
-    expect_impossible(K, pos, play(1, "AH"), "seat 2's turn to play")
+    expect_impossible(K, pos, play(1, "AH"), said(f"{phrases.seat(2)}'s turn to play"))
     expect_impossible(K, pos, pas(0), "bidding is over")
 
 
 def test_a_bid_must_be_strictly_higher_and_from_2_to_4() -> None:
     pos = given(K, [THREE_DEAL, bid(1, 3)], THREE)
-    expect_impossible(K, pos, bid(2, 3), "higher than seat 1's bid of 3")
-    expect_impossible(K, pos, bid(2, 2), "higher than seat 1's bid of 3")
+    expect_impossible(K, pos, bid(2, 3), said(f"higher than {phrases.seat(1)}'s bid of 3"))
+    expect_impossible(K, pos, bid(2, 2), said(f"higher than {phrases.seat(1)}'s bid of 3"))
     pos = then(K, pos, pas(2))
-    expect_impossible(K, pos, bid(0, 3), "higher than seat 1's bid of 3")  # the dealer may not take it at 3
+    expect_impossible(
+        K, pos, bid(0, 3), said(f"higher than {phrases.seat(1)}'s bid of 3")
+    )  # the dealer may not take it at 3
     for amount in (0, 1, 5, -2):
         expect_impossible(K, given(K, [THREE_DEAL], THREE), bid(1, amount), "2, 3 or 4")
 
@@ -267,7 +293,7 @@ def test_all_pass_throws_the_hand_in_and_the_same_dealer_deals_again(players: li
     assert sheet.totals == (0,) * n and not sheet.finished
     assert RULES.situations(events[-1], pos.facts) == ["throw_in"]
     other = (1 + 1) % n
-    expect_impossible(K, pos, deal(other, *hands), "seat 1 deals")
+    expect_impossible(K, pos, deal(other, *hands), said(f"{phrases.seat(1)} deals"))
     pos = then(K, pos, deal(1, *hands))
     assert pos.game.hand == 2 and pos.game.phase == "bid"
 
@@ -278,7 +304,7 @@ def test_a_voided_hand_scores_zero_and_the_same_dealer_deals_again() -> None:
         assert pos.game.phase == "deal" and pos.facts["voided"] is True
         check_census(RULES, pos)
         assert RULES.score(pos.game).hands[0].points == (0, 0) and RULES.score(pos.game).hands[0].lines == ()
-        expect_impossible(K, pos, deal(1, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C 8C"), "seat 0 deals")
+        expect_impossible(K, pos, deal(1, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C 8C"), said(f"{phrases.seat(0)} deals"))
         pos = then(K, pos, deal(0, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C 8C"))
         assert pos.game.hand == 2
 
@@ -286,7 +312,9 @@ def test_a_voided_hand_scores_zero_and_the_same_dealer_deals_again() -> None:
 def test_the_deal_passes_left_after_a_scored_hand() -> None:
     pos = given(K, THREE_HAND, THREE)
     assert pos.game.phase == "deal"
-    expect_impossible(K, pos, deal(0, "2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D", "2H 3H 4H 5H 6H 7H"), "seat 1")
+    expect_impossible(
+        K, pos, deal(0, "2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D", "2H 3H 4H 5H 6H 7H"), said(phrases.seat(1))
+    )
     pos = then(K, pos, deal(1, "2C 3C 4C 5C 6C 7C", "2D 3D 4D 5D 6D 7D", "2H 3H 4H 5H 6H 7H"))
     assert RULES.view(pos.game, OMNISCIENT)["to_act"] == [2]
 
@@ -297,7 +325,7 @@ def test_the_deal_passes_left_after_a_scored_hand() -> None:
 def test_the_bidders_first_lead_sets_trump() -> None:
     pos = given(K, [THREE_DEAL, bid(1, 2), pas(2), pas(0)], THREE)
     assert pos.game.trump is None
-    expect_impossible(K, pos, play(0, "2H"), "seat 1's turn to play")
+    expect_impossible(K, pos, play(0, "2H"), said(f"{phrases.seat(1)}'s turn to play"))
     pos = then(K, pos, play(1, "9C"))
     assert pos.game.trump == "C" and pos.facts == {"trump": "C"}
 
@@ -319,11 +347,11 @@ def test_when_trump_is_led_a_player_holding_trump_must_play_trump() -> None:
     pos = given(K, [*THREE_HAND[:4], *THREE_PLAYS[:1]], THREE)
     assert RULES.legal_events(pos.game) == [play(2, "JH"), play(2, "4H")]
     err = expect_illegal(K, pos, play(2, "TC"), "smear.follow_suit")
-    assert "seat 2 holds trump (hearts) and must play trump to AH, not TC" in err.reason
+    assert "Liam holds trump (hearts) and must play trump to A♥, not 10♣" in read(err.reason)
     # later, clubs led: seat 1 holds KC and 9C and no trump, so 8S is illegal
     pos = given(K, [*THREE_HAND[:4], *THREE_PLAYS[:10]], THREE)
     err = expect_illegal(K, pos, play(1, "8S"), "smear.follow_suit")
-    assert "seat 1 holds clubs and must follow 7C" in err.reason
+    assert "Ava holds clubs and must follow 7♣" in read(err.reason)
 
 
 def test_an_illegal_play_is_folded_as_played_under_record() -> None:
@@ -339,10 +367,10 @@ def test_an_illegal_play_is_folded_as_played_under_record() -> None:
 
 def test_impossible_plays() -> None:
     pos = given(K, [TRUMP_ANYWAY_DEAL, bid(1, 2), pas(0), *TRUMP_ANYWAY_PLAYS[:2]], TWO)
-    expect_impossible(K, pos, play(0, "9C"), "seat 1's turn to play, not seat 0's")
-    expect_impossible(K, pos, play(1, "AH"), "already been played in this hand, by seat 1 at seq 4")
-    expect_impossible(K, pos, play(1, "8C"), "seat 1 does not hold 8C")
-    expect_impossible(K, pos, play(1, "AS"), "seat 1 does not hold AS")
+    expect_impossible(K, pos, play(0, "9C"), said(f"{phrases.seat(1)}'s turn to play, not {phrases.seat(0)}'s"))
+    expect_impossible(K, pos, play(1, "AH"), said(f"already been played in this hand, by {phrases.seat(1)} at seq 4"))
+    expect_impossible(K, pos, play(1, "8C"), said(f"{phrases.seat(1)} does not hold {phrases.card('8C')}"))
+    expect_impossible(K, pos, play(1, "AS"), said(f"{phrases.seat(1)} does not hold {phrases.card('AS')}"))
     expect_impossible(K, pos, bid(1, 3), "bidding is over")
 
 
@@ -365,9 +393,11 @@ def test_made_bid_scores_everything_won() -> None:
         (1, 1, "smear.game", (4, 9)),
         (1, 0, "smear.bid_made", (2,)),
     ]
-    reasons = [ln.reason for ln in RULES.score(pos.game).hands[0].lines]
-    assert reasons[0] == "High: seat 1 played AH at seq 4, the highest trump (hearts) played"
-    assert reasons[2] == "Game: seat 1 won the most game value in tricks, 6 (seat 0: 3, seat 1: 6)"
+    scored = RULES.score(pos.game).hands[0].lines
+    reasons = [read(ln.reason) for ln in scored]
+    assert reasons[0] == "High: Ava played A♥ at seq 4, the highest trump (hearts) played"
+    assert reasons[2] == "Game: Ava won the most game value in tricks, 6 (Ruby: 3, Ava: 6)"
+    assert scored[0].reason.startswith(f"High: {phrases.seat(1)} played {phrases.card('AH')}")
     assert "won 3 points (High, Low, Game): the bid is made" in reasons[3]
     assert pos.facts["made"] is True and pos.facts["jack"] is None
     assert RULES.situations(TRUMP_ANYWAY[-1], pos.facts) == ["made_bid"]
@@ -412,9 +442,9 @@ def test_three_players_high_low_jack_and_game_go_to_different_seats() -> None:
         (2, 1, "smear.game", (18, 21)),
         (1, 0, "smear.bid_made", (2,)),
     ]
-    jack = RULES.score(pos.game).hands[0].lines[2].reason
-    assert jack == "Jack: seat 2 played JH at seq 6; trick 1, which holds it, was won by seat 1 at seq 7"
-    assert "(seat 0: 3, seat 1: 8, seat 2: 20)" in RULES.score(pos.game).hands[0].lines[3].reason
+    jack = read(RULES.score(pos.game).hands[0].lines[2].reason)
+    assert jack == "Jack: Liam played J♥ at seq 6; trick 1, which holds it, was won by Ava at seq 7"
+    assert "(Ruby: 3, Ava: 8, Liam: 20)" in read(RULES.score(pos.game).hands[0].lines[3].reason)
     assert pos.facts["game_counts"] == {"0": 3, "1": 8, "2": 20}
     assert RULES.situations(THREE_PLAYS[2], {"trick_winner": 1, "jack_won_by": 1}) == ["jack"]
 
@@ -443,7 +473,7 @@ def test_a_tie_for_game_gives_nobody_the_point() -> None:
     assert pos.facts["game"] is None and pos.facts["game_counts"] == {"0": 10, "1": 10}
     ties = [ln for ln in RULES.score(pos.game).hands[0].lines if ln.rule == "smear.game"]
     assert [(ln.seat, ln.points) for ln in ties] == [(0, 0), (1, 0)]
-    assert "seats 0 and 1 tie with 10 game value" in ties[0].reason
+    assert "Ruby and Ava tie with 10 game value" in read(ties[0].reason)
     assert "game_tied" in RULES.situations(events[-1], pos.facts)
 
 
@@ -466,7 +496,7 @@ def test_a_made_bid_reaching_11_wins() -> None:
     sheet = RULES.score(pos.game)
     assert sheet.totals == (0, 12) and sheet.finished and sheet.winner == 1
     assert pos.facts["game_ended"] is True and pos.facts["winner"] == 1
-    assert "the new total is 12, 11 or more: seat 1 wins the game" in sheet.hands[-1].lines[-1].reason
+    assert "the new total is 12, 11 or more: Ava wins the game" in read(sheet.hands[-1].lines[-1].reason)
     expect_impossible(K, pos, deal(1, "AH KH QH JH TH 2H", "3C 4C 5C 6C 7C 8C"), "the game has ended")
     then(K, pos, {"type": "note", "text": "well played"})
 
@@ -578,4 +608,36 @@ def test_there_are_golden_records() -> None:
 
 def test_record_enforcement_is_echoed() -> None:
     pos = given(K, [], TWO, {"enforcement": "record"})
-    assert pos.game.options == {"first_dealer": 0, "enforcement": "record"}
+    assert pos.game.options["enforcement"] == "record"
+
+
+# --------------------------------------------------------------------------- what a person reads
+
+SCORING_RULES = {"smear.high", "smear.low", "smear.jack", "smear.game", "smear.bid_made", "smear.bid_failed"}
+
+
+def test_every_score_reason_reads_with_the_players_names() -> None:
+    """Bot games until every rule has scored (and a Game tie and a throw-in came up): each reason, rendered,
+    names its seat's player and holds neither a bare `seat N` nor a marker."""
+    seen: set[str] = set()
+    texts: list[str] = []
+    for seed in range(40):
+        playout = play_out(RULES, NAMES[: 2 + seed % 2], {}, rng=random.Random(seed), max_events=600, keep_states=True)
+        for line in RULES.score(playout.states[-1].game).lines:
+            text = read(line.reason)
+            assert NAMES[line.seat] in text, text
+            assert not re.search(r"seat \d", text) and not phrases.has_marker(text), text
+            seen.add(line.rule)
+            texts.append(text)
+        if seen >= SCORING_RULES | {"smear.throw_in"} and any(" tie " in t for t in texts):
+            break
+    assert seen == SCORING_RULES | {"smear.throw_in"}
+    assert any(" tie with " in t for t in texts)
+
+
+def test_the_hands_end_facts_name_who_took_each_point() -> None:
+    """`high`, `low`, `jack` and `game` are seats (`RULES.units`): a reader of the facts sees the names."""
+    facts = {"hand_ended": True, "high": 1, "low": 0, "jack": 2, "game": 1, "bidder": 1, "jack_won_by": 2}
+    text = notation.describe(RULES, play(1, "JH"), facts, NAMES)
+    assert "high Ava, low Ruby, jack Liam, game Ava, bidder Ava, jack won by Liam" in text
+    assert not re.search(r"seat \d| [0-2](,|$)", text), text

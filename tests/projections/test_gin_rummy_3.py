@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import pytest
 
 from events.errors import UnknownGameError
-from projections import engine
+from projections import engine, phrases
 from projections.gin_rummy_3 import RULES, GinState
 from projections.gin_rummy_3._melds import candidate_melds, deadwood_value
 from projections.rules import SPECTATOR
@@ -26,6 +27,18 @@ from tests.projections.helpers import (
 )
 
 GIN = "gin-rummy-3"
+
+
+def turn_of(seat: int) -> str:
+    """The pattern of an out-of-turn message naming whose turn it is (the rules write seats as markers)."""
+    return re.escape(f"{phrases.seat(seat)}'s turn")
+
+
+def not_held(card: str) -> str:
+    """The pattern of "... does not hold AH" with the card as the rules mark it."""
+    return re.escape(f"does not hold {phrases.card(card)}")
+
+
 PLAYERS = ["Ann", "Bob", "Cy"]
 #: seat 0 in the box, seat 1 captain, seat 2 sitter
 ROLES = {"first_roles": {"box": 0, "captain": 1, "sitter": 2}}
@@ -109,7 +122,14 @@ def points(pos: engine.Position[GinState], hand: int = -1) -> tuple[int, ...]:
 
 def test_options_are_filled_with_defaults() -> None:
     filled = RULES.options_for(PLAYERS, {})
-    assert filled == {"first_roles": None, "gin_bonus": 25, "undercut_bonus": 10, "enforcement": "strict"}
+    assert filled == {
+        "first_roles": None,
+        "gin_bonus": 25,
+        "undercut_bonus": 10,
+        "gin_scoring": "bonus_plus_deadwood",
+        "discard_taken_card": True,
+        "enforcement": "strict",
+    }
     assert RULES.options_for(PLAYERS, {"gin_bonus": 20, "undercut_bonus": 15})["gin_bonus"] == 20
 
 
@@ -154,7 +174,9 @@ def test_cut_needs_three_different_ranks() -> None:
     pos = given(GIN, [], PLAYERS)
     expect_impossible(GIN, pos, {"type": "cut", "cards": ["5H", "5D", "JC"]}, match="three different ranks")
     # the same card twice: the engine's check of the cards a cut reveals (`reveals`)
-    expect_impossible(GIN, pos, {"type": "cut", "cards": ["5H", "5H", "JC"]}, match="5H is named twice")
+    expect_impossible(
+        GIN, pos, {"type": "cut", "cards": ["5H", "5H", "JC"]}, match=re.escape(f"{phrases.card('5H')} is named twice")
+    )
 
 
 def test_cut_shape() -> None:
@@ -210,8 +232,15 @@ def test_deal_must_name_the_box_and_the_captain() -> None:
 
 def test_deal_cards_once() -> None:
     pos = given(GIN, [], PLAYERS, ROLES)
-    expect_impossible(GIN, pos, deal({0: BOX_A, 1: CAPTAIN_A}, "7C"), match="7C is named twice")
-    expect_impossible(GIN, pos, deal({0: BOX_A, 1: [*CAPTAIN_A[:9], "KS"]}, UPCARD_A), match="KS is named twice")
+    expect_impossible(
+        GIN, pos, deal({0: BOX_A, 1: CAPTAIN_A}, "7C"), match=re.escape(f"{phrases.card('7C')} is named twice")
+    )
+    expect_impossible(
+        GIN,
+        pos,
+        deal({0: BOX_A, 1: [*CAPTAIN_A[:9], "KS"]}, UPCARD_A),
+        match=re.escape(f"{phrases.card('KS')} is named twice"),
+    )
 
 
 def test_deal_shape() -> None:
@@ -238,7 +267,7 @@ def test_upcard_offer_captain_then_box_then_captain_draws_from_stock() -> None:
         {"type": "draw", "seat": 1, "source": "discard", "card": UPCARD_A},
         {"type": "pass", "seat": 1},
     ]
-    expect_impossible(GIN, pos, {"type": "pass", "seat": 0}, match="seat 1's turn")
+    expect_impossible(GIN, pos, {"type": "pass", "seat": 0}, match=turn_of(1))
     pos = then(GIN, pos, {"type": "pass", "seat": 1})
     assert pos.game.turn == 0 and pos.game.phase == "offer"
     pos = then(GIN, pos, {"type": "pass", "seat": 0})
@@ -287,8 +316,8 @@ def test_box_takes_the_upcard_after_the_captain_passes() -> None:
 def test_draws_and_discards() -> None:
     pos = start(BOX_A, CAPTAIN_A, UPCARD_A, *passes(), {"type": "draw", "seat": 1, "source": "stock", "card": "AH"})
     expect_impossible(GIN, pos, {"type": "draw", "seat": 1, "source": "stock", "card": "2H"}, match="must discard")
-    expect_impossible(GIN, pos, {"type": "discard", "seat": 1, "card": "KS"}, match="does not hold KS")
-    expect_impossible(GIN, pos, {"type": "discard", "seat": 0, "card": "KS"}, match="seat 1's turn")
+    expect_impossible(GIN, pos, {"type": "discard", "seat": 1, "card": "KS"}, match=not_held("KS"))
+    expect_impossible(GIN, pos, {"type": "discard", "seat": 0, "card": "KS"}, match=turn_of(1))
     pos = then(GIN, pos, {"type": "discard", "seat": 1, "card": "AH"})
     assert pos.game.pile == (UPCARD_A, "AH") and pos.game.turn == 0
     expect_impossible(GIN, pos, {"type": "discard", "seat": 0, "card": "KS"}, match="must draw")
@@ -321,7 +350,7 @@ def test_knock_with_ten_ends_play() -> None:
     assert pos.facts["better_melding"] is None
     assert pos.game.pile[-1] == "6C" and len(pos.game.hands[1]) == 10
     assert RULES.situations(KNOCK_A, pos.facts) == ["knock"]
-    expect_impossible(GIN, pos, {"type": "discard", "seat": 1, "card": "AD"}, match="seat 0's turn to lay off")
+    expect_impossible(GIN, pos, {"type": "discard", "seat": 1, "card": "AD"}, match=turn_of(0) + " to lay off")
     expect_impossible(GIN, pos, {"type": "discard", "seat": 0, "card": "KS"}, match="play has ended")
 
 
@@ -364,8 +393,8 @@ def test_knock_over_ten_is_scored_as_declared_under_record() -> None:
 @pytest.mark.parametrize(
     ("knock", "match"),
     [
-        ({"discard": "KD", "melds": [["8C", "8D", "8H"]]}, "does not hold KD"),
-        ({"discard": "6C", "melds": [["8C", "8D", "8H", "8S"]]}, "does not hold 8S"),
+        ({"discard": "KD", "melds": [["8C", "8D", "8H"]]}, not_held("KD")),
+        ({"discard": "6C", "melds": [["8C", "8D", "8H", "8S"]]}, not_held("8S")),
         ({"discard": "6C", "melds": [["8C", "8D"]]}, "not a meld"),
         ({"discard": "6C", "melds": [["TS", "JS", "AD"]]}, "not a meld"),
         ({"discard": "6C", "melds": [["QS", "KS", "AS"]]}, "not a meld"),
@@ -519,18 +548,30 @@ def test_impossible_lay_offs() -> None:
         (lay_off(0, [], [("KS", 1), ("KS", 1)]), "laid off once"),
         (lay_off(0, [], [("KS", 2)]), "no meld 2"),
         (lay_off(0, [], [("2D", 0)]), "does not fit"),
-        (lay_off(0, [], [("AH", 1)]), "does not hold AH"),
-        (lay_off(0, [["8C", "8D", "8H"]]), "does not hold 8C"),
-        (lay_off(1, []), "seat 0's turn"),
+        (lay_off(0, [], [("AH", 1)]), not_held("AH")),
+        (lay_off(0, [["8C", "8D", "8H"]]), not_held("8C")),
+        (lay_off(1, []), turn_of(0)),
     ]
     for event, match in cases:
         expect_impossible(GIN, pos, event, match=match)
     # 9S below TS, then 8S below 9S: in that order only
     pos2 = then(GIN, pos, lay_off(0, [["2D", "3D", "4D"], ["AS", "2S", "3S", "4S"]], [("9S", 1), ("8S", 1), ("KS", 1)]))
     assert pos2.game.layout is not None and pos2.game.layout.extended[1] == ("8S", "9S", "TS", "JS", "QS", "KS")
+    # each lay-off names the meld it joined by the knock's numbering, with the cards it found there
+    assert pos2.facts["layoffs"] == [
+        {"card": "9S", "meld": 1, "onto": ["TS", "JS", "QS"]},
+        {"card": "8S", "meld": 1, "onto": ["9S", "TS", "JS", "QS"]},
+        {"card": "KS", "meld": 1, "onto": ["8S", "9S", "TS", "JS", "QS"]},
+    ]
+    assert RULES.view(pos2.game, None)["table"]["layout"]["layoffs"] == pos2.facts["layoffs"]
+    assert (
+        f"{phrases.card('8S')} on {phrases.cards(['9S', 'TS', 'JS', 'QS'])}" in RULES.score(pos2.game).lines[0].reason
+    )
     # the defender keeps no deadwood against the knocker's 10: undercut 10 + 10
     assert pos2.game.layout.count == 0 and points(pos2) == (20, 0, 0)
-    expect_impossible(GIN, pos, lay_off(0, [], [("8S", 1), ("9S", 1)]), match="8S does not fit")
+    expect_impossible(
+        GIN, pos, lay_off(0, [], [("8S", 1), ("9S", 1)]), match=re.escape(f"{phrases.card('8S')} does not fit")
+    )
 
 
 def test_a_three_card_set_takes_the_fourth_card() -> None:
@@ -556,16 +597,58 @@ def test_no_ace_above_a_king() -> None:
 
 def test_box_loses_sits_out_captain_boxes_sitter_captains() -> None:
     pos = then(GIN, knocked_a(), lay_off(0, [["7C", "7D", "7H"], ["2S", "3S", "4S"]], [("KS", 1)]))
-    assert (pos.game.box, pos.game.captain, pos.game.sitter) == (1, 2, 0)
+    assert pos.game.dealing_roles == (1, 2, 0)
     assert pos.facts["box_won"] is False and pos.facts["next_roles"] == {"box": 1, "captain": 2, "sitter": 0}
-    expect_impossible(GIN, pos, deal({0: BOX_A, 1: CAPTAIN_A}, UPCARD_A), match="seat 1")
+    expect_impossible(GIN, pos, deal({0: BOX_A, 1: CAPTAIN_A}, UPCARD_A), match=re.escape(phrases.seat(1)))
     pos = then(GIN, pos, deal({1: BOX_A, 2: CAPTAIN_A}, UPCARD_A))
     assert pos.game.turn == 2 and pos.hand == 2
 
 
+def test_the_state_after_a_knocks_hand_end_keeps_the_hands_roles_until_the_next_deal() -> None:
+    """A replay frame of the hand's end shows the roles it was played with: the captain (seat 1) who
+    knocked, the box (seat 0) who laid off, both hands as laid down, the sitter empty-handed."""
+    pos = then(GIN, knocked_a(), lay_off(0, [["7C", "7D", "7H"], ["2S", "3S", "4S"]], [("KS", 1)]))
+    assert pos.game.phase == "deal" and pos.facts["scorer"] == 1 and pos.facts["outcome"] == "knock"
+    for looker in (None, 0, 1, 2, SPECTATOR):
+        view = RULES.view(pos.game, looker)
+        table = view["table"]
+        assert (table["box"], table["captain"], table["sitter"]) == (0, 1, 2)
+        assert [s["role"] for s in view["seats"]] == ["box", "captain", "sitter"]
+        # both hands are face up as laid down (10 cards each); the sitter holds none
+        assert [view["seats"][s]["cards"] for s in (0, 1)] == [
+            RULES.view(pos.game, None)["seats"][s]["cards"] for s in (0, 1)
+        ]
+        assert [len(view["seats"][s]["cards"]) for s in (0, 1)] == [10, 10]
+        assert view["seats"][2].get("card_count", 0) == len(view["seats"][2].get("cards", ())) == 0
+        assert table["next_roles"] == {"box": 1, "captain": 2, "sitter": 0}
+        assert table["knock"]["seat"] == 1 and table["knock"]["melds"] == [["8C", "8D", "8H"], ["TS", "JS", "QS"]]
+        assert table["layout"]["layoffs"] == [{"card": "KS", "meld": 1, "onto": ["TS", "JS", "QS"]}]
+        assert view["to_act"] == [1]
+    # the score line names the knocker as the captain it was
+    (line,) = RULES.score(pos.game).hands[0].lines
+    assert f"{phrases.seat(1)} (captain) knocked" in line.reason
+    assert f"after laying off {phrases.card('KS')} on {phrases.cards(['TS', 'JS', 'QS'])}" in line.reason
+    # the deal moves the roles on: seat 1 deals to itself and seat 2
+    dealt = then(GIN, pos, deal({1: BOX_A, 2: CAPTAIN_A}, UPCARD_A))
+    table = RULES.view(dealt.game, None)["table"]
+    assert (table["box"], table["captain"], table["sitter"], table["next_roles"]) == (1, 2, 0, None)
+    assert dealt.game.next_roles is None and dealt.facts["box"] == 1 and table["knock"] is None
+
+
+def test_knock_and_lay_off_facts_number_the_melds_as_the_event() -> None:
+    """The knock's facts list its melds separately (a set and a run are two), and a lay-off's `meld`
+    indexes that list from 0, as the event, the state's `layout.layoffs` and `extended` do."""
+    pos = knocked_a()
+    assert pos.facts["melds"] == [["8C", "8D", "8H"], ["TS", "JS", "QS"]]
+    pos = then(GIN, pos, lay_off(0, [["7C", "7D", "7H"], ["2S", "3S", "4S"]], [("KS", 1)]))
+    assert pos.facts["layoffs"] == [{"card": "KS", "meld": 1, "onto": ["TS", "JS", "QS"]}]
+    layout = RULES.view(pos.game, None)["table"]["layout"]
+    assert layout["layoffs"] == pos.facts["layoffs"] and layout["extended"][1] == ["TS", "JS", "QS", "KS"]
+
+
 def test_box_wins_keeps_its_place_captain_and_sitter_swap() -> None:
     pos = then(GIN, knocked_a(BOX_LOW), lay_off(0, [["7C", "7D", "7H"], ["2S", "3S", "4S", "5S", "6S"]]))
-    assert (pos.game.box, pos.game.captain, pos.game.sitter) == (0, 2, 1)
+    assert (pos.game.box, pos.game.captain, pos.game.sitter) == (0, 1, 2) and pos.game.dealing_roles == (0, 2, 1)
     assert pos.facts["box_won"] is True
 
 
@@ -578,7 +661,7 @@ def test_box_wins_with_its_own_knock() -> None:
         gin_state(["5C", "6C", "7C", "KD", "KS", "KH", "9S", "TS", "JS", "QS"]),
         lay_off(1, [["5C", "6C", "7C"], ["KD", "KH", "KS"], ["9S", "TS", "JS", "QS"]]),
     )
-    assert (pos.game.box, pos.game.captain, pos.game.sitter) == (0, 2, 1) and pos.game.phase == "deal"
+    assert pos.game.dealing_roles == (0, 2, 1) and pos.game.phase == "deal"
 
 
 def _stock_turns(pos: engine.Position[GinState], turns: int, *, discard_last: bool = True) -> engine.Position[GinState]:
@@ -665,7 +748,8 @@ def test_totals_are_cumulative_and_the_game_goes_on_below_100() -> None:
     sheet = RULES.score(pos.game)
     assert [h.points for h in sheet.hands] == [(0, 14, 0), (0, 0, 14)]
     assert sheet.totals == (0, 14, 14) and not sheet.finished and sheet.winner is None
-    assert (pos.game.box, pos.game.captain, pos.game.sitter) == (2, 0, 1)
+    # the second hand's roles until the third deal, which gives the next ones
+    assert (pos.game.box, pos.game.captain, pos.game.sitter) == (1, 2, 0) and pos.game.dealing_roles == (2, 0, 1)
 
 
 def test_golden_record() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from events.errors import OutOfTurnError, UnknownGameError
 from projections import engine
+from projections.phrases import card, has_marker, render, seat
 from projections.registry import rules_for
 from projections.schnapsen import SchnapsenState
 from projections.simulate import play
@@ -28,12 +30,18 @@ from tests.projections.helpers import (
 )
 
 KIND = "schnapsen"
+NAMES = ["Anna", "Ben"]
 RULES = rules_for(KIND)
 
 # Anna (seat 0) and Ben (seat 1); Ben deals, so Anna leads. Trump hearts (JH face up).
 ANNA = ["KH", "QH", "TD", "AC", "JS"]
 BEN = ["TS", "AD", "KC", "QS", "JD"]
 TALON = ["KD", "QD", "TC", "QC", "JC", "AS", "KS", "AH", "TH"]  # top first; JH lies at the bottom
+
+
+def said(marked: str) -> str:
+    """A `match=` pattern for a message written with phrase markers (`{seat:1} deals`)."""
+    return re.escape(marked)
 
 
 def deal(dealer: int = 1, hands: tuple[list[str], list[str]] = (ANNA, BEN), trump: str = "JH") -> dict[str, Any]:
@@ -97,13 +105,17 @@ def test_deal_sets_trump_talon_and_the_non_dealer_leads() -> None:
 
 def test_deal_must_name_the_dealer_due() -> None:
     start = given(KIND, [], options={"first_dealer": 1})
-    expect_impossible(KIND, start, deal(dealer=0), match="seat 1 deals")
+    expect_impossible(KIND, start, deal(dealer=0), match=said(f"{seat(1)} deals"))
 
 
 def test_deal_refuses_cards_outside_the_deck_and_duplicates() -> None:
     start = given(KIND, [], options={"first_dealer": 1})
-    expect_impossible(KIND, start, deal(hands=(["9H", *ANNA[1:]], BEN)), match="9H is not a card of this game's deck")
-    expect_impossible(KIND, start, deal(hands=(ANNA, ["KH", *BEN[1:]])), match="KH is named twice in this deal")
+    expect_impossible(
+        KIND, start, deal(hands=(["9H", *ANNA[1:]], BEN)), match=said(f"{card('9H')} is not a card of this game's deck")
+    )
+    expect_impossible(
+        KIND, start, deal(hands=(ANNA, ["KH", *BEN[1:]])), match=said(f"{card('KH')} is named twice in this deal")
+    )
     expect_invalid(KIND, start, deal(hands=(ANNA[:4], BEN)), match="expected 5 items")
     expect_invalid(KIND, start, {**deal(), "extra": 1}, match="unknown field 'extra'")
     expect_invalid(KIND, start, deal(dealer=2), match="out of range")
@@ -113,7 +125,7 @@ def test_dealer_alternates_every_hand_even_after_a_void() -> None:
     table = Table()
     table.do({"type": "hand_voided", "reason": "misdeal"})
     assert table.pos.game.next_dealer == 0
-    expect_impossible(KIND, table.pos, deal(dealer=1), match="seat 0 deals")
+    expect_impossible(KIND, table.pos, deal(dealer=1), match=said(f"{seat(0)} deals"))
     table.do(deal(dealer=0))
     assert table.pos.game.hand == 2 and table.pos.game.leader == 1
 
@@ -125,7 +137,9 @@ def test_out_of_turn_and_cards_not_held_are_impossible() -> None:
     table = Table()
     with pytest.raises(OutOfTurnError):
         RULES.validate(table.pos.game, {"type": "play", "seat": 1, "card": "TS"})
-    expect_impossible(KIND, table.pos, {"type": "play", "seat": 0, "card": "AS"}, match="does not hold AS")
+    expect_impossible(
+        KIND, table.pos, {"type": "play", "seat": 0, "card": "AS"}, match=said(f"{seat(0)} does not hold {card('AS')}")
+    )
 
 
 def test_trick_goes_to_higher_card_of_suit_led_or_to_a_trump() -> None:
@@ -157,7 +171,7 @@ def test_winner_draws_first_then_loser_and_nothing_else_meanwhile() -> None:
     table.play(1, "AD", draw=False)
     pos = table.pos
     assert pos.game.phase == "draw" and pos.game.draws_due == (1, 0)
-    with pytest.raises(OutOfTurnError, match="seat 1 draws next"):
+    with pytest.raises(OutOfTurnError, match=said(f"{seat(1)} draws next")):
         RULES.validate(pos.game, {"type": "draw", "seat": 0, "card": "KD"})
     with pytest.raises(OutOfTurnError, match="must draw first"):
         RULES.validate(pos.game, {"type": "play", "seat": 1, "card": "TS"})
@@ -187,7 +201,10 @@ def test_the_talons_last_card_is_the_trump_card() -> None:
     winner, loser = table.pos.game.draws_due
     table.do({"type": "draw", "seat": winner, "card": table.talon[0]})
     expect_impossible(
-        KIND, table.pos, {"type": "draw", "seat": loser, "card": "AS"}, match="last card is the trump card JH"
+        KIND,
+        table.pos,
+        {"type": "draw", "seat": loser, "card": "AS"},
+        match=said(f"last card is the trump card {card('JH')}"),
     )
     pos = table.do({"type": "draw", "seat": loser, "card": "JH"})
     assert "JH" in pos.game.hands[loser] and pos.game.talon == 0 and pos.game.trump_card is None and pos.game.strict
@@ -204,14 +221,19 @@ def test_exchange_trump_by_the_leader_holding_the_unter() -> None:
     pos = table.do({"type": "exchange_trump", "seat": 0})
     assert "AH" in pos.game.hands[0] and "JH" not in pos.game.hands[0] and pos.game.trump_card == "JH"
     assert pos.facts == {"took": "AH", "gave": "JH"}
-    expect_impossible(KIND, pos, {"type": "exchange_trump", "seat": 0}, match="Unter JH itself")
+    expect_impossible(KIND, pos, {"type": "exchange_trump", "seat": 0}, match=said(f"Unter {card('JH')} itself"))
 
 
 def test_exchange_needs_the_unter_and_an_open_talon_of_two() -> None:
     table = Table(trump="AH", talon=["KD", "QD", "TC", "QC", "JC", "AS", "KS", "JH", "TH"])
-    expect_impossible(KIND, table.pos, {"type": "exchange_trump", "seat": 0}, match="does not hold the trump Unter JH")
+    expect_impossible(
+        KIND,
+        table.pos,
+        {"type": "exchange_trump", "seat": 0},
+        match=said(f"does not hold the trump Unter {card('JH')}"),
+    )
     table.do({"type": "close", "seat": 0})
-    expect_impossible(KIND, table.pos, {"type": "close", "seat": 0}, match="closed by seat 0")
+    expect_impossible(KIND, table.pos, {"type": "close", "seat": 0}, match=said(f"closed by {seat(0)}"))
 
 
 def test_exchange_then_close_on_the_first_lead_is_allowed() -> None:
@@ -323,7 +345,10 @@ def test_marriage_needs_its_partner_the_lead_and_a_first_declaration() -> None:
     hands = (["KH", "QS", "TD", "AC", "JS"], ["TS", "AD", "KC", "QC", "JD"])
     other = Table(hands=hands, talon=["KD", "QD", "TC", "QH", "JC", "AS", "KS", "AH", "TH"])
     expect_impossible(
-        KIND, other.pos, {"type": "play", "seat": 0, "card": "KH", "marriage": True}, match="does not hold QH"
+        KIND,
+        other.pos,
+        {"type": "play", "seat": 0, "card": "KH", "marriage": True},
+        match=said(f"does not hold {card('QH')}"),
     )
     table.play(0, "TD", draw=False)
     expect_impossible(
@@ -337,7 +362,10 @@ def test_each_suits_marriage_once_per_player() -> None:
     table.play(0, "KH", marriage=True)
     table.play(1, "TS")
     expect_impossible(
-        KIND, table.pos, {"type": "play", "seat": 0, "card": "QH", "marriage": True}, match="does not hold KH"
+        KIND,
+        table.pos,
+        {"type": "play", "seat": 0, "card": "QH", "marriage": True},
+        match=said(f"does not hold {card('KH')}"),
     )
     assert {"type": "play", "seat": 0, "card": "QH", "marriage": True} not in RULES.legal_events(table.pos.game)
 
@@ -387,9 +415,9 @@ def _play_to_66(loser_has: str) -> engine.Position[SchnapsenState]:
 @pytest.mark.parametrize(
     ("loser_has", "points", "why"),
     [
-        ("33", 1, "seat 1 had 39 hand points and 3 tricks: 33 or more, 1 game points"),
-        ("trick", 2, "seat 1 had 21 hand points and 1 trick: fewer than 33 with a trick, 2 game points"),
-        ("none", 3, "seat 1 had 0 hand points and no trick: no trick, 3 game points"),
+        ("33", 1, "Ben had 39 hand points and 3 tricks: 33 or more, 1 game point"),
+        ("trick", 2, "Ben had 21 hand points and 1 trick: fewer than 33 with a trick, 2 game points"),
+        ("none", 3, "Ben had 0 hand points and no trick: no trick, 3 game points"),
     ],
 )
 def test_reaching_66_scores_1_2_or_3_by_the_losers_figures(loser_has: str, points: int, why: str) -> None:
@@ -397,7 +425,7 @@ def test_reaching_66_scores_1_2_or_3_by_the_losers_figures(loser_has: str, point
     assert pos.facts["hand_ended"] and pos.game.phase == "deal"
     hand = RULES.score(pos.game).hands[0]
     assert hand.points == (points, 0)
-    assert hand.lines[0].rule == "schnapsen.reached_66" and why in hand.lines[0].reason
+    assert hand.lines[0].rule == "schnapsen.reached_66" and why in render(hand.lines[0].reason, NAMES)
 
 
 def test_worked_check_of_the_rule_file() -> None:
@@ -592,3 +620,54 @@ def test_random_matches_end_with_one_player_at_zero(seed: int, first_dealer: int
     assert dealers == [(first_dealer + i) % 2 for i in range(len(dealers))]
     for pos in playout.states:
         assert pos.game.hand_points(0) < 66 or pos.facts.get("hand_ended") or pos.game.phase != "lead"
+
+
+# --------------------------------------------------------------------------- what a person reads
+
+
+SCORING_RULES = {"schnapsen.reached_66", "schnapsen.last_trick", "schnapsen.closer_made", "schnapsen.closer_failed"}
+
+
+def test_every_score_reason_reads_with_the_players_names() -> None:
+    """Random matches until every scoring rule has come up: each reason, rendered, names its seat's player
+    and holds neither a bare `seat N` nor a marker."""
+    seen: set[str] = set()
+    for seed in range(60):
+        playout = play(RULES, NAMES, {"first_dealer": seed % 2}, rng=random.Random(seed), keep_states=True)
+        for line in RULES.score(playout.states[-1].game).lines:
+            text = render(line.reason, NAMES)
+            assert NAMES[line.seat] in text, text
+            assert not re.search(r"seat \d", text) and not has_marker(text), text
+            assert seat(line.seat) in line.reason  # kept structured: the stored text has the marker
+            seen.add(line.rule)
+        if seen == SCORING_RULES:
+            break
+    assert seen == SCORING_RULES
+
+
+def test_the_match_is_kept_in_points_to_go_beside_the_game_points_won() -> None:
+    pos = _play_to_66("trick")  # Anna reached 66, Ben had a trick: 2 game points
+    view = RULES.view(pos.game, None)
+    assert view["match"] == {"target": 7, "to_go": {"0": 5, "1": 7}, "game_points": {"0": 2, "1": 0}}
+    sheet = RULES.score(pos.game)
+    assert sheet.totals == (5, 7) and sheet.hands[0].points == (2, 0)
+    assert RULES.unit("totals") == "to_go" and RULES.value_text("totals", 5) == "5 to go"
+    fresh = RULES.view(Table().pos.game, None)["match"]
+    assert fresh["to_go"] == {"0": 7, "1": 7} and fresh["game_points"] == {"0": 0, "1": 0}
+
+
+def test_the_last_trick_says_who_played_which_card() -> None:
+    table = Table()
+    table.play(0, "TD", draw=False)
+    pos = table.play(1, "AD", draw=False)
+    last = RULES.view(pos.game, 0)["table"]["last_trick"]
+    assert last["plays"] == [{"seat": 0, "card": "TD"}, {"seat": 1, "card": "AD"}]
+    assert last["winner"] == 1 and last["cards"] == ["TD", "AD"] and last["points"] == 21
+
+
+def test_a_revoke_reads_in_card_players_words() -> None:
+    table = Table()
+    table.do({"type": "close", "seat": 0})
+    table.play(0, "TD")
+    error = expect_illegal(KIND, table.pos, {"type": "play", "seat": 1, "card": "TS"}, "schnapsen.follow_suit")
+    assert render(error.reason, NAMES) == "the talon is closed: Ben holds diamonds and must follow 10♦, not play 10♠"

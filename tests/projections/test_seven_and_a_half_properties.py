@@ -8,12 +8,14 @@ recomputes each hand's net chips, who takes the bank, and the ledger's shape
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from projections.phrases import has_marker, render, seat
 from projections.registry import rules_for
 from projections.rules import Event
 from projections.seven_and_a_half import SevenAndAHalfState
@@ -143,7 +145,12 @@ def test_random_sessions_settle_by_the_rules(seed: int, seats: int, options: dic
         for mine, bank in zip(lines[::2], lines[1::2], strict=True):
             assert bank.seat == state.banker != mine.seat
             assert mine.points == -bank.points and mine.reason == bank.reason and mine.rule == bank.rule
-            assert f"seat {mine.seat}" in mine.reason and f"seat {state.banker}" in mine.reason
+            # the reason names both seats as markers; rendered, their players' names, the values in units
+            assert seat(mine.seat) in mine.reason and seat(state.banker) in mine.reason
+            shown = render(mine.reason, players)
+            assert players[mine.seat] in shown and players[state.banker] in shown
+            assert not has_marker(shown) and not re.search(r"seat \d", shown)
+            assert re.search(r"pays \d+ chips? to", shown)
             assert all(type(p) is int for p in (mine.points, bank.points))
     final = playout.states[-1].game
     sheet = RULES.score(final)
