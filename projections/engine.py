@@ -20,6 +20,7 @@ from typing import Any, Generic
 from events.envelope import Envelope, seal
 from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError
 from events.schema import parse_event
+from projections import phrases
 from projections.rules import EMPTY, OMNISCIENT, SPECTATOR, Event, Facts, GameRules, S, Viewpoint, seat_dict
 
 
@@ -65,7 +66,14 @@ def _position(game: S, seq: int, facts: Facts, floor: int) -> Position[S]:
 
 
 def start(rules: GameRules[S], players: Sequence[str], options: Mapping[str, Any]) -> Position[S]:
-    """The position before the first event of a game with these players and (normalised) options."""
+    """The position before the first event of a game with these players and (normalised) options.
+
+    An option the game gained after the record was made (a house rule added later) is absent from the
+    record's options, which are in its genesis hash as they were: it plays at its default.
+    """
+    missing = [name for name in rules.options if name not in options]
+    if missing:
+        options = {**options, **{name: rules.options[name].default for name in missing}}
     return Position(rules.initial_state(players, options))
 
 
@@ -151,9 +159,9 @@ def check_revealed(rules: GameRules[S], state: S, event: Event, fields: Sequence
     for name in fields:
         for card in _cards_in(event.get(name)):
             if card not in census.deck:
-                raise ImpossibleEventError(f"{card} is not a card of this game's deck", field=name)
+                raise ImpossibleEventError(f"{phrases.card(card)} is not a card of this game's deck", field=name)
             if card in named:
-                raise ImpossibleEventError(f"{card} is named twice in this {event['type']}", field=name)
+                raise ImpossibleEventError(f"{phrases.card(card)} is named twice in this {event['type']}", field=name)
             named.add(card)
     if not rules.hand_in_progress(state):
         return
@@ -161,7 +169,8 @@ def check_revealed(rules: GameRules[S], state: S, event: Event, fields: Sequence
         seen = named.intersection(cards)
         if seen:
             raise ImpossibleEventError(
-                f"{min(seen)} has already been seen in this hand", field=next(f for f in fields if f in event)
+                f"{phrases.card(min(seen))} has already been seen in this hand",
+                field=next(f for f in fields if f in event),
             )
 
 
@@ -285,14 +294,57 @@ def fold(rules: GameRules[S], initial: Position[S], envelopes: Sequence[Mapping[
     return last
 
 
-def retracted_seqs(envelopes: Iterable[Mapping[str, Any]]) -> dict[int, int]:
-    """Every retracted seq, mapped to the seq of the retract that took it back."""
+#: The events a `retract` leaves in force (issue 17): a correction takes back game events only. A
+#: `score_claimed` or a `note` appended in a retracted range is what someone at the table said, not
+#: a move of the game, so it keeps counting (the score sheet's claims, the replay, the audit, which
+#: says it was made before the correction).
+KEPT_BY_RETRACT = frozenset({"score_claimed", "note"})
+
+
+def takes_back(kind: str) -> bool:
+    """Whether a `retract` whose range holds an event of type `kind` takes that event back."""
+    return kind not in KEPT_BY_RETRACT
+
+
+def corrected_by(seq: int, retracts: Iterable[tuple[int, int]]) -> int | None:
+    """The seq of the retract whose range (`to_seq`, seq) holds `seq`, given `(seq, to_seq)` of each
+    retract (ranges never overlap: no retract reaches back past another), or None.
+
+    Every event in the range, whatever its type; whether it is taken back is `takes_back`.
+    """
+    return next((by for by, to_seq in retracts if to_seq < seq < by), None)
+
+
+def corrected_seqs(envelopes: Iterable[Mapping[str, Any]]) -> dict[int, int]:
+    """Every seq inside a retract's range, whatever its type, mapped to the seq of that retract.
+
+    The events a viewer must see as the table saw them after the correction (their states show the
+    retracted plays); `retracted_seqs` is the subset the retract took back.
+    """
     out: dict[int, int] = {}
     for env in envelopes:
         if env["type"] == "retract":
             for seq in range(env["data"]["to_seq"] + 1, env["seq"]):
                 out.setdefault(seq, env["seq"])
     return out
+
+
+def retracted_seqs(envelopes: Iterable[Mapping[str, Any]]) -> dict[int, int]:
+    """Every retracted seq (a game event in a retract's range), mapped to the seq of the retract that
+    took it back. A `score_claimed` or `note` in the range is not retracted (`KEPT_BY_RETRACT`)."""
+    listed = list(envelopes)
+    covered = corrected_seqs(listed)
+    if not covered:
+        return covered
+    return {env["seq"]: covered[env["seq"]] for env in listed if env["seq"] in covered and takes_back(env["type"])}
+
+
+def made_before(envelopes: Iterable[Mapping[str, Any]]) -> dict[int, int]:
+    """Each `score_claimed` and `note` appended in a retracted range, mapped to the seq of that retract:
+    still in force, made before the correction (what the audit says of it)."""
+    listed = list(envelopes)
+    covered = corrected_seqs(listed)
+    return {env["seq"]: covered[env["seq"]] for env in listed if env["seq"] in covered and not takes_back(env["type"])}
 
 
 def fold_events(rules: GameRules[S], initial: Position[S], events: Iterable[Event]) -> Position[S]:
@@ -308,7 +360,8 @@ def fold_events(rules: GameRules[S], initial: Position[S], events: Iterable[Even
 def render_state(
     rules: GameRules[S], position: Position[S], viewpoint: Viewpoint, names: Sequence[str]
 ) -> dict[str, Any]:
-    """The state document of DESIGN.md: `{game, seq, hand, phase, to_act, seats, table, hand_points, totals}`."""
+    """The state document of DESIGN.md: `{game, seq, hand, phase, to_act, seats, table, hand_points, totals}`,
+    with the game's `units` (`GameRules.units`), so that a reader writes every value in its unit."""
     state = position.game
     seen = rules.view(state, viewpoint)
     for seat_doc in seen.get("seats", []):
@@ -323,4 +376,5 @@ def render_state(
         "totals": seat_dict(sheet.totals),
         "finished": sheet.finished,
         "winner": sheet.winner,
+        "units": dict(rules.units),
     }

@@ -19,7 +19,10 @@ is answered from these rows.
 - The store's global order is gapless (the append lock on PostgreSQL, one
   writer on SQLite), so a reader never skips an event that commits late.
 - Retractions: a `retract` at seq R back to seq T deletes the facts of the
-  game's seqs T+1 to R-1 (retracted events do not count).
+  game's seqs T+1 to R-1 (retracted events do not count). Only game events
+  have facts, and those are exactly what a retract takes back: a `note` or
+  `score_claimed` in the range stays in force (`engine.takes_back`) but has
+  no fact to keep.
 - Facts that name an earlier event: when a tag's plural is a list of
   `{seat, seq}` in the result (Casino's `sweeps` at the round's end, which
   settle which table-clearing captures were sweeps), the fact is written at

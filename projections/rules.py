@@ -47,6 +47,7 @@ from typing import Any, Final, Generic, Literal, TypeVar
 
 from events.errors import UnknownGameError
 from events.schema import EventSchemas
+from projections import phrases
 
 Event = Mapping[str, Any]
 
@@ -96,12 +97,24 @@ class ScoreLine:
     reason: str
     events: tuple[int, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, names: Sequence[str] | None = None) -> dict[str, Any]:
+        """The wire's line. Without `names`, the reason as the rules wrote it (with its markers, see
+        `projections/phrases.py`); with the game's players, the reason a person reads (names, card
+        glyphs, values in their units) and the `template` and `fields` it was made of, so that a
+        client can render its own."""
+        if names is None:
+            return {
+                "seat": self.seat,
+                "points": self.points,
+                "rule": self.rule,
+                "reason": self.reason,
+                "events": list(self.events),
+            }
         return {
             "seat": self.seat,
             "points": self.points,
             "rule": self.rule,
-            "reason": self.reason,
+            **phrases.explained(self.reason, names),
             "events": list(self.events),
         }
 
@@ -114,11 +127,12 @@ class HandScore:
     points: tuple[int, ...]
     lines: tuple[ScoreLine, ...]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, names: Sequence[str] | None = None) -> dict[str, Any]:
+        """The wire's hand; its lines rendered with `names` when given (`ScoreLine.to_dict`)."""
         return {
             "hand": self.hand,
             "points": seat_dict(self.points),
-            "lines": [line.to_dict() for line in self.lines],
+            "lines": [line.to_dict(names) for line in self.lines],
         }
 
 
@@ -150,13 +164,29 @@ class ScoreSheet:
                 return h
         return None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, names: Sequence[str] | None = None) -> dict[str, Any]:
+        """The wire's sheet; its lines rendered with `names` when given (`ScoreLine.to_dict`)."""
         return {
             "totals": seat_dict(self.totals),
             "finished": self.finished,
             "winner": self.winner,
-            "hands": [h.to_dict() for h in self.hands],
+            "hands": [h.to_dict(names) for h in self.hands],
         }
+
+    def named(self, names: Sequence[str]) -> NamedScoreSheet:
+        """The same sheet, whose `to_dict()` renders every reason with the game's players: what the
+        service hands to a route, so that no caller can forget the names."""
+        return NamedScoreSheet(self.totals, self.hands, self.finished, self.winner, tuple(names))
+
+
+@dataclass(frozen=True, slots=True)
+class NamedScoreSheet(ScoreSheet):
+    """A `ScoreSheet` that knows its game's players (`ScoreSheet.named`)."""
+
+    names: tuple[str, ...] = ()
+
+    def to_dict(self, names: Sequence[str] | None = None) -> dict[str, Any]:
+        return ScoreSheet.to_dict(self, self.names if names is None else names)
 
 
 def seat_dict(values: Sequence[Any]) -> dict[str, Any]:
@@ -183,7 +213,14 @@ def cumulative_totals(seats: int, hands: Sequence[HandScore], start: int = 0, si
 
 @dataclass(frozen=True, slots=True)
 class OptionSpec:
-    """One game option: its default and a check that returns the value or raises."""
+    """One game option: its default and a check that returns the value or raises.
+
+    What a re-score (`projections/rescore.py`) and a rule profile (`projections/profiles.py`) read:
+    `scoring_only` says whether the same events may simply be scored again under another value, or must
+    be replayed under the new rules until the first one they refuse; `rule` names the rule the option
+    governs, so a divergence can say "rule R"; `seating` marks the options that say who sits where or
+    deals first, which belong to one game at one table and never to a club's house rules.
+    """
 
     default: Any
     check: Callable[[Any, int], Any]
@@ -192,6 +229,17 @@ class OptionSpec:
     #: what a seat may see (Casino's sweeps, Seven and a Half's two-card bonus): a game recorded under
     #: one value may be rescored under another from the same events.
     scoring_only: bool = False
+    #: the id of the rule this option governs (a score line's rule or an illegal play's), "" for none
+    rule: str = ""
+    #: who sits where or deals first (`first_dealer`, `first_roles`...): kept from the record by a
+    #: re-score, never set by a rule profile
+    seating: bool = False
+
+    @property
+    def kind(self) -> Literal["scoring", "play"]:
+        """`scoring` for an option that only changes the points; `play` for one that changes what is legal
+        or how play proceeds."""
+        return "scoring" if self.scoring_only else "play"
 
 
 def opt_seat(value: Any, seats: int) -> int:
@@ -449,6 +497,21 @@ class GameRules(Generic[S]):
     #: uniform pick, for games that uniformly random play would never end (random Smear bids sink every
     #: total below zero). None: uniform.
     bot: Callable[[S, Sequence[Event], random.Random], Event] | None = None
+    #: the unit of each value a person reads that is not a plain count (`phrases.value_text`): event
+    #: fields and result facts by name (Seven and a Half `{"total": "half", "stake": "chips"}`), and the
+    #: reserved keys `"points"` (a score line's and a hand's points) and `"totals"` (the sheet's totals:
+    #: Schnapsen's are `"to_go"`, game points still to go). Units: `half`, `chips`, `to_go`, and `seat` for
+    #: a fact that names a seat though its name does not say so (Smear's `high`); a key not named here is a
+    #: plain number (or a seat, when its name says so: `phrases.is_seat_key`).
+    units: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+
+    def unit(self, key: str) -> str:
+        """The unit of the field, fact, `"points"` or `"totals"` named `key` ("" for a plain number)."""
+        return self.units.get(key, "")
+
+    def value_text(self, key: str, value: Any, *, signed: bool = False) -> str:
+        """A value of `key` as a person reads it, in the game's own unit (`phrases.value_text`)."""
+        return phrases.value_text(self.unit(key), value, signed=signed)
 
     def options_for(self, players: Sequence[str], options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Check the player count and fill in default options.

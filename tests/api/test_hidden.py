@@ -253,8 +253,10 @@ def test_a_lone_retract_keeps_the_retracted_deal_hidden(apps: tuple[TestClient, 
         shown = {env["seq"]: env for env in page}
         assert shown[deal["seq"]]["data"]["hands"] == [["??"] * 5, ["??"] * 5]
         assert all(env["hash"] is None for seq, env in shown.items() if seq >= deal["seq"])
+        # the table after the retracted deal is the table the retract put back: hand 1 over (issue 17)
         state = client.get(f"/v1/games/{game_id}/state?at={deal['seq']}", headers=club.viewer).json()
-        assert state["viewpoint"] == "public"
+        assert state["seq"] == over + 1 and state["hand"] == 1
+        assert all(seat.get("cards", []) == [] for seat in state["seats"])  # nothing of hand 2 dealt yet
         assert client.get(f"/v1/games/{game_id}/replay?hand=2", headers=club.viewer).json()["viewpoint"] == "public"
     # dealt again and played to the hand's end: the retracted deal shows with the rest
     end = next(i for i in range(cut, len(states)) if not rules.hand_in_progress(states[i].game))
@@ -294,3 +296,47 @@ def test_a_stale_process_appends_on_the_true_head(apps: tuple[TestClient, TestCl
     assert stale.status_code == 409
     assert stale.json()["error"]["actual"] == 30 and stale.json()["error"]["expected"] == 25
     assert len(store.read_events(game_id)) == 30
+
+
+def test_a_retracted_play_of_a_live_hand_stays_hidden(apps: tuple[TestClient, TestClient], store: Store) -> None:
+    """Issue 17: a retract put Anna's 10♦ back in her hand; a viewer must not read it off the retracted play,
+    on any route (events, replay, states, stream, exports), nor any hash over it."""
+    writer, reader = apps
+    club = make_club(store)
+    deal = {
+        "type": "deal",
+        "dealer": 1,
+        "hands": [["KH", "QH", "TD", "AC", "JS"], ["TS", "AD", "KC", "QS", "JD"]],
+        "trump_card": "JH",
+    }
+    game_id = writer.post(
+        "/v1/games",
+        headers=club.recorder,
+        json={"game": "schnapsen", "players": ["Anna", "Ben"], "options": {"first_dealer": 1}},
+    ).json()["id"]
+    events = [
+        deal,
+        {"type": "play", "seat": 0, "card": "TD"},
+        {"type": "note", "text": "Anna meant another card", "ref": 2},
+        {"type": "retract", "to_seq": 1, "reason": "Anna meant to lead AC"},
+    ]
+    append(writer, club, game_id, events)
+    stored = store.read_events(game_id)
+    seen = viewer_reads(reader, club.viewer, game_id, 2, 4, 1)
+    for label, (status, body) in seen.items():
+        assert status < 500, (label, body[:300])
+        assert "TD" not in body and "10♦" not in body, f"{label} shows the retracted 10♦"
+        assert not [env["hash"] for env in stored if env["hash"] in body], f"{label} gives a hash"
+
+    shown = {env["seq"]: env for env in orjson.loads(seen["/events []"][1])["events"]}
+    assert shown[2]["data"] == {"seat": 0, "card": "??"} and shown[2]["redacted"] is True
+    assert shown[2]["result"] == {}
+    assert shown[3]["data"] == stored[2]["data"]  # the note stays as written, in force
+    replay = orjson.loads(seen["/replay [('hand', 1)]"][1])
+    frames = {f["seq"]: f for f in replay["frames"]}
+    assert frames[2]["event"] == {"type": "play", "seat": 0, "card": "??"} and frames[2]["retracted_by"] == 4
+    assert "retracted_by" not in frames[3]  # the note is not struck through
+    assert frames[2]["state"]["seats"] == frames[1]["state"]["seats"]  # the table as the retract left it
+    # the recorder still reads it all
+    full = reader.get(f"/v1/games/{game_id}/events", headers=club.recorder).json()["events"]
+    assert full[1]["data"] == {"seat": 0, "card": "TD"} and full[1]["hash"] == stored[1]["hash"]

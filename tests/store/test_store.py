@@ -219,7 +219,8 @@ def test_an_edited_row_with_a_recomputed_hash_breaks_the_next_link(store: Store)
     report = verify_game(store.get_game(game_id), store.read_events(game_id))
     # the row hashes right and links back right: the next row's link and the rules both catch it
     assert not report.ok and report.first_bad_seq == 20 and report.problems[0]["problem"] == "rules"
-    assert "seat 0 deals this hand" in report.problems[0]["message"]
+    dealer = load_example("schnapsen-9001.json")["players"][0]
+    assert f"{dealer} deals this hand" in report.problems[0]["message"]  # in words, with the player's name
 
 
 def test_a_rehashed_note_breaks_the_link_of_the_next_event(store: Store) -> None:
