@@ -55,6 +55,10 @@ class Game(SQLModel, table=True):
     totals: str = Field(sa_column=Column(Text, nullable=False))
     winner: int | None = Field(default=None)
     head_hash: str = Field(max_length=64)
+    #: optional labels given at creation (migration 0007): in no hash, like the players' names
+    event_name: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    round_name: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    table_name: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class Event(SQLModel, table=True):
@@ -179,3 +183,20 @@ class SnapshotHand(SQLModel, table=True):
     prev: str = Field(sa_column=Column(String(64), nullable=False))
     hand: str = Field(sa_column=Column(Text, nullable=False))
     created_at: str = Field(sa_column=Column(Text, nullable=False))
+
+
+#: the longest rule profile name: a label in a list, not a description
+MAX_PROFILE_NAME = 80
+
+
+class RuleProfile(SQLModel, table=True):
+    """A club's named house rules: option values per game kind (migration 0009)."""
+
+    __tablename__ = "rule_profile"
+
+    club_id: int = Field(primary_key=True, foreign_key="club.id")
+    name: str = Field(primary_key=True, max_length=MAX_PROFILE_NAME)
+    #: canonical JSON `{kind: {option: value}}`
+    options: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: str = Field(sa_column=Column(Text, nullable=False))
+    updated_at: str = Field(sa_column=Column(Text, nullable=False))

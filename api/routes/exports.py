@@ -31,7 +31,7 @@ from projections.registry import KINDS
 
 router = APIRouter(tags=["exports"])
 
-Format = Literal["json", "jsonl", "text", "csv"]
+Format = Literal["json", "jsonl", "text", "csv", "csv-excel"]
 
 IMPORT_BODY: dict[str, Any] = {
     "requestBody": {
@@ -72,11 +72,16 @@ def export_game(
     game_id: str,
     principal: PrincipalDep,
     service: ServiceDep,
-    format: Annotated[Format, Query(description="json, jsonl, text or csv")] = "json",
+    format: Annotated[
+        Format, Query(description="json, jsonl, text, csv, or csv-excel (the csv in UTF-8 with a byte-order mark)")
+    ] = "json",
 ) -> Response:
     """The whole game. json/jsonl: the header `{"format": "tablebook/1", id, game, club, players, options,
-    created_at, ..., seq, head_hash}` and every envelope with its hash; text: the hand history of
-    `docs/hand-history.md`; csv: `hand, seat, player, points, running_total, rule, reason, seqs`."""
+    created_at, ..., seq, head_hash, event?, round?, table?}` and every envelope with its hash; text: the
+    hand history of `docs/hand-history.md`; csv: the score sheet, one row per score line, `hand, player`,
+    the points and the player's running total in the game's unit (`points, running_total`; Seven and a
+    Half `chips, running_chips`; Schnapsen `game_points, game_points_won, to_go`), `rule, reason, seqs`;
+    csv-excel: the same csv for Excel, UTF-8 with a byte-order mark (so that `½` and `Inès` read right)."""
     exported = service.export(principal, game_id, format)
     headers = _attachment(exported.filename)
     if exported.document is not None:

@@ -205,10 +205,12 @@ class EventRecorder:
         envelopes: Sequence[Envelope],
         head: Head,
         game_id: str | None = None,
+        labels: Mapping[str, str | None] | None = None,
     ) -> GameRecord:
         """Register a game and write its already verified envelopes, exactly as given, in one transaction.
 
-        All or nothing: the registry row and every event land together or not at all. Like any
+        All or nothing: the registry row (its event, round and table `labels` too) and every event land
+        together or not at all. Like any
         append it takes no global lock: its events are one transaction, ordered as one in the log.
         """
         gid = game_id or new_id("g")
@@ -227,6 +229,7 @@ class EventRecorder:
             totals=head.totals,
             winner=head.winner,
             head_hash=head.head_hash,
+            labels=labels,
         )
         event_rows = [event_row(gid, env) for env in envelopes]
         with self.db.write() as conn, conn.begin():

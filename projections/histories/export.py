@@ -2,11 +2,13 @@
 
 - json: `{"format": "tablebook/1", "id", "game", "club", "players", "seats",
   "options", "created_at", "updated_at", "status", "seq", "hand", "totals",
-  "winner", "head_hash", "exported_at", "events": [envelopes]}`;
+  "winner", "head_hash", "exported_at", "event"?, "round"?, "table"?, "events": [envelopes]}`
+  (the labels only when the game has them);
 - jsonl: the same header (without `events`) on the first line, then one
   envelope a line;
 - text: the hand history of `projections/histories/text.py`;
-- csv: the score sheet, one row per score line.
+- csv: the score sheet, one row per score line, in the game's units (`score_csv`); `csv-excel`
+  the same for Excel, UTF-8 with a byte-order mark (`excel_csv`).
 
 A header's `seq` and `head_hash` are those of its last envelope, so an
 importer can tell a truncated file from a whole one. An export in which a
@@ -29,24 +31,26 @@ from events.envelope import Envelope
 from events.errors import InvalidEventError, TablebookError
 from events.schema import unstorable
 from events.store import GameRecord, Store
-from projections import engine
-from projections.audit import name_seats
+from projections import engine, phrases
+from projections.histories import words
 from projections.histories.text import write_text
 from projections.recorder import head_of
 from projections.registry import rules_for
 from projections.rules import GameRules, ScoreSheet, seat_dict
 
-FORMATS = ("json", "jsonl", "text", "csv")
+#: `csv-excel`: the csv for Excel, with a byte-order mark (`excel_csv`)
+EXCEL = "csv-excel"
+FORMATS = ("json", "jsonl", "text", "csv", EXCEL)
 MEDIA_TYPES = {
     "json": "application/json",
     "jsonl": "application/x-ndjson",
     "text": "text/plain; charset=utf-8",
     "csv": "text/csv; charset=utf-8",
+    EXCEL: "text/csv; charset=utf-8",
 }
-SUFFIXES = {"json": "json", "jsonl": "jsonl", "text": "txt", "csv": "csv"}
+SUFFIXES = {"json": "json", "jsonl": "jsonl", "text": "txt", "csv": "csv", EXCEL: "csv"}
 #: events read at once while a game is streamed (memory is bounded by this page)
 PAGE = 1000
-CSV_COLUMNS = ("hand", "seat", "player", "points", "running_total", "rule", "reason", "seqs")
 
 #: A viewer's redaction: (rules, the state at the head, envelopes up to the head) -> envelopes as shown.
 Redactor = Callable[[GameRules[Any], Any, list[Envelope]], list[Envelope]]
@@ -80,6 +84,7 @@ def header(
         "winner": game.winner,
         "head_hash": game.head_hash if head_hash is None else head_hash,
         "exported_at": utc_now(),
+        **game.labels(),
     }
     if state is not None and rules is not None:
         head = head_of(rules, state, doc["head_hash"])
@@ -128,40 +133,98 @@ def _cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def score_csv(players: Sequence[str], sheet: ScoreSheet) -> str:
-    """The score sheet as CSV: `hand, seat, player, points, running_total, rule, reason, seqs`.
+#: the csv's value columns by what a game's points count (`words.POINTS_WORD`): the line's, the seat's sum so far
+VALUE_COLUMNS = {"chips": ("chips", "running_chips"), "game points": ("game_points", "game_points_won")}
 
-    One row per score line; `running_total` is the seat's sum of points so far. A hand
-    without lines (voided, drawn) has one row without a seat. The last rows (hand
-    `totals`) give each seat's total as the game counts it (Schnapsen counts down from 7).
+
+def csv_columns(rules: GameRules[Any] | None) -> tuple[str, ...]:
+    """`hand, player, points, running_total, rule, reason, seqs`, the value columns named in the game's unit
+    (Seven and a Half: `chips, running_chips`; Schnapsen: `game_points, game_points_won, to_go`)."""
+    word = words.POINTS_WORD.get(rules.kind, "points") if rules is not None else "points"
+    points, running = VALUE_COLUMNS.get(word, ("points", "running_total"))
+    to_go = ("to_go",) if rules is not None and words.Units.of(rules).units.get("totals") == "to_go" else ()
+    return ("hand", "player", points, running, *to_go, "rule", "reason", "seqs")
+
+
+def score_csv(players: Sequence[str], sheet: ScoreSheet, rules: GameRules[Any] | None = None) -> str:
+    """The score sheet as CSV (`csv_columns`): one row per score line, in the game's units.
+
+    `player` is the name (a name two seats share gets its seat: `Ruby (#1)`); the value columns are
+    numbers in the game's unit, named so (`chips`; Schnapsen's `game_points` with `game_points_won`
+    so far and `to_go`, the game points still to go); `reason` is the rule's text rendered with the
+    names, card glyphs and values in their units (`bust with 8½`). A hand without lines (voided,
+    thrown in) has one row without a player. The last rows (hand `totals`) give each seat's total as
+    the game counts it (Schnapsen: to go, beside the game points won).
     """
+    speaker = words.Speaker.of(rules, players) if rules is not None else None
+    names = speaker.players if speaker is not None else words.display_names(players)
+    columns = csv_columns(rules)
+    to_go = "to_go" in columns
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow(columns)
     running = [0] * len(players)
+    target = _to_go_target(sheet) if to_go else 0
     for hand in sheet.hands:
         if not hand.lines:
-            writer.writerow((hand.hand, "", "", 0, "", "", "no points in this hand", ""))
+            writer.writerow((hand.hand, "", 0, "", *([""] if to_go else []), "", "no points in this hand", ""))
         for line in hand.lines:
             running[line.seat] += line.points
+            left = [max(target - running[line.seat], 0)] if to_go else []
+            reason = phrases.render(" ".join(line.reason.split()), names)
             writer.writerow(
                 (
                     hand.hand,
-                    line.seat,
-                    _cell(players[line.seat]),
+                    _cell(names[line.seat]),
                     line.points,
                     running[line.seat],
+                    *left,
                     line.rule,
-                    _cell(name_seats(" ".join(line.reason.split()), players)),
+                    _cell(reason),
                     " ".join(str(q) for q in line.events),
                 )
             )
     totals = seat_dict(sheet.totals)
     state = "finished" if sheet.finished else "live"
-    for seat, name in enumerate(players):
+    for seat, name in enumerate(names):
         won = " (winner)" if sheet.winner == seat else ""
-        writer.writerow(("totals", seat, _cell(name), totals[str(seat)], running[seat], "totals", f"{state}{won}", ""))
+        row: tuple[Any, ...]
+        if to_go:
+            row = (
+                "totals",
+                _cell(name),
+                running[seat],
+                running[seat],
+                totals[str(seat)],
+                "totals",
+                f"{state}{won}",
+                "",
+            )
+        else:
+            row = ("totals", _cell(name), totals[str(seat)], running[seat], "totals", f"{state}{won}", "")
+        writer.writerow(row)
     return out.getvalue()
+
+
+def _to_go_target(sheet: ScoreSheet) -> int:
+    """The game points a to-go game starts each seat at (Schnapsen: 7), from its sheet: a seat still to go
+    has `to go + won`; the winner's to go stops at 0, so it is read from a seat that has not reached it."""
+    won = [sum(h.points[s] for h in sheet.hands) for s in range(len(sheet.totals))]
+    starts = [t + w for t, w in zip(sheet.totals, won, strict=True) if t > 0]
+    return max(starts) if starts else max((t + w for t, w in zip(sheet.totals, won, strict=True)), default=0)
+
+
+#: the byte-order mark Excel needs to read a CSV as UTF-8 (without it, `½` and `Inès` are garbled)
+BOM = "\ufeff"
+
+
+def excel_csv(content: bytes) -> bytes:
+    """The csv export for Excel (`format=csv-excel`): the same rows, UTF-8 with a byte-order mark, CRLF.
+
+    No `sep=,` line: Excel reads such a file in the system's code page and ignores the mark.
+    """
+    text = content.decode("utf-8")
+    return (BOM + text.removeprefix(BOM)).encode("utf-8")
 
 
 # --------------------------------------------------------------------------- bulk

@@ -40,7 +40,7 @@ from events.schema import unstorable
 from events.store import GameRecord, Head, Store
 from projections import engine
 from projections.histories.errors import BadImportError, located
-from projections.histories.text import TextGame, parse_text, seat_tag_names
+from projections.histories.text import LABEL_TAGS, TextGame, kind_of, parse_text, seat_tag_names
 from projections.recorder import head_of
 from projections.registry import rules_for
 from projections.rules import GameRules
@@ -68,6 +68,8 @@ class Imported:
     source: dict[str, Any] = field(default_factory=dict)
     #: the line of the game's header, in a file of many games
     line: int = 0
+    #: the game's event, round and table (`GameRecord.labels`), carried by every format
+    labels: dict[str, str] = field(default_factory=dict)
 
     @property
     def same_chain(self) -> bool:
@@ -131,6 +133,29 @@ class GameHead:
     options: dict[str, Any]
     created_at: str
     source: dict[str, Any]
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+#: the labels a game may have (`POST /v1/games`): json keys, and the text history's tags
+MAX_LABEL = 80
+
+
+def check_labels(found: Mapping[str, Any], **where: Any) -> dict[str, str]:
+    """A game's labels as the API takes them: one line of at most MAX_LABEL characters each, clipped.
+
+    Raises:
+        BadImportError: a label that is not such a string, naming it.
+    """
+    labels: dict[str, str] = {}
+    for name, value in found.items():
+        if value is None:
+            continue
+        text = value.strip() if isinstance(value, str) else None
+        if text is None or len(text) > MAX_LABEL or any(ord(c) < 32 or c in "\x7f\x85\u2028\u2029" for c in text):
+            raise BadImportError(f"{name}: a label is one line of at most {MAX_LABEL} characters", field=name, **where)
+        if text:
+            labels[name] = text
+    return labels
 
 
 def check_players(players: Any, **where: Any) -> list[str]:
@@ -201,11 +226,13 @@ def game_head(doc: Any, **where: Any) -> GameHead:
         filled = rules.options_for(players, options)
     except TablebookError as exc:
         raise BadImportError(exc.message, field=exc.details.get("field", "options"), **where) from None
-    if filled != options:
-        missing = sorted(set(filled) - set(options))
+    unnormalised = sorted(name for name, value in options.items() if filled[name] != value)
+    if unnormalised:
+        # the options are in the genesis hash exactly as exported; an option the game gained after the
+        # export was made is absent from them and plays at its default (`engine.start`)
         raise BadImportError(
-            "options: an export lists every option with its value (they are in the genesis hash); "
-            f"missing: {', '.join(missing) or 'none'}",
+            f"options: {unnormalised[0]!r} is not written as an export writes it "
+            f"({options[unnormalised[0]]!r}, not {filled[unnormalised[0]]!r}): the options are in the genesis hash",
             field="options",
             **where,
         )
@@ -214,7 +241,8 @@ def game_head(doc: Any, **where: Any) -> GameHead:
         raise BadImportError(f"seats: {seats!r} but {len(players)} players", field="seats", **where)
     created = check_created(doc.get("created_at"), **where)
     source = {k: doc.get(k) for k in ("id", "club", "seq", "head_hash") if doc.get(k) is not None}
-    return GameHead(kind, rules, players, options, created, source)
+    labels = check_labels({name: doc.get(name) for name in LABEL_TAGS}, **where)
+    return GameHead(kind, rules, players, options, created, source, labels)
 
 
 def check_envelope(env: Any, **where: Any) -> Envelope:
@@ -312,6 +340,7 @@ def verified(head: GameHead, envelopes: list[Envelope], places: Sequence[dict[st
         head=head_of(head.rules, report.state, head_hash),
         format=fmt,
         source=head.source,
+        labels=head.labels,
     )
 
 
@@ -406,6 +435,7 @@ def from_text(text: str, *, actor: str, recorded_at: str | None = None) -> Impor
         head=head_of(rules, state, prev),
         format="text",
         source=head.source,
+        labels=head.labels,
     )
 
 
@@ -419,16 +449,17 @@ def _text_head(parsed: TextGame) -> GameHead:
     fmt = tags.get("Format")
     if fmt is not None and fmt != FORMAT:
         raise BadImportError(f"Format: expected {FORMAT!r}, got {fmt!r}", line=lines["Format"])
-    if "Game" not in tags:
-        raise BadImportError('the header has no [Game "..."] tag (e.g. [Game "schnapsen"])', line=1)
+    kind = kind_of(tags)
+    if kind is None:
+        raise BadImportError('the header has no [Game "..."] tag (e.g. [Game "Schnapsen"])', line=1)
     try:
-        rules = rules_for(tags["Game"])
+        rules = rules_for(kind)
     except TablebookError as exc:
-        raise BadImportError(exc.message, line=lines["Game"]) from None
+        raise BadImportError(exc.message, line=lines.get("Kind", lines.get("Game", 1))) from None
     players = parsed.seats()
     tag_names = seat_tag_names(parsed)
     for seat, name in enumerate(players):
-        check_name(seat, name, line=lines[tag_names[seat]])
+        check_name(seat, name, line=lines[tag_names[seat]] if seat in tag_names else lines.get("Players"))
     options = parsed.options()
     try:
         filled = rules.options_for(players, options)
@@ -440,7 +471,11 @@ def _text_head(parsed: TextGame) -> GameHead:
     else:
         check_created(created, line=lines["Created"])
     source = {"id": tags.get("Id"), "club": tags.get("Club"), "head_hash": tags.get("HeadHash")}
-    return GameHead(tags["Game"], rules, players, filled, created, {k: v for k, v in source.items() if v})
+    labels: dict[str, str] = {}
+    for name, tag in LABEL_TAGS.items():
+        if tag in tags:
+            labels.update(check_labels({name: tags[tag]}, line=lines[tag]))
+    return GameHead(rules.kind, rules, players, filled, created, {k: v for k, v in source.items() if v}, labels)
 
 
 def read_file(body: bytes, *, actor: str, fmt: str | None = None) -> Imported:
@@ -556,7 +591,7 @@ def read_games(lines: Iterable[tuple[int, bytes]], *, single: bool = False) -> I
 
 
 def import_game(store: Store, club_id: int, game: Imported) -> GameRecord:
-    """Write a checked game as a new game of the club, in one transaction."""
+    """Write a checked game, its labels (in no hash) and its events as a new game of the club, in one transaction."""
     return store.import_game(
         club_id=club_id,
         kind=game.kind,
@@ -566,6 +601,7 @@ def import_game(store: Store, club_id: int, game: Imported) -> GameRecord:
         genesis_hash=game.genesis,
         envelopes=game.envelopes,
         head=game.head,
+        labels=game.labels or None,
     )
 
 

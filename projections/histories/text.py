@@ -1,11 +1,13 @@
-"""The text hand history: written for people, in the spirit of PGN and PBN, and read back exactly.
+"""The text hand history: written for people, like a PokerStars hand history or a PGN, and read back exactly.
 
-The grammar is in `docs/hand-history.md`. In short: a header of tag pairs
-(`[Game "schnapsen"]`), then each hand under a `Hand N` heading, one line per
-event (`  12. Anna: play KH marriage  => trick_winner=Ben trick_points=14`),
-and after each hand its score lines. Only the tag pairs and the part of an
-event line before `=>` or `;` are read back; headings, derived facts, score
-lines and comments are for people, and an importer recomputes them.
+The grammar is in `docs/hand-history.md`. In short: a header of tag pairs (`[Event "Winter league"]`,
+`[Game "Schnapsen"]`, `[Players "Anna, Ben"]`, `[Result "..."]`...), then each hand under a `Hand N`
+heading: one line per event, in words (`words.py`), with the event itself in brackets at the line's end
+(`Anna leads K♥ and shows the marriage in hearts (40)      [2. Anna: play KH marriage]`); the starting
+cards of each deal sorted by suit; tricks under a `Trick N` heading with their winner; after the hand its
+score lines in words and the running score. An import reads the tag pairs and the bracketed events
+only: every other line is for people, and the importer recomputes it. (A file of the first version, with
+each event at the start of its line and `=>` facts after it, is still read.)
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from events.cards import FULL_DECK
 from events.envelope import Envelope
 from events.errors import UnknownGameError
 from projections import engine, registry
-from projections.audit import name_seats
+from projections.histories import words
 from projections.histories.errors import BadImportError
 from projections.histories.notation import (
     NotationError,
@@ -35,26 +37,28 @@ from projections.histories.notation import (
 )
 from projections.rules import EMPTY, GameRules, HandScore, ScoreSheet
 
+#: the labels a game may have, by their API name, and the tag each is written as
+LABEL_TAGS = {"event": "Event", "round": "Round", "table": "Table"}
+#: between the names of the Players tag
+PLAYERS_SEPARATOR = ", "
+
 #: the field of the actor (`Anna: play KH`) and the field a bare card code is (the grammar's shorthands); which
 #: other fields name a seat (written with the player's name, read back as the seat number) and which hold
 #: cards is each game's declaration (`GameRules.fields`)
 ACTOR = "seat"
 CARD = "card"
-#: result fields that name a seat, shown with the player's name
-_NAMED_FACTS = re.compile(
-    r"(winner|_by|_to|^scorer|^bidder|^dealer|^banker|^next_banker|^box|^captain|^sitter|^first_to_speak)$"
-)
 _CARDS = frozenset(FULL_DECK)
 _SEAT_REF = re.compile(r"#([0-9]+)")
 _TAG = re.compile(r'\s*\[([A-Za-z][A-Za-z0-9_]*)\s+("(?:[^"\\]|\\.)*")\s*\]\s*')
 _EVENT = re.compile(r"\s*([0-9]+)\.(?=\s|$)")
+#: an event in brackets, after a body line's words: `[12. Anna: play KH]` (the words hold no `[`)
+_BRACKETED = re.compile(r"\[([0-9]+)\.(?=\s|\])")
+#: a tag pair's start: `[` and no digit (an event in brackets starts with its seq)
+_TAG_START = re.compile(r"\[(?![0-9])")
 _SEAT_TAG = re.compile(r"Seat([0-9]+)")
 #: the most digits a seq, a `#<seat>` or a `Seat<n>` tag is read with (a seq is at most 2**31 - 1): Python
 #: refuses to convert more than 4,300 digits, and nothing here needs more than 10
 MAX_DIGITS = 10
-
-#: the tags a text export starts with, in this order (others may follow; unknown tags are kept, not read)
-TAG_ORDER = ("Format", "Game", "Title", "Club", "Id", "Created", "Seats")
 
 
 # --------------------------------------------------------------------------- writing
@@ -73,17 +77,6 @@ class Names:
         if self.players.count(name) > 1 or _SEAT_REF.fullmatch(name) or not name.strip():
             return f"#{seat}"
         return format_string(name)
-
-    def plain(self, seat: Any) -> str:
-        """The name for people, on one line (a name may hold a newline; it is not read back from here)."""
-        if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(self.players):
-            return one_line(self.players[seat])
-        return f"seat {seat}"
-
-
-def one_line(text: str) -> str:
-    """Every run of whitespace (newlines, U+2028...) as one space: for the lines that are not read back."""
-    return " ".join(text.split())
 
 
 def _is_seat(value: Any) -> TypeGuard[int]:
@@ -119,66 +112,91 @@ def event_body(rules: GameRules[Any], event_type: str, data: Mapping[str, Any], 
     return " ".join(words)
 
 
-def facts_text(result: Mapping[str, Any], names: Names) -> str:
-    """The derived facts of an event, for people (`trick_winner=Ben trick_points=14`)."""
-    words = []
-    for key, value in result.items():
-        if key == "audit_notes":
-            continue
-        if value is True:
-            words.append(format_string(key))
-        elif _is_seat(value) and _NAMED_FACTS.search(key):
-            words.append(f"{format_string(key)}={format_string(names.plain(value))}")
-        else:
-            words.append(f"{format_string(key)}={format_value(value)}")
-    return " ".join(words)
+#: the column the bracketed event of a body line starts at, when the words leave room
+EVENT_COLUMN = 60
 
 
-def _points(value: int | float) -> str:
-    return f"{value:+d}" if isinstance(value, int) and value else str(value)
+def event_line(words: str, seq: int, body: str, indent: int) -> str:
+    """A body line: the words for people, then the event in its bracketed form, which an import reads."""
+    left = " " * indent + words
+    return f"{left.ljust(EVENT_COLUMN - 2)}  [{seq}. {body}]"
 
 
-def score_lines(hand: HandScore, names: Names) -> list[str]:
-    """`Score hand 3: Anna +2, Ben 0` and one `- ` line per score line."""
-    head = ", ".join(f"{names.plain(s)} {_points(p)}" for s, p in enumerate(hand.points))
-    out = [f"Score hand {hand.hand}: {head}" + ("" if hand.lines else " (no points)")]
+def _points_word(rules: GameRules[Any]) -> str:
+    return words.POINTS_WORD.get(rules.kind, "points")
+
+
+def score_lines(hand: HandScore, speaker: words.Speaker, rules: GameRules[Any]) -> list[str]:
+    """`Score of hand 3: Anna +2 game points, Ben 0`, then one line per score line, in words."""
+    unit = _points_word(rules)
+    head = ", ".join(f"{speaker.who(s)} {speaker.value('points', p, signed=True)}" for s, p in enumerate(hand.points))
+    suffix = f" {unit}" if speaker.units.units.get("points") != "chips" else ""
+    out = [f"  Score of hand {hand.hand}: {head}{suffix}" + ("" if hand.lines else " (no points)")]
     for line in hand.lines:
         seqs = ", ".join(str(q) for q in line.events)
-        reason = one_line(name_seats(line.reason, names.players))
         out.append(
-            f"  - {names.plain(line.seat)} {_points(line.points)} {line.rule}: {reason}"
-            + (f" (seqs {seqs})" if seqs else "")
+            f"    {speaker.who(line.seat)} {speaker.value('points', line.points, signed=True)}: "
+            f"{speaker.render(line.reason)}" + (f" (events {seqs})" if seqs else "")
         )
     return out
+
+
+def totals_text(speaker: words.Speaker, totals: Sequence[Any]) -> str:
+    """The totals as the game counts them (`Anna 4 to go, Ben 7 to go`; `Juan -79 chips, ...`)."""
+    return ", ".join(f"{speaker.who(s)} {speaker.value('totals', t)}" for s, t in enumerate(totals))
+
+
+def result_text(speaker: words.Speaker, sheet: ScoreSheet) -> str:
+    """The Result tag: who won and the totals; `*` (as in PGN) while the game is in progress."""
+    totals = totals_text(speaker, sheet.totals)
+    if not sheet.finished:
+        return f"* in progress: {totals}"
+    if sheet.winner is None:
+        return f"finished: {totals}"
+    return f"{speaker.who(sheet.winner)} wins: {totals}"
 
 
 def _tag(name: str, value: str) -> str:
     return f"[{name} {orjson.dumps(value).decode()}]"
 
 
-def header_tags(info: Mapping[str, Any], sheet: ScoreSheet | None, title: str) -> list[tuple[str, str]]:
-    """The tag pairs of a game: what an import needs (Format, Game, Created, Seat<n>, Options) and more."""
+def players_tag(players: Sequence[str]) -> str | None:
+    """The Players tag (`Anna, Ben`) when it reads back as the same names, else None (Seat tags say them)."""
+    text = PLAYERS_SEPARATOR.join(players)
+    return text if split_players(text) == list(players) else None
+
+
+def split_players(text: str) -> list[str]:
+    return text.split(PLAYERS_SEPARATOR) if text else []
+
+
+def header_tags(info: Mapping[str, Any], sheet: ScoreSheet | None, rules: GameRules[Any]) -> list[tuple[str, str]]:
+    """The tag pairs of a game: the labels, Game, Club, Date, Players, Options, Result, then the record's."""
     players = list(info["players"])
-    names = Names(tuple(players))
+    speaker = words.Speaker.of(rules, players)
     tags: list[tuple[str, str]] = [
-        ("Format", info.get("format", "tablebook/1")),
-        ("Game", info["game"]),
-        ("Title", title),
+        (tag, str(info[name])) for name, tag in LABEL_TAGS.items() if info.get(name) not in (None, "")
     ]
+    tags.append(("Game", rules.title))
     if info.get("club"):
         tags.append(("Club", str(info["club"])))
-    if info.get("id"):
-        tags.append(("Id", str(info["id"])))
-    tags.append(("Created", info["created_at"]))
-    tags.append(("Seats", str(len(players))))
-    tags += [(f"Seat{s}", name) for s, name in enumerate(players)]
+    created = str(info["created_at"])
+    tags.append(("Date", created[:10].replace("-", ".")))
+    listed = players_tag(players)
+    if listed is not None:
+        tags.append(("Players", listed))
     options = format_value(dict(info["options"]))[1:-1]
     tags.append(("Options", options))
-    tags.append(("Status", str(info.get("status", ""))))
     if sheet is not None:
-        tags.append(("Totals", ", ".join(f"{names.plain(s)} {t}" for s, t in enumerate(sheet.totals))))
-        if sheet.winner is not None:
-            tags.append(("Winner", names.plain(sheet.winner)))
+        tags.append(("Result", result_text(speaker, sheet)))
+    tags.append(("Format", info.get("format", "tablebook/1")))
+    tags.append(("Kind", rules.kind))
+    if info.get("id"):
+        tags.append(("Id", str(info["id"])))
+    tags.append(("Created", created))
+    if listed is None:
+        tags += [(f"Seat{s}", name) for s, name in enumerate(players)]
+    tags.append(("Status", str(info.get("status", ""))))
     tags.append(("Events", str(info.get("seq", 0))))
     if info.get("head_hash"):
         tags.append(("HeadHash", str(info["head_hash"])))
@@ -189,6 +207,103 @@ def header_tags(info: Mapping[str, Any], sheet: ScoreSheet | None, title: str) -
     return tags
 
 
+def _dealt(kind: str, speaker: words.Speaker, data: Mapping[str, Any]) -> list[str]:
+    """Each player's starting cards of a deal, sorted by suit; the table's, when the deal lays some out."""
+    width = max((len(speaker.who(s)) for s in range(len(speaker.players))), default=4) + 1
+    out: list[str] = []
+    hands = data.get("hands", data.get("cards"))
+    if isinstance(hands, list):
+        hands = {str(s): cards for s, cards in enumerate(hands)}
+    if isinstance(hands, Mapping):
+        for seat in sorted(hands, key=lambda k: int(k) if str(k).isdigit() else 99):
+            cards = hands[seat]
+            cards = cards if isinstance(cards, list) else [cards]
+            out.append(f"    {(speaker.who(seat) + ':').ljust(width)} {words.sorted_hand(kind, cards)}")
+    if isinstance(data.get("table"), list):
+        out.append(f"    {'table:'.ljust(width)} {words.cards_text(data['table'])}")
+    return out
+
+
+def hand_facts(speaker: words.Speaker, result: Mapping[str, Any]) -> list[str]:
+    """What a reader wants when a hand ends: hand points, the bid made or failed, the last cards taken."""
+    out = []
+    if isinstance(result.get("hand_points"), Mapping):
+        out.append(f"  Hand points: {speaker.per_seat(result['hand_points'], 'hand_points')}")
+    if "bidder" in result and "made" in result:
+        made = "makes it" if result["made"] else "fails"
+        out.append(f"  {speaker.who(result['bidder'])} bid {result.get('bid')} and {made}")
+    rest = result.get("rest")
+    if isinstance(rest, Mapping) and rest.get("cards"):
+        out.append(f"  {speaker.who(rest.get('seat'))} takes the cards left: {words.cards_text(rest['cards'])}")
+    if isinstance(result.get("sweeps"), list) and result["sweeps"]:
+        out.append(f"  Sweeps: {words.prose(format_value(result['sweeps']))}")
+    return out
+
+
+@dataclass
+class _Writer:
+    """The running state of a text history being written: hands, tricks, running score."""
+
+    rules: GameRules[Any]
+    names: Names
+    speaker: words.Speaker
+    trick: int = 0
+    in_trick: bool = False
+
+    @property
+    def trick_game(self) -> bool:
+        return self.rules.kind in TRICK_GAMES
+
+    def new_hand(self) -> None:
+        self.trick, self.in_trick = 0, False
+
+    def event_lines(self, env: Mapping[str, Any], seen: Mapping[str, Any], remarks: Sequence[str]) -> list[str]:
+        kind, data, result = seen["type"], seen["data"], seen.get("result") or {}
+        out: list[str] = []
+        lead = False
+        if kind == "play" and self.trick_game:
+            lead = not self.in_trick
+            if lead:
+                self.trick += 1
+                self.in_trick = True
+                out.append(f"  Trick {self.trick}")
+        text = words.phrase(self.speaker, kind, data, result, lead=lead)
+        if remarks:
+            text += " (" + "; ".join(remarks) + ")"
+        indent = 4 if kind == "play" and self.trick_game else 2
+        out.append(event_line(text, env["seq"], event_body(self.rules, kind, data, self.names), indent))
+        if kind == "deal":
+            out += _dealt(self.rules.kind, self.speaker, data)
+        ended = words.trick_end(self.speaker, result) if self.trick_game else None
+        if ended is not None:
+            out.append(f"    → {ended}")
+            self.in_trick = False
+        if kind == "retract":
+            self.in_trick = False
+        if result.get("hand_ended"):
+            out += hand_facts(self.speaker, result)
+        return out
+
+
+#: games whose plays are grouped by trick, with the trick's winner
+TRICK_GAMES = frozenset({"schnapsen", "cutthroat-smear"})
+
+
+def _remarks(
+    env: Mapping[str, Any], seen: Mapping[str, Any], retracted: Mapping[int, int], speaker: words.Speaker
+) -> list[str]:
+    remarks = []
+    if "violation" in env:
+        violation = env["violation"]
+        message = speaker.render(str(violation.get("message", violation.get("reason", ""))))
+        remarks.append(f"against the rule {words.prose(str(violation.get('rule')))}: {message}")
+    if env["seq"] in retracted:
+        remarks.append(f"taken back by event {retracted[env['seq']]}")
+    if seen.get("redacted"):
+        remarks.append("hidden cards shown as ??")
+    return remarks
+
+
 def write_text(
     info: Mapping[str, Any],
     rules: GameRules[Any],
@@ -197,50 +312,37 @@ def write_text(
 ) -> Iterator[str]:
     """The lines of a game's text hand history (without line ends).
 
-    `envelopes` are the game's stored envelopes (folded for the score lines);
-    `shown` are the same envelopes as the reader may see them (redacted), if different.
+    `envelopes` are the game's stored envelopes (folded for the score lines and the running score);
+    `shown` are the same envelopes as the reader may see them (redacted), if different: the words and
+    the bracketed events are written from those.
     """
     players = tuple(info["players"])
     names = Names(players)
+    speaker = words.Speaker.of(rules, players)
     initial = engine.start(rules, list(players), dict(info["options"]))
+    # the header's Result needs the end; the hands are then walked again (two folds, not every position kept)
     final = engine.fold(rules, initial, envelopes) if envelopes else initial
     sheet = rules.score(final.game)
-    for name, value in header_tags(info, sheet, rules.title):
+    steps = engine.walk(rules, initial, envelopes)
+    for name, value in header_tags(info, sheet, rules):
         yield _tag(name, value)
     scores = {h.hand: h for h in sheet.hands}
     last_of_hand: dict[int, int] = {env["hand"]: i for i, env in enumerate(envelopes)}
     retracted = engine.retracted_seqs(envelopes)
     display = shown if shown is not None else envelopes
-    current: int | None = None
-    for index, (env, seen) in enumerate(zip(envelopes, display, strict=True)):
-        if env["hand"] != current:
-            if current is not None and last_of_hand.get(current) == index - 1 and current in scores:
-                yield from score_lines(scores[current], names)
-            current = env["hand"]
+    writer = _Writer(rules, names, speaker)
+    for index, ((env, position), seen) in enumerate(zip(steps, display, strict=True)):
+        hand = env["hand"]
+        if index == 0 or envelopes[index - 1]["hand"] != hand:
+            writer.new_hand()
             yield ""
-            yield f"Hand {current}" + (" (before the first deal)" if current == 0 else "")
-        line = f"{env['seq']:>4}. {event_body(rules, seen['type'], seen['data'], names)}"
-        facts = facts_text(env.get("result") or {}, names)
-        if facts:
-            line += f"  => {facts}"
-        remarks = []
-        if "violation" in env:
-            violation = env["violation"]
-            remarks.append(one_line(f"illegal {violation.get('rule')}: {violation.get('message')}"))
-        if env["seq"] in retracted:
-            remarks.append(f"retracted by seq {retracted[env['seq']]}")
-        if seen.get("redacted"):
-            remarks.append("redacted")
-        if remarks:
-            line += "  ; " + "; ".join(remarks)
-        yield line
-    if current is not None and current in scores and last_of_hand.get(current) == len(envelopes) - 1:
-        yield from score_lines(scores[current], names)
+            yield f"Hand {hand}" + (" (before the first deal)" if hand == 0 else "")
+        yield from writer.event_lines(env, seen, _remarks(env, seen, retracted, speaker))
+        if last_of_hand.get(hand) == index and hand in scores:
+            yield from score_lines(scores[hand], speaker, rules)
+            yield f"  Running score: {totals_text(speaker, rules.score(position.game).totals)}"
     yield ""
-    totals = ", ".join(f"{names.plain(s)} {t}" for s, t in enumerate(sheet.totals))
-    state = "finished" if sheet.finished else "live"
-    winner = f"; winner {names.plain(sheet.winner)}" if sheet.winner is not None else ""
-    yield f"Score totals: {totals} ({state}{winner})"
+    yield f"Result: {result_text(speaker, sheet)}"
 
 
 # --------------------------------------------------------------------------- reading
@@ -261,8 +363,12 @@ class TextGame:
             BadImportError: no Seat tags, a gap, or a count that disagrees with `Seats`.
         """
         found = seat_tags(self)
+        if not found and "Players" in self.tags:
+            return split_players(self.tags["Players"])
         if not found:
-            raise BadImportError('the header names no players: expected [Seat0 "name"], [Seat1 "name"]...')
+            raise BadImportError(
+                'the header names no players: expected [Players "Anna, Ben"] or [Seat0 "name"], [Seat1 "name"]...'
+            )
         if sorted(found) != list(range(len(found))):
             missing = next(s for s in range(len(found) + 1) if s not in found)  # never a range up to a huge seat
             raise BadImportError(f"the header has no Seat{missing} tag (seats are numbered 0, 1, 2...)")
@@ -337,43 +443,35 @@ def parse_text(text: str, rules: GameRules[Any] | None = None) -> TextGame:
     game = TextGame()
     seat_fields: Callable[[str], frozenset[str]] | None = rules.seat_fields if rules is not None else None
     in_header = True
-    previous = ""  # the kind of the last non-blank body line
+    #: the file writes its events in brackets after words (its first event says): then a line without
+    #: brackets is words for people, even one that starts like `1. ` (a player called "1. FC")
+    bracketed = False
     # lines end at "\n" only: a JSON string may hold U+2028 or U+0085 unescaped, which splitlines() would cut
     for number, raw in enumerate(text.split("\n"), start=1):
         line = raw.rstrip("\r")
         line = line.lstrip("\ufeff") if number == 1 else line
         stripped = line.strip()
-        if not stripped:
+        bracket = None if _TAG_START.match(stripped) else _BRACKETED.search(line)
+        if not stripped or (bracket is None and stripped[0] in ";%"):  # a comment (a name may start so)
             continue
-        if stripped.startswith(";") or stripped.startswith("%"):
-            continue
-        if stripped.startswith("["):
-            if not in_header:
-                raise BadImportError("a tag pair after the first hand: tags belong in the header", line=number)
+        if in_header and _TAG_START.match(stripped):
             _read_tag(game, line, number)
             continue
+        if _TAG_START.match(stripped):
+            raise BadImportError("a tag pair after the first hand: tags belong in the header", line=number)
         in_header = False
-        if _EVENT.match(line):
-            if seat_fields is None:
-                seat_fields = declared_seat_fields(game.tags.get("Game"))
-            game.events.append((number, _read_event(game, line, number, seat_fields)))
-            previous = "event"
-        elif re.match(r"Hand(\s|$)", stripped):
-            if not re.fullmatch(r"Hand [0-9]+( .*)?", stripped):
-                raise BadImportError(f"a bad hand heading {stripped!r}: expected 'Hand <number>'", line=number)
-            previous = "hand"
-        elif re.match(r"Score(\s|$)", stripped):
-            previous = "score"
-        elif stripped.startswith("- ") or stripped == "-":
-            if previous != "score":
-                raise BadImportError("a score line ('- ...') that follows no 'Score' line", line=number)
-        else:
-            shown = stripped if len(stripped) <= 40 else stripped[:40] + "..."
-            raise BadImportError(
-                f"cannot read {shown!r}: expected a tag pair, an event line ('<seq>. ...'), a 'Hand' heading, "
-                "a 'Score' line or a comment (';')",
-                line=number,
-            )
+        bracketed = bracketed or (bracket is not None and not game.events)
+        if bracket is None and (bracketed or _EVENT.match(line) is None):
+            if "[" in line:
+                raise BadImportError(
+                    "cannot read the event of this line: expected it in brackets, as [<seq>. <event>], at the "
+                    "line's end",
+                    line=number,
+                )
+            continue  # words for people: headings, dealt cards, a trick's winner, score lines
+        if seat_fields is None:
+            seat_fields = declared_seat_fields(kind_of(game.tags))
+        game.events.append((number, _read_event(game, line, number, seat_fields, bracket)))
     return game
 
 
@@ -413,7 +511,23 @@ def _resolve_seat(token: Token, value: Any, players: Sequence[str], number: int,
 
 def _players(game: TextGame) -> list[str]:
     found = seat_tags(game)
+    if not found and "Players" in game.tags:
+        return split_players(game.tags["Players"])
     return [found[s] for s in sorted(found)]
+
+
+def kind_of(tags: Mapping[str, str]) -> str | None:
+    """The game kind a header names: its `Kind` tag, else its `Game` tag as a kind or as a game's title
+    (`Schnapsen`, `Seven and a Half`, case aside); None when there is neither."""
+    if "Kind" in tags:
+        return tags["Kind"]
+    game = tags.get("Game")
+    if game is None:
+        return None
+    for known in registry.available():
+        if game.strip().casefold() in (known, registry.rules_for(known).title.casefold()):
+            return known
+    return game
 
 
 def declared_seat_fields(kind: str | None) -> Callable[[str], frozenset[str]]:
@@ -433,9 +547,16 @@ def declared_seat_fields(kind: str | None) -> Callable[[str], frozenset[str]]:
         return any_game
 
 
-def _read_event(game: TextGame, line: str, number: int, seat_fields: Callable[[str], frozenset[str]]) -> dict[str, Any]:
-    """One event line: `<seq>. [<seat>:] <type> <card>? <flag>... <key>=<value>...`."""
-    head = _EVENT.match(line)
+def _read_event(
+    game: TextGame,
+    line: str,
+    number: int,
+    seat_fields: Callable[[str], frozenset[str]],
+    bracket: re.Match[str] | None = None,
+) -> dict[str, Any]:
+    """One event: `[<seq>. [<seat>:] <type> <card>? <flag>... <key>=<value>...]` after a line's words, or
+    the same without brackets at the line's start (then `=>` or `;` ends what is read)."""
+    head = bracket if bracket is not None else _EVENT.match(line)
     assert head is not None
     seq = small_number(head.group(1), "the seq", number)
     expected = len(game.events) + 1
@@ -443,14 +564,43 @@ def _read_event(game: TextGame, line: str, number: int, seat_fields: Callable[[s
         raise BadImportError(f"expected the event with seq {expected}, found seq {seq}", line=number, seq=seq)
     players = _players(game)
     try:
-        tokens = []
-        for token in tokenize(line, head.end()):
-            if token.kind == "punct" and token.text in ("=>", ";"):
-                break
-            tokens.append(token)
+        tokens = _bracketed_tokens(line, head.end()) if bracket is not None else _line_tokens(line, head.end())
         return _event_of(tokens, len(line), players, number, seat_fields)
     except NotationError as exc:
         raise BadImportError(f"column {exc.column + 1}: {exc}", line=number, seq=seq) from None
+
+
+def _line_tokens(line: str, start: int) -> list[Token]:
+    """The tokens of an unbracketed event, up to a `=>` or `;` (what follows is for people)."""
+    tokens = []
+    for token in tokenize(line, start):
+        if token.kind == "punct" and token.text in ("=>", ";"):
+            break
+        tokens.append(token)
+    return tokens
+
+
+def _bracketed_tokens(line: str, start: int) -> list[Token]:
+    """The tokens of a bracketed event, up to its closing `]`; nothing but spaces or a comment may follow.
+
+    Raises:
+        NotationError: no closing bracket, or text after it.
+    """
+    tokens: list[Token] = []
+    depth = 0
+    stream = tokenize(line, start)
+    for token in stream:
+        if token.kind == "punct" and token.text in ("[", "{"):
+            depth += 1
+        elif token.kind == "punct" and token.text in ("]", "}"):
+            if depth == 0 and token.text == "]":
+                rest = line[token.column + 1 :].strip()
+                if rest and not rest.startswith(";"):
+                    raise NotationError(f"unexpected text after the event: {rest[:20]!r}", token.column + 1)
+                return tokens
+            depth -= 1
+        tokens.append(token)
+    raise NotationError("missing ']' at the end of the event", len(line))
 
 
 def _event_of(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,8 @@ DEAL = {
     "trump_card": "JH",
 }
 runner = CliRunner()
+#: the labels every recorded game is created with: each export carries them, each import gives them back
+LABELS = {"event": "Winter league", "round": "3", "table": "Table 2"}
 
 
 def append(client: TestClient, club: Club, game_id: str, events: list[dict[str, Any]]) -> None:
@@ -51,7 +54,10 @@ def record(client: TestClient, club: Club, kind: str, seed: int, max_events: int
     rules = rules_for(kind)
     players = PLAYERS[kind]
     playout = play(rules, players, options, rng=random.Random(seed), max_events=max_events)
-    game_id: str = new_game(client, club, kind, players, options)["id"]
+    body = {"game": kind, "players": players, "options": options, **LABELS}
+    created = client.post("/v1/games", json=body, headers=club.recorder)
+    assert created.status_code == 201, created.text
+    game_id: str = created.json()["id"]
     events = [*playout.events, {"type": "note", "text": 'Ruby: "that was a \\ misdeal"\nno'}]
     events.append({"type": "score_claimed", "hand": 1, "points": {str(s): 2 for s in range(len(players))}})
     append(client, club, game_id, events)
@@ -101,9 +107,9 @@ def test_round_trips_of_random_games_in_every_format(
         else:
             assert {e["actor"] for e in copy} == {f"key:{other_club.keys['recorder'].split('_')[1]}"}
         game = client.get(f"/v1/games/{new_id}", headers=other_club.recorder).json()
-        assert {k: game[k] for k in ("game", "players", "options", "created_at", "status", "totals", "winner")} == {
-            k: source[k] for k in ("game", "players", "options", "created_at", "status", "totals", "winner")
-        }
+        kept = ("game", "players", "options", "created_at", "status", "totals", "winner", "event", "round", "table")
+        assert {k: game[k] for k in kept} == {k: source[k] for k in kept}
+        assert {k: game[k] for k in LABELS} == LABELS
         verify = client.get(f"/v1/games/{new_id}/verify", headers=other_club.recorder).json()
         assert verify["ok"] and verify["events"] == len(original)
 
@@ -133,7 +139,9 @@ def test_record_enforcement_violations_survive_every_format(client: TestClient, 
     original = events_of(client, club, game_id)
     assert original[-1]["violation"]["rule"] == "schnapsen.follow_suit"
     text = export_of(client, club, game_id, "text").text
-    assert "; illegal schnapsen.follow_suit" in text
+    played = next(line for line in text.split("\n") if line.endswith("[4. Ben: play TS]"))
+    assert played.startswith("    Ben plays 10♠ (against the rule schnapsen.follow_suit: "), played
+    assert "{" not in played and not re.search(r"\bseat \d", played)
     for fmt in ("jsonl", "text"):
         body = export_of(client, club, game_id, fmt).content
         new_id = client.post("/v1/import?copy=true", content=body, headers=other_club.recorder).json()["game"]["id"]
@@ -144,36 +152,83 @@ def test_the_csv_score_sheet(client: TestClient, club: Club) -> None:
     game_id = record(client, club, "cutthroat-smear", 2)
     response = export_of(client, club, game_id, "csv")
     assert response.headers["content-type"].startswith("text/csv")
+    assert not response.content.startswith(b"\xef\xbb\xbf")  # the plain csv has no byte-order mark
     rows = list(csv.DictReader(io.StringIO(response.text)))
     score = client.get(f"/v1/games/{game_id}/score", headers=club.recorder).json()
     lines = [(h["hand"], line) for h in score["hands"] for line in h["lines"]]
-    body = [r for r in rows if r["hand"] != "totals" and r["seat"]]
-    assert len(body) == len(lines) and list(rows[0]) == [
-        "hand",
-        "seat",
-        "player",
-        "points",
-        "running_total",
-        "rule",
-        "reason",
-        "seqs",
-    ]
+    body = [r for r in rows if r["hand"] != "totals" and r["player"]]
+    assert len(body) == len(lines)
+    assert list(rows[0]) == ["hand", "player", "points", "running_total", "rule", "reason", "seqs"]
+    players = PLAYERS["cutthroat-smear"]
     running = [0, 0, 0]
     for row, (hand, line) in zip(body, lines, strict=True):
         running[line["seat"]] += line["points"]
-        assert (int(row["hand"]), int(row["seat"]), int(row["points"]), row["rule"]) == (
+        assert (int(row["hand"]), row["player"], int(row["points"]), row["rule"]) == (
             hand,
-            line["seat"],
+            players[line["seat"]],
             line["points"],
             line["rule"],
         )
-        assert (
-            row["player"] == PLAYERS["cutthroat-smear"][line["seat"]]
-            and int(row["running_total"]) == running[line["seat"]]
-        )
+        assert int(row["running_total"]) == running[line["seat"]]
         assert row["seqs"] == " ".join(str(q) for q in line["events"])
+        assert "{seat:" not in row["reason"] and not re.search(r"\bseat \d", row["reason"])
     totals = [r for r in rows if r["hand"] == "totals"]
-    assert [int(r["points"]) for r in totals] == [score["totals"][str(s)] for s in range(3)]
+    assert [(r["player"], int(r["points"])) for r in totals] == [
+        (p, score["totals"][str(s)]) for s, p in enumerate(players)
+    ]
+
+
+def test_the_csv_is_in_each_games_units(client: TestClient, club: Club) -> None:
+    half = record(client, club, "seven-and-a-half", 2)
+    rows = list(csv.DictReader(io.StringIO(export_of(client, club, half, "csv").text)))
+    assert list(rows[0]) == ["hand", "player", "chips", "running_chips", "rule", "reason", "seqs"]
+    assert any("½" in r["reason"] for r in rows) and any(r["player"] == "Inès" for r in rows)
+    assert all(not re.search(r"\bseat \d", r["reason"]) for r in rows)
+    schnapsen = record(client, club, "schnapsen", 2)
+    rows = list(csv.DictReader(io.StringIO(export_of(client, club, schnapsen, "csv").text)))
+    assert list(rows[0]) == ["hand", "player", "game_points", "game_points_won", "to_go", "rule", "reason", "seqs"]
+    score = client.get(f"/v1/games/{schnapsen}/score", headers=club.recorder).json()
+    totals = {r["player"]: int(r["to_go"]) for r in rows if r["hand"] == "totals"}
+    assert totals == {p: score["totals"][str(s)] for s, p in enumerate(PLAYERS["schnapsen"])}
+    for row in rows:
+        if row["hand"] != "totals":  # to go after the line: what was left, less the game points won so far
+            assert int(row["to_go"]) == max(7 - int(row["game_points_won"]), 0)
+
+
+def test_the_excel_csv_has_a_byte_order_mark_and_reads_back_accents_and_halves(client: TestClient, club: Club) -> None:
+    game_id = record(client, club, "seven-and-a-half", 2)
+    plain = export_of(client, club, game_id, "csv")
+    excel = export_of(client, club, game_id, "csv-excel")
+    assert excel.headers["content-type"].startswith("text/csv")
+    assert excel.headers["content-disposition"] == f'attachment; filename="{game_id}.csv"'
+    assert excel.content.startswith(b"\xef\xbb\xbf") and excel.content[3:] == plain.content
+    text = excel.content.decode("utf-8-sig")  # what Excel does with the mark: UTF-8, the mark dropped
+    assert text.startswith("hand,player,") and "Inès" in text and "½" in text
+    assert "\r\n" in text and "Ã" not in text  # no double-encoded UTF-8
+    error_of(client.get(f"/v1/games/{game_id}/export?format=xlsx", headers=club.recorder), 422, "invalid")
+
+
+def test_labels_are_given_at_creation_clipped_and_refused_when_too_long(client: TestClient, club: Club) -> None:
+    body = {"game": "schnapsen", "players": ["Anna", "Ben"], "event": "  Winter league  ", "table": "   "}
+    created = client.post("/v1/games", json=body, headers=club.recorder)
+    assert created.status_code == 201, created.text
+    game = created.json()
+    assert (game["event"], game["round"], game["table"]) == ("Winter league", None, None)
+    assert client.get(f"/v1/games/{game['id']}", headers=club.recorder).json()["event"] == "Winter league"
+    text = export_of(client, club, game["id"], "text").text
+    assert text.startswith('[Event "Winter league"]\n[Game "Schnapsen"]\n') and "[Round " not in text
+    assert export_of(client, club, game["id"], "json").json()["event"] == "Winter league"
+    plain = client.post("/v1/games", json={"game": "schnapsen", "players": ["Anna", "Ben"]}, headers=club.recorder)
+    assert (plain.json()["event"], plain.json()["round"], plain.json()["table"]) == (None, None, None)
+    assert "event" not in export_of(client, club, plain.json()["id"], "json").json()
+    for field, value, words in (
+        ("round", "x" * 81, "at most 80 characters"),
+        ("table", "2\n3", "one line"),
+        ("event", 7, "string"),
+    ):
+        bad = {"game": "schnapsen", "players": ["Anna", "Ben"], field: value}
+        error = error_of(client.post("/v1/games", json=bad, headers=club.recorder), 422, "invalid")
+        assert field in str(error) and words in str(error), error
 
 
 def test_a_spreadsheet_formula_in_a_name_is_defused(client: TestClient, club: Club) -> None:
@@ -199,8 +254,8 @@ def test_a_corrupted_line_is_refused_with_its_number_and_nothing_is_written(
     assert error["line"] == 12 and error["seq"] == 11 and error["problem"] == "hash"
     assert error["message"].startswith("line 12: seq 11:")
     text = export_of(client, club, game_id, "text").text.splitlines()
-    number = next(i for i, line in enumerate(text, 1) if line.startswith("  10. "))
-    text[number - 1] = text[number - 1].replace("  10. ", "  10: ")
+    number = next(i for i, line in enumerate(text, 1) if "  [10. " in line)
+    text[number - 1] = text[number - 1].replace("  [10. ", "  [10: ")
     error = error_of(client.post("/v1/import", content="\n".join(text), headers=other_club.recorder), 422, "invalid")
     assert error["line"] == number and error["message"].startswith(f"line {number}: cannot read")
     doc = export_of(client, club, game_id, "json").json()
@@ -218,7 +273,8 @@ def test_a_corrupted_line_is_refused_with_its_number_and_nothing_is_written(
         (b'{"format": "tablebook/1", "game": "poker", "players": ["A"], "events": []}', "unknown game"),
         (b'[Game "schnapsen"]\n[Seat0 "A"]\n[Seat1 "B"]\n1. Anna: play KH\n', "'Anna' is not a player"),
         (b"\xff\xfe[Game]", "not UTF-8"),
-        (b"hello", "cannot read"),
+        (b"hello", 'the header has no [Game "..."] tag'),
+        (b'[Game "schnapsen"]\n[Players "A, B"]\n  A leads K   [1 A: play KH]\n', "cannot read the event"),
         (b'[Game "schnapsen"]\n[Seat0 "A"]\n[Seat1 "B"]\n1. note text=' + b"[" * 200_000, "nest more than"),
         (b"[" * 200_000, "a bad tag pair"),
         (b'{"format": "tablebook/1", "events": [' + b"[" * 200_000, "not valid JSON"),
@@ -385,7 +441,7 @@ def cli_record(url: str, club: str, kind: str, seed: int, players: list[str] | N
 def test_cli_export_all_and_import_move_a_club_to_another_database(db: str, tmp_path: Path) -> None:
     ids = [cli_record(db, "Chess & Cards", kind, seed=3) for kind in available()]
     one = runner.invoke(cli, ["export", ids[0], "--format", "text", "--database", db])
-    assert one.exit_code == 0 and '[Game "casino"]' in one.output
+    assert one.exit_code == 0 and '[Game "Casino"]' in one.output and '[Kind "casino"]' in one.output
     bundle = tmp_path / "club.ndjson"
     result = runner.invoke(cli, ["export", "--all", "--output", str(bundle), "--database", db])
     assert result.exit_code == 0, result.output
@@ -432,7 +488,7 @@ def test_players_erase_replaces_the_name_keeps_every_chain_and_lists_the_notes(d
     verified = runner.invoke(cli, ["verify", "--database", db])
     assert verified.exit_code == 0 and "2 of 2 games verified" in verified.output
     text = runner.invoke(cli, ["export", kept, "--database", db]).output
-    assert '[Seat1 "Player B"]' in text and "Ben:" not in text
+    assert '[Players "Anna, Player B"]' in text and "Ben:" not in text and "    Player B: " in text
 
 
 def test_cli_rebuild_gives_the_incremental_rows(db: str) -> None:
@@ -486,7 +542,7 @@ def test_a_text_history_imported_twice_is_one_game(client: TestClient, store: St
     assert games_of(client, target) == [first.json()["game"]["id"]]
     # a game of the same genesis whose events differ is another game
     other = export_of(client, source, game_id, "text").text.splitlines()
-    shorter = [line for line in other if not line.strip().startswith(f"{len(events_of(client, source, game_id))}.")]
+    shorter = [line for line in other if f"  [{len(events_of(client, source, game_id))}. " not in line]
     body = "\n".join(line for line in shorter if not line.startswith("[Events ") and not line.startswith("[HeadHash "))
     third = client.post("/v1/import", content=body, headers=target.recorder)
     assert third.status_code == 201 and third.json()["game"]["seq"] == first.json()["game"]["seq"] - 1, third.text

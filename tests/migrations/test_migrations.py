@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, inspect
+from sqlalchemy import create_engine, inspect, text
 from sqlmodel import SQLModel
 
 from events.migrate import downgrade, upgrade
 from events.store import Store
 from events.tables import include_object
+from tests.conftest import PG_SERVER, STORES, _pg_admin_dsn
 
 
 def _diff(url: str) -> list[object]:
@@ -54,3 +60,78 @@ def test_downgrade_and_upgrade_again_on_a_fresh_database(tmp_path: object) -> No
     engine = create_engine(url)
     assert {"club", "api_key", "game", "event", "append_request"} <= set(inspect(engine).get_table_names())
     engine.dispose()
+
+
+@pytest.fixture(params=STORES)
+def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of each dialect, not migrated: a test walks it through the revisions."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path}/fresh.db"
+        return
+    name = f"tablebook_mig_{secrets.token_hex(4)}"
+    with psycopg.connect(_pg_admin_dsn(), autocommit=True, connect_timeout=5) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    yield f"{PG_SERVER.rsplit('/', 1)[0]}/{name}"
+    with psycopg.connect(_pg_admin_dsn(), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+LABEL_COLUMNS = {"event_name", "round_name", "table_name"}
+
+
+def _game_columns(url: str) -> set[str]:
+    engine = create_engine(url)
+    columns = {c["name"] for c in inspect(engine).get_columns("game")}
+    engine.dispose()
+    return columns
+
+
+@pytest.mark.filterwarnings("ignore:Did not recognize type 'xid8'")
+def test_0007_adds_the_game_labels_to_a_database_with_games_and_takes_them_back(fresh_url: str) -> None:
+    """A game made before 0007 gets no labels (NULL); after it a game keeps its labels; down again, the
+    games stay and the columns go, on SQLite (a batch table copy) and PostgreSQL alike."""
+    upgrade(fresh_url, "0006")
+    assert not LABEL_COLUMNS & _game_columns(fresh_url)
+    engine = create_engine(fresh_url)
+    with engine.begin() as conn:
+        club = conn.execute(text("INSERT INTO club (name, created_at) VALUES ('c', 't') RETURNING id")).scalar_one()
+        conn.execute(
+            text(
+                "INSERT INTO game (id, club_id, kind, players, options, created_at, updated_at, genesis_hash, seq, "
+                "hand, status, totals, head_hash) VALUES ('gold', :club, 'schnapsen', '[]', '{}', 't', 't', 'h', 0, "
+                "0, 'live', '{}', 'h')"
+            ),
+            {"club": club},
+        )
+    engine.dispose()
+    upgrade(fresh_url)
+    assert _game_columns(fresh_url) >= LABEL_COLUMNS
+    assert _diff(fresh_url) == []
+    store = Store(fresh_url)
+    try:
+        old = store.get_game("gold")
+        assert (old.event, old.round, old.table, old.labels()) == (None, None, None, {})
+        new = store.registry.set_labels("gold", {"event": "Winter league", "table": "2"})
+        assert new.labels() == {"event": "Winter league", "table": "2"} and new.round is None
+        made = store.create_game(
+            club_id=club,
+            kind="casino",
+            players=["Ann", "Ben"],
+            options={},
+            created_at="t",
+            genesis_hash="h",
+            totals={},
+            labels={"round": "Final"},
+        )
+        assert store.get_game(made.id).labels() == {"round": "Final"}
+    finally:
+        store.dispose()
+    downgrade(fresh_url, "0006")
+    assert not LABEL_COLUMNS & _game_columns(fresh_url)
+    engine = create_engine(fresh_url)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM game")).scalar_one() == 2
+    engine.dispose()
+    upgrade(fresh_url)
+    assert _game_columns(fresh_url) >= LABEL_COLUMNS
+    assert _diff(fresh_url) == []  # the batch copy kept the table's indexes and keys

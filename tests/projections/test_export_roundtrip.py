@@ -8,7 +8,9 @@ Every corruption is refused naming its line (jsonl, text) or index (json).
 from __future__ import annotations
 
 import random
+import re
 import time
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -19,35 +21,27 @@ from hypothesis import strategies as st
 from events.codec import genesis_hash
 from events.envelope import Envelope, seal
 from projections import engine
-from projections.histories import export, importer
+from projections.histories import export, importer, words
 from projections.histories.errors import BadImportError
 from projections.histories.notation import NotationError, format_value, parse_value
 from projections.histories.text import parse_text, write_text
 from projections.registry import available, rules_for
+from projections.rules import seat_dict
 from projections.simulate import play
 from tests.projections.helpers import AWKWARD_PLAYERS
 
 PLAYERS = AWKWARD_PLAYERS
+EXAMPLES = Path(__file__).resolve().parent.parent / "data" / "examples"
 CREATED = "2026-11-29T14:02:11.123456Z"
 WHEN = "2026-11-29T15:00:00.000000Z"
 
 
-def recorded(kind: str, seed: int, extra: bool = True) -> tuple[dict[str, Any], list[Envelope]]:
-    """A simulated game sealed into a chain as the recorder would, plus notes, a claim and a retract."""
+def sealed(kind: str, players: list[str], options: dict[str, Any], events: list[dict[str, Any]]) -> list[Envelope]:
+    """Events decided and sealed into a chain as the recorder would (retracts honoured)."""
     rules = rules_for(kind)
-    players = PLAYERS[kind]
-    options = rules.options_for(players, {})
-    playout = play(rules, players, options, rng=random.Random(seed), max_events=400)
-    events: list[dict[str, Any]] = list(playout.events)
-    if extra:
-        events += [
-            {"type": "note", "text": 'Ben said "misdeal?" => no;\nplay on ♥', "ref": 2},
-            {"type": "score_claimed", "hand": 1, "points": {str(s): 1.5 if s == 0 else 0 for s in range(len(players))}},
-            {"type": "retract", "to_seq": len(events) - 2, "reason": "wrong card; replayed"},
-        ]
     state = engine.start(rules, players, options)
     prev = genesis_hash(kind, len(players), options, CREATED)
-    kept: dict[int, Any] = {}
+    kept: dict[int, Any] = {0: state}
     envelopes = []
     for seq, raw in enumerate(events, start=1):
         decision = engine.decide(rules, state, raw)
@@ -68,9 +62,15 @@ def recorded(kind: str, seed: int, extra: bool = True) -> tuple[dict[str, Any], 
         )
         prev = env["hash"]
         envelopes.append(env)
-    head = {
+    return envelopes
+
+
+def header_of(
+    kind: str, name: str, players: list[str], options: dict[str, Any], envelopes: list[Envelope]
+) -> dict[str, Any]:
+    return {
         "format": "tablebook/1",
-        "id": f"g{kind[:4]}{seed}",
+        "id": name,
         "game": kind,
         "club": "Chess & Cards",
         "players": players,
@@ -79,9 +79,25 @@ def recorded(kind: str, seed: int, extra: bool = True) -> tuple[dict[str, Any], 
         "created_at": CREATED,
         "status": "live",
         "seq": len(envelopes),
-        "head_hash": prev,
+        "head_hash": envelopes[-1]["hash"] if envelopes else genesis_hash(kind, len(players), options, CREATED),
     }
-    return head, envelopes
+
+
+def recorded(kind: str, seed: int, extra: bool = True) -> tuple[dict[str, Any], list[Envelope]]:
+    """A simulated game sealed into a chain as the recorder would, plus notes, a claim and a retract."""
+    rules = rules_for(kind)
+    players = PLAYERS[kind]
+    options = rules.options_for(players, {})
+    playout = play(rules, players, options, rng=random.Random(seed), max_events=400)
+    events: list[dict[str, Any]] = list(playout.events)
+    if extra:
+        events += [
+            {"type": "note", "text": 'Ben said "misdeal?" => no;\nplay on ♥', "ref": 2},
+            {"type": "score_claimed", "hand": 1, "points": {str(s): 1.5 if s == 0 else 0 for s in range(len(players))}},
+            {"type": "retract", "to_seq": len(events) - 2, "reason": "wrong card; replayed"},
+        ]
+    envelopes = sealed(kind, players, options, events)
+    return header_of(kind, f"g{kind[:4]}{seed}", players, options, envelopes), envelopes
 
 
 def jsonl_of(head: dict[str, Any], envelopes: list[Envelope]) -> bytes:
@@ -118,17 +134,123 @@ def test_text_with_the_same_times_and_actor_gives_the_same_head_hash() -> None:
     assert again.envelopes == envelopes and again.head.head_hash == head["head_hash"]
 
 
+def words_of(text: str) -> list[str]:
+    """The body lines' words for people: each line without its bracketed event."""
+    body = text.split("\n\n", 1)[1]
+    return [line.split("  [", 1)[0] for line in body.split("\n")]
+
+
 def test_text_reads_like_a_hand_history() -> None:
     head, envelopes = recorded("schnapsen", 1)
+    head = {**head, "event": "Winter league", "round": "3", "table": "2"}
     text = text_of(head, envelopes)
-    assert '[Game "schnapsen"]' in text and '[Seat0 "Anna"]' in text and '[Club "Chess & Cards"]' in text
-    assert "\nHand 1\n" in text and "Score hand 1:" in text
-    deal = next(line for line in text.splitlines() if line.startswith("   1. deal"))
-    assert deal.startswith("   1. deal dealer=Anna hands=[[") and "trump_card=" in deal
-    assert "   2. Ben: play " in text  # the leader is named, the card in its code
-    assert "=> trick_winner=" in text
-    assert 'text="Ben said \\"misdeal?\\" => no;\\nplay on ♥"' in text
-    assert "; retracted by seq" in text
+    tags = text.split("\n\n", 1)[0].split("\n")
+    assert tags[:9] == [
+        '[Event "Winter league"]',
+        '[Round "3"]',
+        '[Table "2"]',
+        '[Game "Schnapsen"]',
+        '[Club "Chess & Cards"]',
+        '[Date "2026.11.29"]',
+        '[Players "Anna, Ben"]',
+        '[Options "first_dealer=0 enforcement=strict"]',
+        '[Result "* in progress: Anna 2 to go, Ben 6 to go"]',
+    ]
+    lines = text.split("\n")
+    deal = lines.index("Hand 1") + 1
+    assert lines[deal].startswith("  Anna deals; trump J♥ turned up ") and lines[deal].endswith(
+        "[1. deal dealer=Anna hands=[[QH JD KS AS AD] [JC QS QC JS QD]] trump_card=JH]"
+    )
+    # the starting cards by suit (spades, hearts, clubs, diamonds), high to low, tens as 10
+    assert lines[deal + 1 : deal + 3] == ["    Anna: A♠ K♠  Q♥  A♦ J♦", "    Ben:  Q♠ J♠  Q♣ J♣  Q♦"]
+    # a trick: its plays under a heading, then its winner
+    trick = lines.index("  Trick 1")
+    assert lines[trick + 1].startswith("    Ben leads J♠ ") and lines[trick + 1].endswith("[2. Ben: play JS]")
+    assert (
+        lines[trick + 2].startswith("    Anna plays A♠ ") and lines[trick + 3] == "    → Anna wins the trick: 13 points"
+    )
+    # the hand's score in words, with the players' names, then the running score in the game's unit
+    score = lines.index("  Score of hand 1: Anna +3, Ben 0 game points")
+    assert lines[score + 1].startswith("    Anna +3: Anna closed the talon")
+    assert lines[score + 2] == "  Running score: Anna 4 to go, Ben 7 to go"
+    assert '  Note (on event 2): “Ben said "misdeal?" => no; play on ♥”' in text
+    assert 'note text="Ben said \\"misdeal?\\" => no;\\nplay on ♥" ref=2]' in text
+    assert "(taken back by event " in text
+    prose = "\n".join(words_of(text))
+    for internal in ("=>", "trick_winner", "talon=", "{seat:", "seat 0", "seat 1"):
+        assert internal not in prose.replace('“Ben said "misdeal?" => no', ""), internal
+    assert text.rstrip("\n").endswith("\n\nResult: * in progress: Anna 2 to go, Ben 6 to go")
+
+
+@pytest.mark.parametrize("kind", available())
+def test_no_words_of_a_history_leak_markers_internals_or_bare_seats(kind: str) -> None:
+    head, envelopes = recorded(kind, 11, extra=False)
+    for line in words_of(text_of(head, envelopes)):
+        assert "[" not in line and "{" not in line and "=>" not in line, line
+        assert not re.search(r"\bseat \d", line), line
+        assert not re.search(r"\b[a-z]+_[a-z_]+=", line), line  # no `draws_due=`, `next_roles=`
+
+
+def test_values_are_in_the_games_units() -> None:
+    head, envelopes = recorded("seven-and-a-half", 2, extra=False)
+    text = text_of(head, envelopes)
+    assert re.search(r"hits [^ ]+: \d*½", text)  # a half-point total as 3½
+    assert "Score of hand 1: Juan +61 chips, Inès -26 chips, Carlo -24 chips, Sara -11 chips" in text
+    assert "Carlo bust with 12½ at seq 10" in text  # a marked reason rendered in the unit
+    assert '[Result "* in progress: Juan 396 chips, Inès -471 chips, Carlo 465 chips, Sara -390 chips"]' in text
+
+
+def test_gin_knocks_show_their_melds_and_smear_its_bids() -> None:
+    head, envelopes = recorded("gin-rummy-3", 3, extra=False)
+    text = text_of(head, envelopes)
+    knock = next(line for line in text.split("\n") if " knocks, discarding " in line or " goes gin" in line)
+    assert " · " in knock.split("  [", 1)[0]  # melds apart, not one row
+    assert re.search(r"draws .. from the stock|takes .+ \(from the discard pile\)", text)
+    head, envelopes = recorded("cutthroat-smear", 3, extra=False)
+    text = text_of(head, envelopes)
+    assert re.search(r"bids \d", text) and re.search(r"wins the bid at \d", text) and "  Trick 1\n" in text
+
+
+def test_sorted_hands() -> None:
+    assert words.sorted_hand("casino", ["TD", "AS", "2C", "KS", "QH", "??"]) == "A♠ K♠  Q♥  2♣  10♦  ??"
+    assert words.sorted_hand("schnapsen", ["KH", "TH", "AH", "JH"]) == "A♥ 10♥ K♥ J♥"
+    assert words.sorted_hand("gin-rummy-3", ["AC", "KC", "5C"]) == "K♣ 5♣ A♣"
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.json")), ids=lambda p: p.stem)
+def test_the_example_games_round_trip_through_the_text(path: Path) -> None:
+    doc = orjson.loads(path.read_bytes())
+    rules = rules_for(doc["game"])
+    options = rules.options_for(doc["players"], doc.get("options") or {})
+    envelopes = sealed(doc["game"], doc["players"], options, doc["events"])
+    head = header_of(doc["game"], path.stem, doc["players"], options, envelopes)
+    text = text_of({**head, "event": "Examples", "table": path.stem}, envelopes)
+    again = importer.read_file(text.encode(), actor="key:abc")
+    assert [(e["seq"], e["hand"], e["type"], e["data"], e["result"]) for e in again.envelopes] == [
+        (e["seq"], e["hand"], e["type"], e["data"], e["result"]) for e in envelopes
+    ]
+    assert again.kind == doc["game"] and again.players == doc["players"] and again.options == options
+    assert again.labels == {"event": "Examples", "table": path.stem}
+    final = engine.fold(rules, engine.start(rules, doc["players"], options), envelopes)
+    assert again.head.totals == seat_dict(rules.score(final.game).totals)  # the imported game scores the same
+    exact = importer.from_text(text, actor="key:abc", recorded_at=WHEN)
+    assert exact.envelopes == envelopes  # the same times and actor: the very chain
+
+
+def test_labels_and_a_players_tag_read_back_and_seat_tags_serve_awkward_names() -> None:
+    head, envelopes = recorded("schnapsen", 2, extra=False)
+    text = text_of({**head, "event": "Club night", "round": "Final"}, envelopes)
+    game = importer.read_file(text.encode(), actor="x")
+    assert game.labels == {"event": "Club night", "round": "Final"} and game.players == ["Anna", "Ben"]
+    assert "[Seat0 " not in text
+    awkward = text_of({**head, "players": ["Anna, Jr.", "Ben"]}, envelopes)
+    assert '[Seat0 "Anna, Jr."]' in awkward and "[Players " not in awkward
+    assert importer.read_file(awkward.encode(), actor="x").players == ["Anna, Jr.", "Ben"]
+    long_label = text.replace('[Event "Club night"]', f'[Event "{"x" * 81}"]')
+    with pytest.raises(BadImportError, match=r"^line 1: event: a label is one line of at most 80 characters"):
+        importer.read_file(long_label.encode(), actor="x")
+    by_kind = text.replace('[Game "Schnapsen"]', '[Game "schnapsen"]').replace('[Kind "schnapsen"]\n', "")
+    assert importer.read_file(by_kind.encode(), actor="x").kind == "schnapsen"
 
 
 def test_names_that_are_not_plain_words_are_quoted_and_read_back() -> None:
@@ -139,7 +261,9 @@ def test_names_that_are_not_plain_words_are_quoted_and_read_back() -> None:
     assert [e for _, e in parsed.events] == [{"type": e["type"], **e["data"]} for e in envelopes]
     twins = {**head, "players": ["Ruby", "Ruby", "Liam"]}
     twin_text = "\n".join(write_text(twins, rules_for("cutthroat-smear"), envelopes))
-    assert "#0: " in twin_text and "#1: " in twin_text and "Ruby: " not in twin_text  # a name twice: seat numbers
+    assert "[1. deal dealer=#" in twin_text and " #0: " in twin_text and " #1: " in twin_text
+    assert ". Ruby: " not in twin_text  # a name twice: seat numbers in the events
+    assert "Ruby (#0)" in twin_text and "Ruby (#1)" in twin_text  # and beside the name in the words
     assert [e for _, e in parse_text(twin_text).events] == [{"type": e["type"], **e["data"]} for e in envelopes]
 
 
@@ -190,7 +314,7 @@ def test_a_json_export_names_the_event_index() -> None:
 def test_a_text_line_the_rules_refuse_is_named_with_its_line() -> None:
     head, envelopes = recorded("schnapsen", 7, extra=False)
     text = text_of(head, envelopes)
-    number = next(i for i, line in enumerate(text.split("\n"), 1) if line.startswith("   3. "))
+    number = next(i for i, line in enumerate(text.split("\n"), 1) if "  [3. " in line)
     card = envelopes[2]["data"]["card"]
     other = next(c for c in ("AS", "AH", "AD", "AC") if c != card)
     with pytest.raises(BadImportError) as info:
@@ -202,10 +326,10 @@ def test_a_text_line_the_rules_refuse_is_named_with_its_line() -> None:
     skipped = corrupt_line(text, number, "3. ", "4. ")
     with pytest.raises(BadImportError, match=rf"^line {number}: expected the event with seq 3, found seq 4"):
         importer.read_file(skipped.encode(), actor="x")
-    unclosed = corrupt_line(text, number, "play", "play hands=[AS")
+    unclosed = corrupt_line(text, number, ": play", ": play hands=[AS")
     with pytest.raises(BadImportError, match=rf"^line {number}: column \d+: missing"):
         importer.read_file(unclosed.encode(), actor="x")
-    stranger = corrupt_line(text, number, ": play", ": play").replace("Anna:", "Zoe:", 1)
+    stranger = text.replace(". Anna: ", ". Zoe: ", 1)
     with pytest.raises(BadImportError, match="'Zoe' is not a player"):
         importer.read_file(stranger.encode(), actor="x")
     short = text.replace(f'[Events "{len(envelopes)}"]', f'[Events "{len(envelopes) + 1}"]')
