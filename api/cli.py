@@ -23,6 +23,7 @@ from rich.text import Text
 
 from api.cli_output import GAME_COLUMNS, Output, Part, frame_lines, game_row, hit_text
 from events.errors import TablebookError
+from projections import phrases
 
 # Startup (issue 14): `tablebook --help` imports typer, rich and the light modules above only. Everything
 # that pulls in SQLAlchemy, Alembic, pydantic or FastAPI is imported inside the command that needs it, or,
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from events.migrate import upgrade
     from events.store import Store
     from projections.registry import available
+    from projections.rules import GameRules
     from projections.service import Operator, Tablebook
 else:
     authenticate = _lazy("api.auth", "authenticate")
@@ -105,7 +107,9 @@ def _service(database: str | None, *, migrate: bool = False) -> Tablebook:
 
 
 def _fail(message: str, code: int = 1) -> NoReturn:
-    err.print(Text.assemble(("error:", "red"), " ", message), soft_wrap=not err.is_terminal)
+    """Print the error and exit; a message still marked (raised where no game was known) is rendered
+    without names as a last resort, so that no marker reaches a person (`projections/phrases.py`)."""
+    err.print(Text.assemble(("error:", "red"), " ", phrases.render(message)), soft_wrap=not err.is_terminal)
     raise typer.Exit(code)
 
 
@@ -263,7 +267,11 @@ def demo(
     if_empty: Annotated[bool, typer.Option("--if-empty", help="do nothing if the database has games")] = False,
     database: DatabaseOption = None,
 ) -> None:
-    """Record simulated games of every kind (random legal play), with a progress bar."""
+    """Record games of every kind played by bots with table sense, with a progress bar.
+
+    Each game is one that shows its kind's situations (`projections.simulate.DEMO_SITUATIONS`: a sweep,
+    a marriage, a gin and an undercut, a set bid, a 7½ and a bust), so the search examples find them.
+    """
     service = _service(database, migrate=True)
     if if_empty and service.game_ids():
         console.print("the database already holds games; no demo games recorded")
@@ -292,16 +300,40 @@ def _seats(players: Sequence[str]) -> str:
     return ", ".join(f"{i} {n}" for i, n in enumerate(players))
 
 
-def _points(value: Any) -> str:
-    return f"{value:+d}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+def _points(value: Any, rules: GameRules[Any] | None = None) -> str:
+    """A line's or a hand's points, signed (`+3`, `+3 chips`, `+1½`), in the game's unit."""
+    if rules is not None:
+        return rules.value_text("points", value, signed=True)
+    return phrases.value_text("", value, signed=True)
 
 
-def _seat_points(points: Mapping[str, Any], names: Sequence[str], *, signed: bool = False) -> str:
-    """`Anna +3, Ben 0` from a seat-keyed object."""
-    return ", ".join(
-        f"{names[int(s)] if s.isdigit() and int(s) < len(names) else s} {_points(p) if signed else p}"
-        for s, p in points.items()
-    )
+def _who(seat: str | int, names: Sequence[str]) -> str:
+    return phrases.who(int(seat), names) if str(seat).isdigit() else str(seat)
+
+
+def _seat_points(
+    points: Mapping[str, Any], names: Sequence[str], rules: GameRules[Any], *, key: str = "totals", signed: bool = False
+) -> str:
+    """`Anna +3, Ben 0` from a seat-keyed object, each value in the game's unit of `key`."""
+    return ", ".join(f"{_who(s, names)} {rules.value_text(key, p, signed=signed)}" for s, p in points.items())
+
+
+def _totals_text(
+    rules: GameRules[Any], totals: Mapping[str, Any], hands: Sequence[Mapping[str, Any]], names: Sequence[str]
+) -> str:
+    """The totals: `Anna 12, Ben 9`; for a game whose totals are points still to go (Schnapsen),
+    `Anna 4 to go, Ben 0 to go (game points won: Anna 3, Ben 7)`: the game points each seat's hands won
+    beside what is left, never a bare number read as a score."""
+    shown = _seat_points(totals, names, rules)
+    if rules.unit("totals") != phrases.TO_GO:
+        return shown
+    won = {seat: sum(h["points"].get(seat, 0) for h in hands) for seat in totals}
+    return f"{shown} (game points won: {_seat_points(won, names, rules, key='points')})"
+
+
+def _totals_label(rules: GameRules[Any]) -> str:
+    """`totals`, or `match` for a game whose totals are what is still to go (each says `to go`)."""
+    return "match" if rules.unit("totals") == phrases.TO_GO else "totals"
 
 
 @app.command()
@@ -313,36 +345,36 @@ def score(
     """Print a game's score: each hand's points and the lines that explain them.
 
     `--json`: the document of GET /v1/games/{id}/score."""
-    from projections.audit import name_seats
     from projections.service import OPERATOR
 
     try:
         scored = _service(database).score(OPERATOR, game)
     except TablebookError as exc:
         _fail(exc.message)
-    sheet = scored.sheet
+    document = scored.to_dict()
     if as_json:
-        out.json(sheet.to_dict())
+        out.json(document)
         return
+    rules = scored.rules
     names = scored.game.players
-    out.line((scored.rules.title, "bold"), f" {game}: {_seats(names)}")
-    for hand in sheet.hands:
+    out.line((rules.title, "bold"), f" {game}: {_seats(names)}")
+    for hand in document["hands"]:
         rows = [
             [
-                names[line.seat],
-                _points(line.points),
-                line.rule,
-                name_seats(line.reason, names),
-                ", ".join(map(str, line.events)),
+                _who(line["seat"], names),
+                _points(line["points"], rules),
+                line["rule"],
+                line["reason"],
+                ", ".join(map(str, line["events"])),
             ]
-            for line in hand.lines
+            for line in hand["lines"]
         ]
-        title = f"hand {hand.hand}: " + ", ".join(f"{names[s]} {_points(p)}" for s, p in enumerate(hand.points))
+        title = f"hand {hand['hand']}: " + _seat_points(hand["points"], names, rules, key="points", signed=True)
         out.table(["seat", "points", "rule", "reason", "seqs"], rows, title=title, right=("points",))
-    totals = ", ".join(f"{names[s]} {t}" for s, t in enumerate(sheet.totals))
-    state = "finished" if sheet.finished else "live"
-    winner = f"; winner: {names[sheet.winner]}" if sheet.winner is not None else ""
-    out.line(("totals", "bold"), f" ({state}): {totals}{winner}")
+    state = "finished" if document["finished"] else "live"
+    winner = f"; winner: {_who(document['winner'], names)}" if document["winner"] is not None else ""
+    totals = _totals_text(rules, document["totals"], document["hands"], names)
+    out.line((_totals_label(rules), "bold"), f" ({state}): {totals}{winner}")
 
 
 @app.command()
@@ -434,8 +466,9 @@ def replay(
         if as_json:
             out.json(document)
             return
+        units = document.get("units", {}) if frames else {}
         for frame in frames[shown:]:
-            for parts in frame_lines(frame, players):
+            for parts in frame_lines(frame, players, units):
                 out.line(*parts)
         shown = max(shown, len(frames))
         progress = service.hand_progress(OPERATOR, game, hand) if follow else "past"
@@ -453,12 +486,12 @@ def audit(
     """Print the audit of a game: chain, flagged plays, retractions, claims, notes, and the score.
 
     Claims are set against the computed score. `--json`: the document of GET /v1/games/{id}/audit."""
-    from projections.audit import name_seats
+    from projections.registry import rules_for
     from projections.service import OPERATOR
 
     service = _service(database)
     record = _game(service, game)
-    report = service.audit(OPERATOR, game)
+    report = service.audit(OPERATOR, game)  # its messages and reasons rendered with the players' names
     if as_json:
         out.json(report)
         return
@@ -509,16 +542,17 @@ def audit(
     if sheet is None:
         out.line(("score", "bold"), ": none (the events cannot be folded)")
         return
-    winner = f"; winner: {names[sheet['winner']]}" if sheet["winner"] is not None else ""
+    rules = rules_for(record["game"])
+    winner = f"; winner: {_who(sheet['winner'], names)}" if sheet["winner"] is not None else ""
     state = "finished" if sheet["finished"] else "live"
-    out.line(("score", "bold"), f" ({state}): {_seat_points(sheet['totals'], names)}{winner}")
+    totals = _totals_text(rules, sheet["totals"], sheet["hands"], names)
+    out.line(("score", "bold"), f" ({state}): {totals}{winner}")
     for scored in sheet["hands"]:
-        out.line(f"  hand {scored['hand']}: {_seat_points(scored['points'], names, signed=True)}")
+        out.line(f"  hand {scored['hand']}: {_seat_points(scored['points'], names, rules, key='points', signed=True)}")
         for line in scored["lines"]:
             seqs = ", ".join(map(str, line["events"]))
-            reason = name_seats(line["reason"], names)
             out.line(
-                f"    {names[line['seat']]} {_points(line['points'])} {line['rule']}: {reason}"
+                f"    {_who(line['seat'], names)} {_points(line['points'], rules)} {line['rule']}: {line['reason']}"
                 + (f" (seqs {seqs})" if seqs else "")
             )
 
@@ -609,7 +643,9 @@ def demo_keys(
 players_app = typer.Typer(help="Players' personal data: erase a name from every game.", no_args_is_help=True)
 app.add_typer(players_app, name="players")
 
-FormatOption = Annotated[str, typer.Option("--format", "-f", help="json, jsonl, text or csv")]
+FormatOption = Annotated[
+    str, typer.Option("--format", "-f", help="json, jsonl, text, csv, or csv-excel (csv with a byte-order mark)")
+]
 
 
 def _moment(value: str | None) -> str | None:
@@ -711,7 +747,7 @@ def export_command(
     output: Annotated[str | None, typer.Option("--output", "-o", help="write to this file (default: stdout)")] = None,
     database: DatabaseOption = None,
 ) -> None:
-    """Export a game (text hand history, json, jsonl or csv score sheet), or every game as NDJSON.
+    """Export a game (text hand history, json, jsonl, or csv score sheet: csv-excel for Excel), or every game as NDJSON.
 
     `tablebook export --all > club.ndjson` streams every game in constant memory, with a
     progress bar on stderr; `tablebook import club.ndjson` reads it back.
@@ -856,9 +892,9 @@ def _print_outcome(outcome: Any) -> None:
     if outcome.game is not None:
         out.line(("imported", "green"), f" {outcome.game.id}{source}: {outcome.events} events")
     elif outcome.duplicate_of is not None:
-        out.line(("already there", "yellow"), f"  game{at}{source}: {outcome.reason}")
+        out.line(("already there", "yellow"), f"  game{at}{source}: {phrases.render(outcome.reason or '')}")
     else:
-        out.line(("bad", "red"), f"      game{at}{source}: {outcome.reason}")
+        out.line(("bad", "red"), f"      game{at}{source}: {phrases.render(outcome.reason or '')}")
 
 
 @app.command()
@@ -965,9 +1001,19 @@ def list_command(
     if not page["games"] and not out.plain:
         out.line("no games")
         return
-    rows = [game_row(g, short=not out.plain) for g in page["games"]]
+    rows = [game_row(g, short=not out.plain, units=_units(g["game"])) for g in page["games"]]
     out.table(GAME_COLUMNS, rows, right=("seq",), whole=("id", "status", "seq", "created"))
     _more(page)
+
+
+def _units(kind: str) -> Mapping[str, str]:
+    """The units of a game kind's values (`GameRules.units`); none for a kind this version does not know."""
+    from projections.registry import rules_for
+
+    try:
+        return rules_for(kind).units
+    except TablebookError:
+        return {}
 
 
 def _situations(values: list[str]) -> list[str]:
@@ -1032,7 +1078,7 @@ def search(
         out.line(f"no game with {' and '.join(situations)}")
         return
     for game in page["games"]:
-        row = dict(zip(GAME_COLUMNS, game_row(game), strict=True))
+        row = dict(zip(GAME_COLUMNS, game_row(game, units=_units(game["game"])), strict=True))
         out.line(
             (row["id"], "bold"),
             f"  {row['game']}  {row['players']}  {row['status']}  seq {row['seq']}  totals {row['totals']}"
@@ -1044,6 +1090,16 @@ def search(
     _more(page)
 
 
+def _register_commands() -> None:
+    """The house-rule commands (`rescore`, `rescore-season`, `profiles`) live in their own module."""
+    from api import cli_rescore
+
+    cli_rescore.register(app)
+
+
+_register_commands()
+
+
 def main() -> None:
     """Entry point of the `tablebook` script."""
     from projections.tuning import tune_gc
@@ -1052,7 +1108,7 @@ def main() -> None:
     try:
         app()
     except TablebookError as exc:
-        err.print(Text.assemble(("error:", "red"), " ", exc.message), soft_wrap=not err.is_terminal)
+        err.print(Text.assemble(("error:", "red"), " ", phrases.render(exc.message)), soft_wrap=not err.is_terminal)
         sys.exit(1)
 
 

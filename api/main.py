@@ -27,6 +27,7 @@ from api.settings import Settings
 from events.errors import TablebookError, clip
 from events.schema import unstorable
 from events.store import Store, make_engine
+from projections import phrases
 from projections.recorder import Recorder, StateCache
 
 log = logging.getLogger("tablebook")
@@ -260,10 +261,27 @@ def _validation_message(exc: RequestValidationError) -> tuple[str, str]:
     return (f"{where}: {first.get('msg', 'invalid')}" if where else str(first.get("msg", "invalid"))), where
 
 
+def shown_error(exc: TablebookError) -> dict[str, Any]:
+    """The error body, with no marker left in it (`projections/phrases.py`).
+
+    The service renders the rules' messages with the game's players before they get here; a message
+    that still holds markers (raised where no game was known) is rendered as a last resort without
+    names (`seat 1`), so that a client never reads `{seat:1}`.
+    """
+    body = exc.to_dict()
+    for key, value in body.items():
+        if isinstance(value, str) and phrases.has_marker(value):
+            body[key] = phrases.render(value)
+    return body
+
+
 def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
     """The application, on the store of `settings.database_url` (or the given one)."""
     from api.docs import install_docs
     from api.routes import audits, events, exports, games, pages, replays, tables
+    from api.routes import next as next_events
+    from api.routes import rescore as rescore_routes  # H9 (issue 21)
+    from api.routes import rules as rules_routes  # H9 (issue 21)
 
     settings = settings or Settings()
     store = store or Store(settings.database_url, make_engine(settings.database_url, settings.durability))
@@ -281,7 +299,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
 
     @app.exception_handler(TablebookError)
     async def domain_error(request: Request, exc: TablebookError) -> ORJSONResponse:
-        return ORJSONResponse({"error": exc.to_dict()}, status_code=STATUS.get(exc.code, 400))
+        return ORJSONResponse({"error": shown_error(exc)}, status_code=STATUS.get(exc.code, 400))
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> ORJSONResponse:
@@ -303,6 +321,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return ORJSONResponse(error_body("internal", "an internal error; this is a bug"), status_code=500)
 
+    app.include_router(rules_routes.router)  # H9: before games, whose /v1/games/{game_id} would take "rules"
+    app.include_router(rescore_routes.router)  # H9
     app.include_router(games.router)
     app.include_router(events.router)
     app.include_router(tables.router)
@@ -310,6 +330,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.include_router(audits.router)
     app.include_router(exports.router)
     app.include_router(pages.router)
+    app.include_router(next_events.router)
     install_docs(app)
 
     app.mount("/static", pages.static_files(), name="static")

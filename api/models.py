@@ -78,6 +78,11 @@ class InvalidDetail(ErrorDetail):
     index: int | None = Field(default=None, description="the event's index in the batch")
     rule: str | None = Field(default=None, description="illegal: the rule's id (`schnapsen.follow_suit`)")
     line: int | None = Field(default=None, description="an import: the line of the file")
+    template: str | None = Field(
+        default=None,
+        description="a refusal by a game's rules: the message with placeholders (`{seat} does not hold {card}`)",
+    )
+    fields: dict[str, Any] | None = Field(default=None, description="the template's values (`{seat: 1, card: AS}`)")
 
 
 class ErrorBody401(Doc):
@@ -210,7 +215,9 @@ class SchnapsenTable(TableBase):
     trick: list[dict[str, Any]] = Field(description="`[{seat, card}]`")
     draws_due: list[int]
     marriages: list[dict[str, Any]] = Field(description="`[{seat, suit, points, credited, seq}]`")
-    last_trick: dict[str, Any] | None = Field(description="`{winner, cards, points, seq}`")
+    last_trick: dict[str, Any] | None = Field(
+        description="`{winner, cards, plays: [{seat, card}] (lead first), points, seq}`"
+    )
     strict: bool
 
 
@@ -221,8 +228,13 @@ class CasinoTable(TableBase):
     last_deal: bool
     stock: int
     loose: list[str]
-    builds: list[dict[str, Any]]
-    last_capture: dict[str, Any] | None = Field(description="`{seat, seq}`")
+    builds: list[dict[str, Any]] = Field(
+        description="`[{id, value, cards, multiple, owner, seq, groups}]`; `groups`: the card lists the build was "
+        "made of, each adding up to `value` (one group for a single build)"
+    )
+    last_capture: dict[str, Any] | None = Field(
+        description="`{seat, seq, card, took}`: the card played and the cards it took (builds' cards included)"
+    )
     rest: dict[str, Any] | None = Field(description="the cards left when the round ended: `{seat, cards}`")
     target: int
     sweeps_score: bool
@@ -269,7 +281,7 @@ class SmearTable(TableBase):
 
 
 class StateBase(Doc):
-    """`{game, seq, hand, viewpoint, phase, to_act, seats, table, hand_points, totals, finished, winner}`."""
+    """`{game, seq, hand, viewpoint, phase, to_act, seats, table, hand_points, totals, finished, winner, units}`."""
 
     seq: int
     hand: int
@@ -281,6 +293,12 @@ class StateBase(Doc):
     totals: SeatPoints
     finished: bool
     winner: int | None
+    units: dict[str, str] = Field(
+        default_factory=dict,
+        description="the unit of each value that is not a plain count, by field, fact or table entry name, "
+        "`points` and `totals`: `half` (half points: 7 is 3½), `chips`, `to_go` (game points still to go), "
+        "`seat` (a seat number)",
+    )
 
 
 class GenericTable(TableBase):
@@ -332,7 +350,15 @@ class ScoreLineDoc(Doc):
     seat: int
     points: int
     rule: str = Field(description="the rule's id (`schnapsen.last_trick`)")
-    reason: str
+    reason: str = Field(description="why, for people: seats by the players' names, cards with suit symbols")
+    template: str = Field(
+        description="the reason with a placeholder for each seat, card and value: "
+        "`{seat} captured {card}`; `{seat_2}`... for the second and later of a kind"
+    )
+    fields: dict[str, Any] = Field(
+        description="the placeholders' values: a seat number (`seat`), a card code (`card`), a list of card "
+        "codes (`cards`), half points (`half`: 7 is 3½) or chips (`chips`)"
+    )
     events: list[int] = Field(description="the seqs the points come from")
 
 
@@ -367,6 +393,10 @@ class Frame(Doc):
     seq: int
     event: dict[str, Any] = Field(description="`{type, ...fields}`, redacted for the viewpoint")
     result: dict[str, Any]
+    text: str = Field(
+        description="the event and its derived facts in words, as the CLI prints it: players by name, cards with "
+        "suit symbols, values in the game's units (`Juan hit 3♠  → total 3½`)"
+    )
     actor: str | None = None
     recorded_at: str | None = None
     state: StateDocument
@@ -378,6 +408,11 @@ class Replay(Doc):
     game: str
     hand: int
     viewpoint: int | Literal["all", "public"]
+    units: dict[str, str] = Field(
+        description="the unit of each value that is not a plain count (`GameRules.units`): an event field or fact "
+        "by name, `points` (score lines), `totals`; `half` (half points: 7 is 3½), `chips`, `to_go` (game points "
+        "still to go)"
+    )
     frames: list[Frame]
 
 
@@ -397,6 +432,9 @@ class ClaimComparison(Doc):
 class RecordedClaim(ClaimComparison):
     seq: int
     retracted: bool
+    before_retract: int | None = Field(
+        default=None, description="the retract whose range it was made in (it stays in force), or null"
+    )
 
 
 class AuditChain(Doc):
@@ -421,7 +459,10 @@ class AuditRetraction(Doc):
     reason: str
     actor: str
     recorded_at: str
-    retracted: list[int]
+    retracted: list[int] = Field(description="the game events it took back")
+    kept: list[int] = Field(
+        default_factory=list, description="the claims and notes in its range, which it left in force"
+    )
 
 
 class AuditNote(Doc):
@@ -431,6 +472,10 @@ class AuditNote(Doc):
     actor: str
     recorded_at: str
     retracted: bool
+    before_retract: int | None = Field(
+        default=None, description="the retract whose range it was made in (it stays in force), or null"
+    )
+    remark: str | None = Field(default=None, description="for a note made before a retract: what that means")
 
 
 class GameNote(Doc):

@@ -128,8 +128,10 @@ class Recorder:
         options: Mapping[str, Any] | None,
         created_at: str | None = None,
         game_id: str | None = None,
+        labels: Mapping[str, str | None] | None = None,
     ) -> GameRecord:
-        """Register a new game stream with its options checked and defaults filled.
+        """Register a new game stream with its options checked and defaults filled (and its event, round
+        and table `labels`, in the same row).
 
         Raises:
             UnknownGameError: an unknown kind, a wrong player count, or a bad option.
@@ -149,6 +151,7 @@ class Recorder:
             genesis_hash=genesis,
             totals=seat_dict(rules.score(state.game).totals),
             game_id=game_id,
+            labels=labels,
         )
         self.cache.put(Live(game, rules, state, genesis))
         return game

@@ -28,6 +28,7 @@ import base64
 import random
 import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -36,22 +37,38 @@ import orjson
 from events import shares
 from events.codec import canonical, sha256_hex
 from events.envelope import Envelope
-from events.errors import ForbiddenError, ImpossibleEventError, InvalidEventError, NotFoundError
+from events.errors import (
+    ForbiddenError,
+    IllegalEventError,
+    ImpossibleEventError,
+    InvalidEventError,
+    NotFoundError,
+    TablebookError,
+)
 from events.notify import Subscription, notifier_for
 from events.schema import unstorable
 from events.store import GameRecord, Store
-from projections import engine
+from projections import engine, phrases, profiles, rescore
 from projections.audit import audit_game, compare_claim
 from projections.histories import export, importer
 from projections.histories.erasure import Erasure, erase_player
+from projections.notation import describe
 from projections.readmodel import HandFacts
 from projections.recorder import Recorder
 from projections.registry import rules_for
 from projections.replay import hand_frames
 from projections.rules import GameRules, ScoreSheet
-from projections.simulate import next_options, play
+from projections.simulate import demo_playout, next_options
 from projections.verify import verify_game
-from projections.visibility import first_hidden_hand, live_hand, shown_envelopes, sight_of, sight_over, viewpoint_for
+from projections.visibility import (
+    first_hidden_hand,
+    live_hand,
+    shown_envelopes,
+    shown_frames,
+    sight_of,
+    sight_over,
+    viewpoint_for,
+)
 
 #: event types an auditor may append: the common events the engine handles itself (retract, note,
 #: score_claimed), which correct or annotate the record and change no card
@@ -127,6 +144,9 @@ def game_public(game: GameRecord) -> dict[str, Any]:
         "updated_at": game.updated_at,
         "totals": game.totals,
         "winner": game.winner,
+        "event": game.event,
+        "round": game.round,
+        "table": game.table,
     }
 
 
@@ -152,11 +172,16 @@ def decode_cursor(cursor: str) -> tuple[str, str]:
 
 @dataclass(frozen=True, slots=True)
 class Scored:
-    """A game's score at its head: the game, its rules, the sheet."""
+    """A game's score at its head: the game, its rules, the sheet (named: its `to_dict()` renders every
+    reason with the game's players, `ScoreSheet.named`)."""
 
     game: GameRecord
     rules: GameRules[Any]
     sheet: ScoreSheet
+
+    def to_dict(self) -> dict[str, Any]:
+        """`GET /v1/games/{id}/score`: every reason rendered with the players, with its template and fields."""
+        return self.sheet.to_dict(self.game.players)
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,17 +283,29 @@ class Tablebook:
     # ------------------------------------------------------------------ games
 
     def create_game(
-        self, reader: Reader, *, kind: str, players: Sequence[str], options: Mapping[str, Any] | None
+        self,
+        reader: Reader,
+        *,
+        kind: str,
+        players: Sequence[str],
+        options: Mapping[str, Any] | None,
+        labels: Mapping[str, str] | None = None,
+        profile: str | None = None,
     ) -> dict[str, Any]:
-        """A new game of the reader's club; its options echoed with defaults filled in.
+        """A new game of the reader's club; its options echoed with defaults filled in; `labels` its event,
+        round and table (registry metadata, in no hash, on the new row); with `profile`, the club's rule
+        profile gives the options and `options` go on top.
 
         Raises:
             ForbiddenError: not a recorder key.
+            NotFoundError: no such profile in the club.
             UnknownGameError: an unknown kind, a wrong player count, a bad option.
         """
         reader.require("recorder")
         club_id = _own_club(reader)
-        game = self.recorder.create_game(club_id=club_id, kind=kind, players=players, options=options)
+        if profile is not None:
+            options = profiles.creation_options(self.store, club_id, kind, profile, options)
+        game = self.recorder.create_game(club_id=club_id, kind=kind, players=players, options=options, labels=labels)
         return game_public(game)
 
     def game(self, reader: Reader, game_id: str) -> dict[str, Any]:
@@ -357,15 +394,27 @@ class Tablebook:
                         index=index,
                     )
         idempotency = (idempotency_key, body_hash(document)) if idempotency_key else None
-        stored = self.recorder.append(
-            game_id,
-            events,
-            club_id=reader.club_id,
-            actor=reader.actor,
-            expected_seq=expected_seq,
-            idempotency=idempotency,
-        )
+        try:
+            stored = self.recorder.append(
+                game_id,
+                events,
+                club_id=reader.club_id,
+                actor=reader.actor,
+                expected_seq=expected_seq,
+                idempotency=idempotency,
+            )
+        except TablebookError as refused:
+            if not phrases.has_marker(refused.message):
+                raise
+            raise rendered_error(refused, self._players(game_id, reader)) from None
         return {"events": stored}
+
+    def _players(self, game_id: str, reader: Reader) -> Sequence[str] | None:
+        """The game's players, to render a message with (None if the game cannot be read: `seat N` then)."""
+        try:
+            return list(self.recorder.live(game_id, reader.club_id).game.players)
+        except TablebookError:
+            return None
 
     def append_if_free(
         self,
@@ -412,13 +461,58 @@ class Tablebook:
             ForbiddenError: a share link asking for a hand still being played.
         """
         live, state = self.recorder.state_at(game_id, at, reader.club_id)
-        viewpoint = viewpoint_for(sight_of(reader, self.store, live), seat, state.seats, state.hand)
-        return engine.render_state(live.rules, state, viewpoint, live.game.players)
+        names = live.game.players
+        sight = sight_of(reader, self.store, live)
+        shown = sight.table_seq(state.seq, state.hand)  # inside a retracted range of a hidden hand: its to_seq
+        if shown != state.seq:
+            state = self.recorder.fold_to(live.game, live.rules, shown)
+        with _named_errors(names):
+            viewpoint = viewpoint_for(sight, seat, state.seats, state.hand)
+        return engine.render_state(live.rules, state, viewpoint, names)
 
     def score(self, reader: Reader, game_id: str) -> Scored:
         """The score at the head, every point explained."""
         live = self.recorder.live(game_id, reader.club_id)
-        return Scored(live.game, live.rules, live.rules.score(live.state.game))
+        return Scored(live.game, live.rules, live.rules.score(live.state.game).named(live.game.players))
+
+    # ------------------------------------------------------------------ house rules (issue 21)
+
+    def rules(self) -> dict[str, Any]:
+        """Every game with its options, defaults, ranges, help texts and kind (scoring or play)."""
+        return profiles.rules_catalog()
+
+    def profiles(self, reader: Reader) -> list[profiles.Profile]:
+        """The reader's club's rule profiles, the built-in `default` first."""
+        return profiles.list_profiles(self.store, reader)
+
+    def profile(self, reader: Reader, name: str) -> profiles.Profile:
+        """One rule profile of the reader's club."""
+        return profiles.get_profile(self.store, reader, name)
+
+    def save_profile(self, reader: Reader, name: str, games: Mapping[str, Any]) -> tuple[profiles.Profile, bool]:
+        """Create or replace a rule profile; (the profile, whether it is new)."""
+        return profiles.save_profile(self.store, reader, name, games)
+
+    def delete_profile(self, reader: Reader, name: str) -> None:
+        """Remove a rule profile of the reader's club."""
+        profiles.delete_profile(self.store, reader, name)
+
+    def rescore(
+        self, reader: Reader, game_id: str, *, options: Mapping[str, Any] | None = None, profile: str | None = None
+    ) -> rescore.Rescore:
+        """The recorded game scored under other options or a profile, nothing written (`projections.rescore`)."""
+        return rescore.rescore_game(self.store, reader, game_id, options=options, profile=profile)
+
+    def rescore_season(self, reader: Reader, **asked: Any) -> Iterator[dict[str, Any]]:
+        """The club's games matching the filters re-scored, one line each, then the standings side by side."""
+        return rescore.rescore_season(self.store, reader, **asked)
+
+    def next(self, reader: Reader, game_id: str, *, seat: int | None = None) -> dict[str, Any]:
+        """What may be appended next, as the reader may see it (`projections.offers.next_for`): the table pad's
+        offer of decisions, amount ranges, the cards a deal or a draw needs, and the plays `record` would flag."""
+        from projections.offers import next_for  # offers reads the game through this service
+
+        return next_for(self, reader, game_id, seat)
 
     def replay(self, reader: Reader, game_id: str, *, hand: int, seat: int | None = None) -> dict[str, Any]:
         """`{game, hand, viewpoint, frames}`: hand `hand` frame by frame, walked from the state before it
@@ -429,7 +523,10 @@ class Tablebook:
             InvalidEventError / ForbiddenError: as `state`.
         """
         live = self.recorder.live(game_id, reader.club_id)
-        viewpoint = viewpoint_for(sight_of(reader, self.store, live), seat, live.state.seats, hand)
+        names = live.game.players
+        sight = sight_of(reader, self.store, live)
+        with _named_errors(names):
+            viewpoint = viewpoint_for(sight, seat, live.state.seats, hand)
         span = self.recorder.hand_span(live, hand)
         if span is None:
             last = live.state.hand if live.state.seq else 0
@@ -437,14 +534,28 @@ class Tablebook:
                 f"hand {hand} is not in this game (its hands are 1 to {last})" if last else "this game has no hand yet"
             )
         start, envelopes, last_seq = span
-        frames = hand_frames(live.rules, start, envelopes, hand, viewpoint, live.game.players)
+        frames = hand_frames(live.rules, start, envelopes, hand, viewpoint, names)
         later = self.store.retracts(game_id, last_seq, live.state.seq)
-        for frame in frames:  # a retract after the hand's last event may take some of it back
-            if "retracted_by" not in frame:
-                by = next((r for r, to in later if to < frame["seq"] < r), None)
+        for frame in frames:  # a retract after the hand's last event may take some of it back (game events only)
+            if "retracted_by" not in frame and engine.takes_back(frame["event"]["type"]):
+                by = engine.corrected_by(frame["seq"], later)
                 if by is not None:
                     frame["retracted_by"] = by
-        return {"game": game_id, "hand": hand, "viewpoint": frames[0]["state"]["viewpoint"], "frames": frames}
+
+        def table_at(seq: int) -> dict[str, Any]:
+            return engine.render_state(live.rules, self.recorder.fold_to(live.game, live.rules, seq), viewpoint, names)
+
+        frames = shown_frames(sight, hand, frames, table_at)  # a viewer never sees a live hand's retracted plays
+        for frame in frames:
+            if frame.get("redacted"):  # its words again, from what is left of it
+                frame["text"] = describe(live.rules, frame["event"], frame["result"], names)
+        return {
+            "game": game_id,
+            "hand": hand,
+            "viewpoint": frames[0]["state"]["viewpoint"],
+            "units": dict(live.rules.units),
+            "frames": frames,
+        }
 
     def hand_progress(self, reader: Reader, game_id: str, hand: int) -> str:
         """Where the head is against hand `hand`: "to come", "playing", "over" (it is the head's hand, and
@@ -508,9 +619,9 @@ class Tablebook:
         """
         if reader.sees_everything:
             game = self.store.get_game(game_id, reader.club_id)
-            return verify_game(game, self.store.iter_events(game_id)).to_dict()
+            return _named_report(verify_game(game, self.store.iter_events(game_id)).to_dict(), game.players)
         live = self.recorder.live(game_id, reader.club_id)
-        report = verify_game(live.game, self.store.iter_events(game_id)).to_dict()
+        report = _named_report(verify_game(live.game, self.store.iter_events(game_id)).to_dict(), live.game.players)
         if sight_of(reader, self.store, live).hashes_from is not None:
             report["head_hash"] = None
             report["problems"] = [{k: v for k, v in p.items() if "hash" not in k} for p in report["problems"]]
@@ -520,7 +631,7 @@ class Tablebook:
         """`{chain, violations, retractions, claims, notes, game_notes, score}` (auditors)."""
         reader.require("auditor")
         game = self.store.get_game(game_id, reader.club_id)
-        return audit_game(game, self.store.read_events(game_id))
+        return _named_report(audit_game(game, self.store.read_events(game_id)), game.players)
 
     def compare_claim(
         self, reader: Reader, game_id: str, *, points: Mapping[str, float], hand: int | None = None
@@ -539,12 +650,14 @@ class Tablebook:
         if hand is not None and hand > live.state.hand:
             raise ImpossibleEventError(f"hand {hand} has not begun (hands 1 to {live.state.hand})", field="hand")
         claimed = {k: (int(v) if float(v).is_integer() else v) for k, v in points.items()}
-        return compare_claim(live.rules.score(live.state.game), list(live.game.players), claimed, hand)
+        names = list(live.game.players)
+        return _named_report(compare_claim(live.rules.score(live.state.game), names, claimed, hand), names)
 
     # ------------------------------------------------------------------ exports and imports
 
     def export(self, reader: Reader, game_id: str, fmt: str = "json") -> Export:
-        """The whole game in `fmt` (json, jsonl, text, csv), up to the head read now, as the reader may see it.
+        """The whole game in `fmt` (json, jsonl, text, csv, csv-excel), up to the head read now, as the reader
+        may see it.
 
         The state at the head comes from `Recorder.read` (folded from a snapshot, not from event 1).
 
@@ -567,7 +680,8 @@ class Tablebook:
             return Export(game_id, fmt, None, b"".join(export.jsonl_lines(head, shown)))
         if fmt == "text":
             return Export(game_id, fmt, None, "".join(export.text_lines(head, rules, envelopes, shown)).encode())
-        return Export(game_id, fmt, None, export.score_csv(game.players, rules.score(state.game)).encode())
+        sheet = export.score_csv(game.players, rules.score(state.game), rules).encode()
+        return Export(game_id, fmt, None, export.excel_csv(sheet) if fmt == export.EXCEL else sheet)
 
     def bulk_export(
         self,
@@ -720,15 +834,18 @@ class Tablebook:
     # ------------------------------------------------------------------ demo games
 
     def record_demo_game(self, club_id: int, kind: str, rng: random.Random) -> str:
-        """Simulate one game (`projections.simulate.play`) and record it through the write path of the API.
+        """Play one game with the bots (`projections.simulate.demo_playout`) and record it through the write
+        path of the API.
 
-        A game that does not end within `DEMO_EVENTS` events and can close its session (Seven and a Half)
-        plays on to the end of the hand in progress and is closed.
+        The bots play with table sense, and the game shown is one with its kind's `DEMO_SITUATIONS` (a
+        sweep, a marriage, a gin and an undercut...), so the demo data shows every feature. A game that
+        does not end within `DEMO_EVENTS` events and can close its session (Seven and a Half) plays on
+        to the end of the hand in progress and is closed.
         """
         rules = rules_for(kind)
         players = list(rules.demo_players)
         options: dict[str, Any] = {}
-        playout = play(rules, players, options, rng=rng, max_events=DEMO_EVENTS)
+        playout = demo_playout(rules, players, options, rng=rng, max_events=DEMO_EVENTS)
         events = list(playout.events)
         if not playout.finished and "session_closed" in rules.events:
             events.extend(_close_session(rules, players, options, events, rng))
@@ -748,6 +865,66 @@ def body_hash(document: Any) -> str:
         return sha256_hex(canonical(document))
     except orjson.JSONEncodeError:
         raise InvalidEventError("the body is nested too deeply to be an append", field="events") from None
+
+
+@contextmanager
+def _named_errors(names: Sequence[str]) -> Iterator[None]:
+    """Errors raised inside, with their marked messages rendered with the game's players (`rendered_error`)."""
+    try:
+        yield
+    except TablebookError as refused:
+        if not phrases.has_marker(refused.message):
+            raise
+        raise rendered_error(refused, names) from None
+
+
+def rendered_error(error: TablebookError, names: Sequence[str] | None) -> TablebookError:
+    """The same error (class, code, details, rule) with its message rendered for the game's players, and
+    the marked text kept structured in its details (`template`, `fields`), so that a client may render its
+    own. The rules raise with markers (`projections/phrases.py`); no client ever reads one."""
+    template, fields = phrases.structure(error.message)
+    out = type(error).__new__(type(error))  # not copy.copy: it would call __init__ with the args alone
+    out.__dict__.update(error.__dict__)
+    out.message = phrases.render(error.message, names)
+    out.args = (out.message,)
+    out.details = {
+        **{k: phrases.render(v, names) if isinstance(v, str) else v for k, v in error.details.items()},
+        "template": template,
+        "fields": fields,
+    }
+    if isinstance(out, IllegalEventError):
+        out.reason = out.message
+    return out
+
+
+#: the text fields of a report that the rules or the service wrote, and so may hold markers; free text a
+#: person wrote (a note's `text`, a retract's `reason`) is never read as a template
+_MARKED_KEYS = frozenset({"message", "summary"})
+
+
+def _named_report(report: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """A verify, audit or claim document with every marked message rendered with the game's players, and
+    every score line (`{seat, points, rule, reason, events}`) given its rendered reason, template and fields.
+
+    Where the report's maker already rendered, this changes nothing: rendered text has no marker left.
+    """
+    named: dict[str, Any] = _named_doc(report, names)
+    return named
+
+
+def _named_doc(document: Any, names: Sequence[str]) -> Any:
+    """`_named_report` of any part of a document."""
+    if isinstance(document, list):
+        return [_named_doc(item, names) for item in document]
+    if not isinstance(document, dict):
+        return document
+    out = {k: _named_doc(v, names) for k, v in document.items()}
+    for key in _MARKED_KEYS & out.keys():
+        if isinstance(out[key], str):
+            out[key] = phrases.render(out[key], names)
+    if {"seat", "points", "rule", "reason"} <= out.keys() and "template" not in out and isinstance(out["reason"], str):
+        out.update(phrases.explained(out["reason"], names))
+    return out
 
 
 def _own_club(reader: Reader) -> int:

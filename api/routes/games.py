@@ -38,6 +38,33 @@ def _storable(name: str) -> str:
 #: a player's name: 1 to 100 characters that any store can hold
 PlayerName = Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_storable)]
 
+#: the longest event, round or table label: a line of a score sheet's heading, not a description
+MAX_LABEL = 80
+
+
+def _label(text: str | None) -> str | None:
+    """An event, round or table label: one line, its surrounding spaces clipped; blank is not given.
+
+    A newline or another control character is refused (422): the label is a tag of the text hand
+    history (`[Event "..."]`) and a heading of the replay page, one line each.
+    """
+    if text is None:
+        return None
+    clipped = text.strip()
+    if not clipped:
+        return None
+    if any(ord(c) < 32 or ord(c) == 127 or c in "\u2028\u2029\x85" for c in clipped):
+        raise PydanticCustomError("one_line", "a label is one line of text, without control characters", {})
+    if len(clipped) > MAX_LABEL:
+        raise PydanticCustomError(
+            "too_long", "at most {max} characters, got {length}", {"max": MAX_LABEL, "length": len(clipped)}
+        )
+    return _storable(clipped)
+
+
+#: an optional label of a game (its event, round or table), checked by `_label`
+Label = Annotated[str | None, AfterValidator(_label)]
+
 
 class GameCreate(BaseModel):
     """A new game: its kind, its players in seat order (clockwise), its options."""
@@ -49,6 +76,25 @@ class GameCreate(BaseModel):
         min_length=1, max_length=8, description="names in seat order: seat 0, 1, ...", examples=[["Anna", "Ben"]]
     )
     options: dict[str, Any] = Field(default_factory=dict, description="game options (see the rules); enforcement")
+    profile: str | None = Field(
+        default=None,
+        max_length=80,
+        description="a rule profile of the club (`GET /v1/profiles`; `default`: every option at its default): "
+        "its options for this game, then `options` on top (H9, issue 21)",
+        examples=["tuesday"],
+    )
+    event: Label = Field(
+        default=None,
+        description=f"the event the game is part of (up to {MAX_LABEL} characters)",
+        examples=["Winter league"],
+    )
+    round: Label = Field(default=None, description=f"its round (up to {MAX_LABEL} characters)", examples=["3"])
+    table: Label = Field(default=None, description=f"its table (up to {MAX_LABEL} characters)", examples=["2"])
+
+    def labels(self) -> dict[str, str]:
+        """The labels given (event, round, table), blank ones left out."""
+        found = {"event": self.event, "round": self.round, "table": self.table}
+        return {name: value for name, value in found.items() if value is not None}
 
 
 class GamePublic(BaseModel):
@@ -63,6 +109,9 @@ class GamePublic(BaseModel):
     updated_at: str
     totals: dict[str, Any]
     winner: int | None
+    event: str | None = Field(default=None, description="given at creation, else null")
+    round: str | None = Field(default=None, description="given at creation, else null")
+    table: str | None = Field(default=None, description="given at creation, else null")
 
 
 class Hit(BaseModel):
@@ -83,10 +132,21 @@ class GamePage(BaseModel):
     next_cursor: str | None
 
 
-@router.post("", status_code=201, response_model=GamePublic, summary="Create a game", responses=errors(*AUTH, *BODY))
+@router.post(
+    "", status_code=201, response_model=GamePublic, summary="Create a game", responses=errors(*AUTH, 404, *BODY)
+)
 def create_game(body: GameCreate, principal: PrincipalDep, service: ServiceDep) -> dict[str, Any]:
-    """Register a new game stream; its options are echoed with defaults filled in."""
-    return service.create_game(principal, kind=body.game, players=body.players, options=body.options)
+    """Register a new game stream; its options are echoed with defaults filled in, and its labels
+    (`event`, `round`, `table`: optional, one line of up to 80 characters each, spaces around clipped).
+    With `profile`, the club's rule profile gives the options, `options` on top (a 404 for no such profile)."""
+    return service.create_game(
+        principal,
+        kind=body.game,
+        players=body.players,
+        options=body.options,
+        labels=body.labels(),
+        profile=body.profile,
+    )
 
 
 @router.get(

@@ -12,9 +12,27 @@ from api.auth import authenticate
 from api.cli import app
 from events.store import Store
 from projections.recorder import Recorder
+from projections.registry import rules_for
 from tests.projections.helpers import load_example
 
 runner = CliRunner()
+
+#: Schnapsen's totals are game points still to go (`GameRules.units`): read "3 to go", never a bare "3"
+TO_GO = rules_for("schnapsen").unit("totals") == "to_go"
+
+
+def schnapsen_totals(totals: dict[str, int], names: list[str]) -> str:
+    """How the CLI writes Schnapsen's totals in a sentence: `Hanna 3 to go, Elias 0 to go`."""
+    if TO_GO:
+        return ", ".join(f"{n} {max(totals[str(s)], 0)} to go" for s, n in enumerate(names))
+    return ", ".join(f"{n} {totals[str(s)]}" for s, n in enumerate(names))
+
+
+def schnapsen_cell(totals: dict[str, int]) -> str:
+    """Schnapsen's totals in a list's column: `3/0 to go`."""
+    if TO_GO:
+        return f"{max(totals['0'], 0)}/{max(totals['1'], 0)} to go"
+    return f"{totals['0']}/{totals['1']}"
 
 
 @pytest.fixture
@@ -60,8 +78,12 @@ def test_score_prints_lines_and_totals_and_verify_fails_on_a_bad_game(url: str) 
     recorder.append(game.id, example["events"], club_id=club, actor="t")
     result = runner.invoke(app, ["score", game.id, "--database", url])
     assert result.exit_code == 0
-    assert "schnapsen.reached_66" in result.output and "Hanna 3, Elias 0" in result.output
+    assert "schnapsen.reached_66" in result.output and "hand 1: Hanna " in result.output
+    assert schnapsen_totals({"0": 3, "1": 0}, ["Hanna", "Elias"]) + (" (game points won: " if TO_GO else "") in (
+        result.output
+    )
     assert "winner: Elias" in result.output
+    assert "{seat" not in result.output and "seat 0" not in result.output and "seat 1" not in result.output
     assert runner.invoke(app, ["score", "nope", "--database", url]).exit_code == 1
     with store.engine.connect() as conn, conn.begin():
         conn.exec_driver_sql("DROP TRIGGER event_no_update")
@@ -289,7 +311,7 @@ def test_list_prints_a_row_a_game_newest_first_and_its_json_is_the_apis_page(rec
         "Hanna, Elias",
         "finished",
         str(newest.seq),
-        f"{newest.totals['0']}/{newest.totals['1']}",
+        schnapsen_cell(newest.totals),
         newest.players[newest.winner],
         newest.created_at,
     ]
@@ -364,7 +386,9 @@ def test_audit_prints_the_score_section_and_replay_prints_words_not_python(recor
     assert audit.exit_code == 0, audit.output
     score = audit.stdout.split("\nscore (finished): ", 1)[1]
     sheet = recorded.api(f"/v1/games/{game}/score")
-    assert score.startswith(f"Emma {sheet['totals']['0']}, Lukas {sheet['totals']['1']}")
+    assert score.startswith(schnapsen_totals(sheet["totals"], ["Emma", "Lukas"]))
+    reasons = [line["reason"] for hand in sheet["hands"] for line in hand["lines"]]
+    assert reasons and all(reason in audit.stdout for reason in reasons)  # the API's words, with the names
     assert "\n  hand 1: Emma " in score and "schnapsen." in score and "(seqs " in score
     shown = runner.invoke(app, ["replay", game, "--hand", "1", "--database", recorded.url])
     assert shown.exit_code == 0, shown.output
@@ -374,7 +398,10 @@ def test_audit_prints_the_score_section_and_replay_prints_words_not_python(recor
     assert "   1  deal dealer Lukas hands (Emma [K♣ A♣ 10♦ J♥ Q♣], Lukas [J♣ 10♠ A♥ K♦ K♥]) trump card A♦" in text
     assert "   2  Emma play K♣ marriage" in text
     assert "table: dealer Lukas, leader Emma, trump suit ♦, trump card A♦, trump face up, talon 10\n" in text
-    assert "last trick (winner Emma [K♣ J♣] points 6)" in text and "      phase draw; to act: Emma\n" in text
+    assert (
+        "last trick (winner Emma plays (Emma K♣, Lukas J♣) points 6)" in text
+        and "      phase draw; to act: Emma\n" in text
+    )
 
 
 def test_piped_output_is_plain_and_never_wrapped(tmp_path: object) -> None:
@@ -395,7 +422,7 @@ def test_piped_output_is_plain_and_never_wrapped(tmp_path: object) -> None:
     assert status == 0
     (row,) = listed.splitlines()[1:]
     winner = "Ben" if record.winner == 1 else long_name.strip()
-    totals = f"{record.totals['0']}/{record.totals['1']}"
+    totals = schnapsen_cell(record.totals)
     assert row.split("\t") == [
         game.id,
         "schnapsen",
@@ -447,3 +474,30 @@ def test_a_date_alone_means_midnight_utc(recorded: Recorded) -> None:
     assert recorded.cli("list", "--since", day)["games"]
     assert recorded.cli("list", "--until", day) == recorded.cli("list", "--until", f"{day}T01:00:00+01:00")
     assert recorded.cli("list", "--until", day)["games"] == []
+
+
+def test_seven_and_a_half_prints_chips_and_half_points_in_their_units(url: str) -> None:
+    import random
+    import re
+
+    from projections import phrases
+    from projections.service import OPERATOR, Tablebook
+
+    runner.invoke(app, ["migrate", "--database", url])
+    store = Store(url)
+    service = Tablebook(Recorder(store))
+    game = service.record_demo_game(service.ensure_club("c"), "seven-and-a-half", random.Random(3))
+    scored = runner.invoke(app, ["score", game, "--database", url])
+    assert scored.exit_code == 0, scored.output
+    assert re.search(r"\t[+-]\d+ chips?\thalf\.", scored.stdout), "a line's points are chips"
+    assert re.search(r"^totals \(finished\): Juan -?\d+ chips?, ", scored.stdout, re.M)
+    assert "{" not in scored.stdout and not re.search(r"\bseat \d", scored.stdout)
+    replayed = runner.invoke(app, ["replay", game, "--database", url])
+    assert replayed.exit_code == 0, replayed.output
+    assert "min bet 1 chip, max bet 100 chips" in replayed.stdout
+    document = service.replay(OPERATOR, game, hand=1)
+    totals = [hand["total"] for f in document["frames"] for s in f["state"]["seats"] for hand in s.get("hands", [])]
+    assert totals
+    for total in totals:  # every total a person reads is in half points' own unit
+        assert f"total {phrases.halves(total)}" in replayed.stdout
+    store.dispose()

@@ -204,6 +204,9 @@ def test_every_answer_of_every_route_is_documented(setup: tuple[Checker, Club, S
             assert c("get", "/v1/games/{game_id}/score", f"{path}/score", key=key).status_code == 200
             assert c("get", "/v1/games/{game_id}/verify", f"{path}/verify", key=key).status_code == 200
             assert c("get", "/v1/games/{game_id}/hands", f"{path}/hands", key=key).status_code == 200
+            assert c("get", "/v1/games/{game_id}/next", f"{path}/next", key=key).status_code == 200
+        c("get", "/v1/games/{game_id}/next", f"{path}/next", key=rec, params={"seat": 1})
+        c("get", "/v1/games/{game_id}/next", f"{path}/next", key=rec, params={"seat": 99})
         for at in (1, 2, len(events) // 2):
             for seat in (0, 1):
                 c("get", "/v1/games/{game_id}/state", f"{path}/state", key=rec, params={"at": at, "seat": seat})
@@ -319,6 +322,19 @@ def test_every_answer_of_every_route_is_documented(setup: tuple[Checker, Club, S
     assert c("post", "/v1/games", key=aud, json={"game": "schnapsen", "players": ["A", "B"]}).status_code == 403
     assert c("get", "/healthz").status_code == 200
 
+    # issue 21: rules, profiles, re-scores
+    assert c("get", "/v1/games/rules", key=view).status_code == 200
+    house = {"name": "house", "games": {"casino": {"sweeps": True}}}
+    assert c("post", "/v1/profiles", key=rec, json=house).status_code == 201
+    assert c("post", "/v1/profiles", key=rec, json=house).status_code == 200
+    assert c("get", "/v1/profiles", key=view).status_code == 200
+    assert c("get", "/v1/profiles/{name}", "/v1/profiles/house", key=view).status_code == 200
+    rescore = f"/v1/games/{games['casino']}/rescore"
+    assert c("post", "/v1/games/{game_id}/rescore", rescore, key=view, json={"profile": "house"}).status_code == 200
+    assert c("post", "/v1/games/{game_id}/rescore", rescore, key=view, json={}).status_code == 422
+    assert c("post", "/v1/rescore", key=view, json={"profile": "house"}).status_code == 200
+    assert c("delete", "/v1/profiles/{name}", "/v1/profiles/house", key=rec).status_code == 200
+    assert c("get", "/v1/profiles/{name}", "/v1/profiles/house", key=view).status_code == 404
     # the errors every route can give, probed operation by operation
     huge = b"{" + b" " * (2 * 1024 * 1024) + b"}"
     for method, template in _operations(checker.spec):

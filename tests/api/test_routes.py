@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -175,7 +176,8 @@ def test_impossible_and_illegal_are_told_apart(client: TestClient, club: Club) -
     game_id = schnapsen(client, club)
     append(client, club, game_id, [DEAL, {"type": "close", "seat": 0}, {"type": "play", "seat": 0, "card": "TD"}])
     error = error_of(append(client, club, game_id, [{"type": "play", "seat": 1, "card": "AS"}]), 422, "impossible")
-    assert "does not hold AS" in error["message"] and error["index"] == 0
+    assert "Ben does not hold A♠" in error["message"] and error["index"] == 0
+    assert error["template"] == "{seat} does not hold {card}" and error["fields"] == {"seat": 1, "card": "AS"}
     error = error_of(append(client, club, game_id, [{"type": "play", "seat": 1, "card": "TS"}]), 422, "illegal")
     assert error["rule"] == "schnapsen.follow_suit" and error["index"] == 0
     assert count_events(client, club, game_id) == 3
@@ -300,7 +302,8 @@ def test_score_and_verify(client: TestClient, club: Club) -> None:
     assert expected_of(score) == example["expected"] and score["finished"] is True
     for hand in score["hands"]:
         for line in hand["lines"]:
-            assert set(line) == {"seat", "points", "rule", "reason", "events"} and line["events"]
+            assert set(line) == {"seat", "points", "rule", "reason", "template", "fields", "events"} and line["events"]
+            assert "{" not in line["reason"] and not re.search(r"\bseat \d", line["reason"])
     verified = client.get(f"/v1/games/{game_id}/verify", headers=club.viewer).json()
     assert verified["ok"] is True and verified["events"] == len(example["events"]) and verified["problems"] == []
     game = client.get(f"/v1/games/{game_id}", headers=club.viewer).json()
