@@ -263,7 +263,7 @@ def _validation_message(exc: RequestValidationError) -> tuple[str, str]:
 def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
     """The application, on the store of `settings.database_url` (or the given one)."""
     from api.docs import install_docs
-    from api.routes import audits, events, exports, games, pages, replays, tables
+    from api.routes import audits, deals, events, exports, games, pages, replays, tables
 
     settings = settings or Settings()
     store = store or Store(settings.database_url, make_engine(settings.database_url, settings.durability))
@@ -310,6 +310,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.include_router(audits.router)
     app.include_router(exports.router)
     app.include_router(pages.router)
+    app.include_router(deals.router)
     install_docs(app)
 
     app.mount("/static", pages.static_files(), name="static")

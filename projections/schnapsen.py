@@ -41,6 +41,7 @@ from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnErro
 from events.schnapsen import EVENTS, Deal, Play, SchnapsenEvent
 from projections.fastreplace import copy_with, replace
 from projections.handlog import EMPTY_LOG, HandLog
+from projections.dealing import DEALING
 from projections.rules import (
     CHANCE,
     EMPTY,
@@ -77,6 +78,7 @@ TARGET = 66
 OPTIONS: dict[str, OptionSpec] = {
     "first_dealer": OptionSpec(0, opt_seat, "the dealer of the first hand"),
     "enforcement": ENFORCEMENT,
+    "dealing": DEALING,
 }
 
 

@@ -80,6 +80,7 @@ from projections.casino._moves import breach as _breach
 from projections.casino._score import round_lines, sweeps_of
 from projections.casino._state import CARD_SET, CARDS, FACES, Build, CasinoState
 from projections.fastreplace import copy_with, replace
+from projections.dealing import DEALING
 from projections.rules import (
     CHANCE,
     EMPTY,
@@ -121,6 +122,7 @@ OPTIONS: dict[str, OptionSpec] = {
     ),
     "sweeps": OptionSpec(False, opt_bool, "a sweep scores 1 point", scoring_only=True),
     "enforcement": ENFORCEMENT,
+    "dealing": DEALING,
 }
 
 

@@ -82,6 +82,7 @@ from projections.cutthroat_smear._scoring import (
 )
 from projections.fastreplace import copy_with
 from projections.handlog import EMPTY_LOG, HandLog
+from projections.dealing import DEALING
 from projections.rules import (
     CHANCE,
     EMPTY,
@@ -111,6 +112,7 @@ BIDS = (2, 3, 4)
 OPTIONS: dict[str, OptionSpec] = {
     "first_dealer": OptionSpec(0, opt_seat, "the dealer of the first hand"),
     "enforcement": ENFORCEMENT,
+    "dealing": DEALING,
 }
 
 

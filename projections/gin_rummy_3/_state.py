@@ -8,6 +8,7 @@ from typing import Any
 
 from events.cards import FULL_DECK
 from projections.handlog import EMPTY_LOG, HandLog
+from projections.dealing import DEALING
 from projections.rules import ENFORCEMENT, BaseState, OptionSpec, opt_choice, opt_int
 
 CARD_SET = frozenset(FULL_DECK)
@@ -45,6 +46,7 @@ OPTIONS: dict[str, OptionSpec] = {
     "gin_bonus": OptionSpec(25, opt_choice(25, 20), "the gin bonus: 25 (default) or 20", scoring_only=True),
     "undercut_bonus": OptionSpec(10, opt_int(0, 100), "the undercut bonus, 0 to 100 (default 10)", scoring_only=True),
     "enforcement": ENFORCEMENT,
+    "dealing": DEALING,
 }
 
 

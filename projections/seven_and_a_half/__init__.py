@@ -114,6 +114,7 @@ from events.errors import InvalidEventError, UnknownGameError
 from events.schema import MAX_AMOUNT
 from events.seven_and_a_half import EVENTS, Bet, Deal, Hit, SevenAndAHalfEvent, Split, Stand
 from projections.fastreplace import replace
+from projections.dealing import DEALING
 from projections.rules import (
     CHANCE,
     ENFORCEMENT,
@@ -197,6 +198,7 @@ OPTIONS: dict[str, OptionSpec] = {
     "face_down_request": OptionSpec(False, opt_bool, "a player may ask for one card face down at a time"),
     "splitting": OptionSpec(False, opt_bool, "a hand of two face cards may be split"),
     "enforcement": ENFORCEMENT,
+    "dealing": DEALING,
 }
 
 #: The boolean variants the view shows. The wild card is left to the game's options: a card code in
