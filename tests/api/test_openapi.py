@@ -204,6 +204,8 @@ def test_every_answer_of_every_route_is_documented(setup: tuple[Checker, Club, S
             assert c("get", "/v1/games/{game_id}/score", f"{path}/score", key=key).status_code == 200
             assert c("get", "/v1/games/{game_id}/verify", f"{path}/verify", key=key).status_code == 200
             assert c("get", "/v1/games/{game_id}/hands", f"{path}/hands", key=key).status_code == 200
+            assert c("get", "/v1/games/{game_id}/deals", f"{path}/deals", key=key).status_code == 200
+            assert c("get", "/v1/deals/report", key=key).status_code == 200
         for at in (1, 2, len(events) // 2):
             for seat in (0, 1):
                 c("get", "/v1/games/{game_id}/state", f"{path}/state", key=rec, params={"at": at, "seat": seat})

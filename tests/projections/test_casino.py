@@ -145,6 +145,7 @@ def test_options_are_filled_with_their_defaults() -> None:
         "target": 21,
         "sweeps": False,
         "enforcement": "strict",
+        "dealing": "table",
     }
     assert RULES.options_for(["a", "b", "c"], {"target": 11, "sweeps": True, "first_dealer": 2})["target"] == 11
 

@@ -118,7 +118,7 @@ def steal(dealer: int, bidder: int, amount: int) -> list[Ev]:
 
 
 def test_options_defaults_counts_and_ranges() -> None:
-    assert RULES.options_for(TWO, {}) == {"first_dealer": 0, "enforcement": "strict"}
+    assert RULES.options_for(TWO, {}) == {"first_dealer": 0, "enforcement": "strict", "dealing": "table"}
     assert RULES.options_for(THREE, {"first_dealer": 2})["first_dealer"] == 2
     with pytest.raises(UnknownGameError, match="unknown option 'target'"):
         RULES.options_for(TWO, {"target": 21})
@@ -578,4 +578,4 @@ def test_there_are_golden_records() -> None:
 
 def test_record_enforcement_is_echoed() -> None:
     pos = given(K, [], TWO, {"enforcement": "record"})
-    assert pos.game.options == {"first_dealer": 0, "enforcement": "record"}
+    assert pos.game.options == {"first_dealer": 0, "enforcement": "record", "dealing": "table"}
