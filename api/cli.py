@@ -1100,7 +1100,9 @@ def deals_report(
                 if r["observed"] or r["expected"] >= 0.5
             ]
             out.table(["pattern", "observed", "expected", "probability"], rows, title="suit patterns of a seat's hand")
-            out.line(f"  patterns: chi-square {patterns['chi_square']:.2f}, df {patterns['df']}, p {_p(patterns['p_value'])}")
+            out.line(
+                f"  patterns: chi-square {patterns['chi_square']:.2f}, df {patterns['df']}, p {_p(patterns['p_value'])}"
+            )
         positions = doc["positions"]
         if positions:
             rough = " (rough: fewer than 5 expected per cell)" if positions["rough"] else ""

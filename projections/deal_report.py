@@ -157,7 +157,7 @@ class KindTally:
             return None
         exact = pattern_probabilities(deck_size, self.hand_size)
         n = self.seat_hands
-        rows = [
+        rows: list[dict[str, Any]] = [
             {
                 "pattern": p,
                 "observed": self.patterns.get(p, 0),
@@ -212,8 +212,14 @@ def seat_hands(kind: str, data: Mapping[str, Any]) -> list[list[str]]:
     return [list(h) for h in data.get("hands") or []]
 
 
-def tally_game(tallies: dict[str, KindTally], game_id: str, kind: str, seats: int, options: Mapping[str, Any],
-               envelopes: Sequence[Mapping[str, Any]]) -> None:
+def tally_game(
+    tallies: dict[str, KindTally],
+    game_id: str,
+    kind: str,
+    seats: int,
+    options: Mapping[str, Any],
+    envelopes: Sequence[Mapping[str, Any]],
+) -> None:
     """Add one server-dealt game's revealed hands to the tallies (the first deal of each hand for patterns)."""
     checked = fairdeal.verify_events({"game": kind, "seats": seats, "options": dict(options)}, envelopes)
     tally = tallies.setdefault(kind, KindTally(kind))

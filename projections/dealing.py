@@ -117,9 +117,8 @@ def decide_deal_event(deal: DealState | None, raw: Any, seats: int, *, stored: b
             raise ImpossibleEventError(
                 f"a seed is accepted before the first card of hand {deal.hand} is dealt; its cards are being dealt"
             )
-    elif kind == "deck_revealed":
-        if deal is None or deal.revealed or deal.hand != event["hand"]:
-            raise ImpossibleEventError(f"hand {event['hand']}'s deck is not the one committed", field="hand")
+    elif kind == "deck_revealed" and (deal is None or deal.revealed or deal.hand != event["hand"]):
+        raise ImpossibleEventError(f"hand {event['hand']}'s deck is not the one committed", field="hand")
     return event
 
 
@@ -150,7 +149,9 @@ def follow_up(rules: GameRules[Any], state: Any, deal: DealState | None) -> Foll
 # --------------------------------------------------------------------------- filling in a dealing event
 
 
-def fill(rules: GameRules[Any], state: Any, deal: DealState | None, raw: Mapping[str, Any], dealer: Dealer) -> dict[str, Any]:
+def fill(
+    rules: GameRules[Any], state: Any, deal: DealState | None, raw: Mapping[str, Any], dealer: Dealer
+) -> dict[str, Any]:
     """`raw` (a dealing event sent without its cards) with its card fields filled from the deck.
 
     Raises:

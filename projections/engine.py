@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic
 
-from events.envelope import Envelope, seal
 from events.common import DEAL_EVENTS as DEAL_SCHEMAS
+from events.envelope import Envelope, seal
 from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError, TablebookError
 from events.schema import parse_event
 from projections import dealing

@@ -248,16 +248,18 @@ def verify_events(header: Mapping[str, Any], envelopes: Sequence[Mapping[str, An
         elif kind == "deck_committed":
             if data.get("algorithm") != ALGORITHM:
                 report.problem(seq, data.get("hand"), f"seq {seq}: unknown algorithm {data.get('algorithm')!r}")
-            walk = replace(walk, deck=Deck(int(data.get("hand", -1)), str(data.get("commitment", "")), seq))
-            _hand_doc(report, walk.deck)  # type: ignore[arg-type]
+            committed = Deck(int(data.get("hand", -1)), str(data.get("commitment", "")), seq)
+            walk = replace(walk, deck=committed)
+            _hand_doc(report, committed)
         elif kind == "seed":
             if deck is None or deck.revealed:
                 report.problem(seq, None, f"seq {seq}: a seed with no deck committed")
             elif deck.taken:
                 report.problem(seq, deck.hand, f"seq {seq}: a seed after the first card of hand {deck.hand} was dealt")
             else:
-                walk = replace(walk, deck=replace(deck, seeds=(*deck.seeds, seed_string(data))))
-                _hand_doc(report, walk.deck)["seeds"] = list(walk.deck.seeds)  # type: ignore[union-attr]
+                seeded = replace(deck, seeds=(*deck.seeds, seed_string(data)))
+                walk = replace(walk, deck=seeded)
+                _hand_doc(report, seeded)["seeds"] = list(seeded.seeds)
         elif kind == "deck_revealed":
             hand = data.get("hand")
             if deck is None or deck.hand != hand:
@@ -289,10 +291,10 @@ def verify_events(header: Mapping[str, Any], envelopes: Sequence[Mapping[str, An
         if seq in targets:
             kept[seq] = walk
     for claim in claims:
-        seed = revealed.get((claim.hand, claim.commitment))
-        if seed is None:
+        secret = revealed.get((claim.hand, claim.commitment))
+        if secret is None:
             continue
-        deck_cards = shuffle(seed, report.genesis, claim.hand, claim.seeds, canonical_deck(game))
+        deck_cards = shuffle(secret, report.genesis, claim.hand, claim.seeds, canonical_deck(game))
         doc = report.hands[claim.hand]
         if claim.fixed is not None:
             found = claim.cards[0][1] if claim.cards else None
@@ -344,7 +346,9 @@ def _take(report: Report, claims: list[Claim], walk: Walk, env: Mapping[str, Any
         report.problem(seq, env.get("hand"), f"seq {seq}: a {kind} takes cards, but no deck is committed for it")
         return walk
     if env.get("hand") != deck.hand:
-        report.problem(seq, deck.hand, f"seq {seq}: a {kind} of hand {env.get('hand')} from the deck of hand {deck.hand}")
+        report.problem(
+            seq, deck.hand, f"seq {seq}: a {kind} of hand {env.get('hand')} from the deck of hand {deck.hand}"
+        )
     claims.append(Claim(seq, kind, deck.hand, deck.commitment, deck.seeds, deck.taken, cards))
     after = replace(walk, deck=replace(deck, taken=deck.taken + len(cards)))
     if game == "schnapsen" and kind == "deal":

@@ -39,9 +39,9 @@ from typing import Any, assert_never
 from events.cards import deck, rank, suit
 from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnError
 from events.schnapsen import EVENTS, Deal, Play, SchnapsenEvent
+from projections.dealing import DEALING
 from projections.fastreplace import copy_with, replace
 from projections.handlog import EMPTY_LOG, HandLog
-from projections.dealing import DEALING
 from projections.rules import (
     CHANCE,
     EMPTY,

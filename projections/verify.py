@@ -171,7 +171,9 @@ def check_deals(
     report.deals = {"ok": deals.ok, "algorithm": hands["algorithm"], "hands": hands["hands"]}
     for found in deals.problems:
         details = {k: v for k, v in found.items() if k not in ("seq", "problem")}
-        report.problems.append({"seq": found["seq"], "problem": "deal", "check": found.get("problem", "order"), **details})
+        report.problems.append(
+            {"seq": found["seq"], "problem": "deal", "check": found.get("problem", "order"), **details}
+        )
     report.problems.sort(key=lambda p: p["seq"] if isinstance(p.get("seq"), int) else 0)
 
 

@@ -383,6 +383,25 @@ function renderScore() {
   box.replaceChildren(table, ...details);
   app.scoreHand = null;
   if (!s.hands.length) box.append(h("p", { class: "empty" }, "No hand has finished yet."));
+  if (app.meta.options && app.meta.options.dealing === "server") renderDeals(box);
+}
+
+// Server deals (docs/server-deal.md): each hand's commitment and, once revealed, the server's own check
+// of it (GET /deals: the deck recomputed from the revealed seed, every dealt card compared).
+async function renderDeals(box) {
+  let deals;
+  try {
+    deals = await api(gamePath("/deals"));
+  } catch (error) {
+    return;
+  }
+  const mark = (d) => d.verified ? "✓ verified" : d.verified === false ? "✗ does not match" : "not revealed yet";
+  const list = h("section", { id: "deals", class: "deals" }, h("h3", {}, "Server deals"),
+    h("ul", {}, deals.hands.map((d) => h("li", { class: d.verified ? "verified" : "", dataset: { hand: d.hand } },
+      `Hand ${d.hand}: commitment `, h("code", { title: d.commitment }, `${d.commitment.slice(0, 16)}…`), ` ${mark(d)}`))));
+  const old = document.getElementById("deals");
+  if (old) old.remove();
+  box.append(list);
 }
 
 function markScore(seq) {

@@ -79,8 +79,8 @@ from projections.casino._moves import BuildMove, build_check, capture_check
 from projections.casino._moves import breach as _breach
 from projections.casino._score import round_lines, sweeps_of
 from projections.casino._state import CARD_SET, CARDS, FACES, Build, CasinoState
-from projections.fastreplace import copy_with, replace
 from projections.dealing import DEALING
+from projections.fastreplace import copy_with, replace
 from projections.rules import (
     CHANCE,
     EMPTY,

@@ -80,9 +80,9 @@ from projections.cutthroat_smear._scoring import (
     score_hand,
     trick_winner,
 )
+from projections.dealing import DEALING
 from projections.fastreplace import copy_with
 from projections.handlog import EMPTY_LOG, HandLog
-from projections.dealing import DEALING
 from projections.rules import (
     CHANCE,
     EMPTY,

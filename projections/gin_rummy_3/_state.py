@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from events.cards import FULL_DECK
-from projections.handlog import EMPTY_LOG, HandLog
 from projections.dealing import DEALING
+from projections.handlog import EMPTY_LOG, HandLog
 from projections.rules import ENFORCEMENT, BaseState, OptionSpec, opt_choice, opt_int
 
 CARD_SET = frozenset(FULL_DECK)

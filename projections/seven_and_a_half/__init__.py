@@ -113,8 +113,8 @@ from events.cards import parse_card, rank
 from events.errors import InvalidEventError, UnknownGameError
 from events.schema import MAX_AMOUNT
 from events.seven_and_a_half import EVENTS, Bet, Deal, Hit, SevenAndAHalfEvent, Split, Stand
-from projections.fastreplace import replace
 from projections.dealing import DEALING
+from projections.fastreplace import replace
 from projections.rules import (
     CHANCE,
     ENFORCEMENT,

@@ -54,7 +54,9 @@ class Table:
         return list(self.rules.demo_players), dict(self.position.options)
 
     def send(self, *events: dict[str, Any], key: dict[str, str] | None = None) -> Any:
-        return self.client.post(f"/v1/games/{self.id}/events", json={"events": list(events)}, headers=key or self.club.recorder)
+        return self.client.post(
+            f"/v1/games/{self.id}/events", json={"events": list(events)}, headers=key or self.club.recorder
+        )
 
     def append(self, *events: dict[str, Any]) -> list[dict[str, Any]]:
         response = self.send(*events)
@@ -89,9 +91,13 @@ class Table:
         """Until hand `hand`'s deck has given cards (or, without `cards_taken`, is committed)."""
         for _ in range(3000):
             deal = self.position.deal
-            if deal is not None and deal.hand == hand and not deal.revealed and (deal.taken or not cards_taken):
-                if not cards_taken or self.rules.hand_in_progress(self.position.game):
-                    return
+            if (
+                deal is not None
+                and deal.hand == hand
+                and not deal.revealed
+                and (not cards_taken or (deal.taken and self.rules.hand_in_progress(self.position.game)))
+            ):
+                return
             self.step(rng)
         raise AssertionError(f"{self.kind}: hand {hand} never came")
 
@@ -144,7 +150,9 @@ def test_a_server_dealt_game_of_every_kind_is_played_and_verified_from_its_expor
 def test_a_table_dealt_game_is_unchanged(client: TestClient, club: Club) -> None:
     created = client.post("/v1/games", json={"game": "schnapsen", "players": ["A", "B"]}, headers=club.recorder).json()
     assert created["options"]["dealing"] == "table" and created["seq"] == 0
-    seed = client.post(f"/v1/games/{created['id']}/events", json={"events": [{"type": "seed", "seed": "x"}]}, headers=club.recorder)
+    seed = client.post(
+        f"/v1/games/{created['id']}/events", json={"events": [{"type": "seed", "seed": "x"}]}, headers=club.recorder
+    )
     error_of(seed, 422, "invalid")
     assert client.get(f"/v1/games/{created['id']}/deals", headers=club.viewer).json()["server_dealt"] is False
 
@@ -154,9 +162,16 @@ def test_a_table_dealt_game_is_unchanged(client: TestClient, club: Club) -> None
 
 def test_card_fields_and_server_events_from_a_client_are_invalid(client: TestClient, club: Club) -> None:
     table = Table(client, club, "schnapsen")
-    dealt = {"type": "deal", "dealer": 0, "hands": [["AC", "TC", "JC", "QC", "KC"], ["AD", "TD", "JD", "QD", "KD"]], "trump_card": "AH"}
+    dealt = {
+        "type": "deal",
+        "dealer": 0,
+        "hands": [["AC", "TC", "JC", "QC", "KC"], ["AD", "TD", "JD", "QD", "KD"]],
+        "trump_card": "AH",
+    }
     assert error_of(table.send(dealt), 422, "invalid")["field"] == "hands"
-    assert error_of(table.send({"type": "deal", "dealer": 0, "trump_card": "AH"}), 422, "invalid")["field"] == "trump_card"
+    assert (
+        error_of(table.send({"type": "deal", "dealer": 0, "trump_card": "AH"}), 422, "invalid")["field"] == "trump_card"
+    )
     commitment = {"type": "deck_committed", "hand": 1, "commitment": "0" * 64, "algorithm": "tablebook-shuffle-v1"}
     error_of(table.send(commitment), 422, "invalid")
     error_of(table.send({"type": "deck_revealed", "hand": 1, "server_seed": "0" * 64}), 422, "invalid")
@@ -208,7 +223,9 @@ def every_get(client: TestClient, game_id: str, headers: dict[str, str], seats: 
 
 
 @pytest.mark.parametrize("kind", ["gin-rummy-3", "seven-and-a-half"])
-def test_the_server_seed_is_in_no_answer_before_its_reveal(client: TestClient, store: Store, kind: str, caplog: Any) -> None:
+def test_the_server_seed_is_in_no_answer_before_its_reveal(
+    client: TestClient, store: Store, kind: str, caplog: Any
+) -> None:
     club = make_club(store)
     table = Table(client, club, kind)
     table.play_to_hand(random.Random(4), 2)
@@ -220,13 +237,20 @@ def test_the_server_seed_is_in_no_answer_before_its_reveal(client: TestClient, s
     revealed = {env["data"]["server_seed"] for env in table.envelopes if env["type"] == "deck_revealed"}
     assert live_seed not in revealed and revealed <= set(secrets.values())
     token = client.post(f"/v1/games/{table.id}/share", headers=club.recorder).json()["token"]
-    readers = {**{role: getattr(club, role) for role in ("recorder", "viewer", "auditor")}, "share": {"Authorization": f"Bearer {token}"}}
+    readers = {
+        **{role: getattr(club, role) for role in ("recorder", "viewer", "auditor")},
+        "share": {"Authorization": f"Bearer {token}"},
+    }
     seats = table.position.seats
     for role, headers in readers.items():
         for label, body in every_get(client, table.id, headers, seats, deal.hand).items():
             assert live_seed not in body, (role, label)
             assert live_seed.upper() not in body, (role, label)
-    cards = table.send({"type": "hit", "seat": 0, "card": "AC"} if kind == "seven-and-a-half" else {"type": "cut", "cards": ["AC", "2C", "3C"]})
+    cards = table.send(
+        {"type": "hit", "seat": 0, "card": "AC"}
+        if kind == "seven-and-a-half"
+        else {"type": "cut", "cards": ["AC", "2C", "3C"]}
+    )
     assert live_seed not in cards.text
     assert all(live_seed not in record.getMessage() for record in caplog.records)
     # the snapshot cache holds the deal state, never the secret

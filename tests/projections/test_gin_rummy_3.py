@@ -109,7 +109,13 @@ def points(pos: engine.Position[GinState], hand: int = -1) -> tuple[int, ...]:
 
 def test_options_are_filled_with_defaults() -> None:
     filled = RULES.options_for(PLAYERS, {})
-    assert filled == {"first_roles": None, "gin_bonus": 25, "undercut_bonus": 10, "enforcement": "strict", "dealing": "table"}
+    assert filled == {
+        "first_roles": None,
+        "gin_bonus": 25,
+        "undercut_bonus": 10,
+        "enforcement": "strict",
+        "dealing": "table",
+    }
     assert RULES.options_for(PLAYERS, {"gin_bonus": 20, "undercut_bonus": 15})["gin_bonus"] == 20
 
 

@@ -35,7 +35,9 @@ def doc_vectors() -> list[dict[str, str]]:
 def test_the_documented_vectors_are_the_rules_vectors() -> None:
     vectors = doc_vectors()
     assert len(vectors) == 3
-    rules = (ROOT.parent / "shared" / "rules" / "server-deal.md").read_text() if (ROOT.parent / "shared").exists() else ""
+    rules = (
+        (ROOT.parent / "shared" / "rules" / "server-deal.md").read_text() if (ROOT.parent / "shared").exists() else ""
+    )
     for vector in vectors:
         deck = fairdeal.shuffle(
             bytes.fromhex(vector["server_seed"]),
@@ -52,7 +54,19 @@ def test_the_documented_vectors_are_the_rules_vectors() -> None:
 
 def test_the_canonical_decks() -> None:
     assert fairdeal.canonical_deck("schnapsen")[:6] == ["AC", "TC", "JC", "QC", "KC", "AD"]
-    assert fairdeal.canonical_deck("seven-and-a-half")[:11] == ["AC", "2C", "3C", "4C", "5C", "6C", "7C", "JC", "QC", "KC", "AD"]
+    assert fairdeal.canonical_deck("seven-and-a-half")[:11] == [
+        "AC",
+        "2C",
+        "3C",
+        "4C",
+        "5C",
+        "6C",
+        "7C",
+        "JC",
+        "QC",
+        "KC",
+        "AD",
+    ]
     assert len(fairdeal.canonical_deck("casino")) == 52 and fairdeal.canonical_deck("casino")[-1] == "KS"
 
 
