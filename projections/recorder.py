@@ -156,6 +156,7 @@ class Recorder:
         if dealing.is_server_dealt(filled):
             # the deck of the first hand (Gin's cut: hand 0), committed before anything else happens
             self.append(game.id, [], club_id=club_id, actor=dealing.SERVER_ACTOR, server_only=True)
+            return self.store.get_game(game.id, club_id)  # its head is that deck_committed, seq 1
         return game
 
     def live(self, game_id: str, club_id: int | None = None, *, fresh: bool = False) -> Live:

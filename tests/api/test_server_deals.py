@@ -36,6 +36,7 @@ class Table:
         response = client.post("/v1/games", json=body, headers=club.recorder)
         assert response.status_code == 201, response.text
         self.id = response.json()["id"]
+        assert response.json()["seq"] == 1  # the first deck is committed with the game
         self.position = engine.start(self.rules, players, self.rules.options_for(players, body["options"]))
         self.envelopes: list[dict[str, Any]] = []
         self.catch_up()
