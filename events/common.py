@@ -29,7 +29,9 @@ def hex_digest(value: object, path: str, seats: int) -> str:
     return value
 
 
-described(hex_digest, {"type": "string", "pattern": "^[0-9a-f]{64}$"})
+described(
+    hex_digest, {"type": "string", "pattern": "^[0-9a-f]{64}$", "description": "64 hexadecimal digits, lowercase"}
+)
 
 #: the shuffle every server-dealt game uses (`rules/server-deal.md`)
 SHUFFLE_ALGORITHM = "tablebook-shuffle-v1"
