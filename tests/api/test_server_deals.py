@@ -422,3 +422,27 @@ def test_the_commitment_is_the_sha256_of_the_stored_seed(client: TestClient, clu
     table = Table(client, club, "cutthroat-smear")
     for commitment, seed in server_seeds(store, table.id).items():
         assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == commitment and len(seed) == 64
+
+
+def test_an_imported_hand_in_progress_is_voided_and_the_next_is_dealt_here(
+    client: TestClient, club: Club, store: Store
+) -> None:
+    """The secret of a deck stays with the server that committed it: the importer voids that hand."""
+    table = Table(client, club, "schnapsen")
+    table.play_to_hand(random.Random(3), 1)
+    other = make_club(store)
+    imported = client.post("/v1/import", content=table.export("json"), headers=other.recorder)
+    assert imported.status_code == 201, imported.text
+    copy_of = Table.__new__(Table)
+    copy_of.client, copy_of.club, copy_of.kind, copy_of.rules = client, other, "schnapsen", table.rules
+    copy_of.id, copy_of.envelopes, copy_of.position = imported.json()["game"]["id"], [], table.position
+    copy_of.take([])
+    copy_of.catch_up()
+    offered = [e for e in copy_of.offered() if e["type"] in ("deal", "draw")]
+    if offered:
+        assert "void the hand" in error_of(copy_of.send(offered[0]), 422, "impossible")["message"]
+    stored = copy_of.append({"type": "hand_voided", "reason": "the deck stayed on the other server"})
+    assert [env["type"] for env in stored] == ["hand_voided", "deck_committed"]
+    copy_of.play(random.Random(4), 60)
+    report = fairdeal.verify_file(copy_of.export())
+    assert report.ok and report.hands[1]["verified"] is None and report.hands[2]["verified"]
