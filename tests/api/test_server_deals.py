@@ -446,3 +446,34 @@ def test_an_imported_hand_in_progress_is_voided_and_the_next_is_dealt_here(
     copy_of.play(random.Random(4), 60)
     report = fairdeal.verify_file(copy_of.export())
     assert report.ok and report.hands[1]["verified"] is None and report.hands[2]["verified"]
+
+
+def rechained(doc: dict[str, Any]) -> dict[str, Any]:
+    """`doc` with every hash recomputed: a forger who rewrites the whole chain."""
+    from events.codec import envelope_hash
+
+    prev = doc["events"][0]["prev_hash"]
+    for env in doc["events"]:
+        env["prev_hash"] = prev
+        env["hash"] = prev = envelope_hash(env)
+    doc["head_hash"] = prev
+    return doc
+
+
+def test_a_forged_chain_with_a_wrong_deal_is_not_imported(client: TestClient, club: Club, store: Store) -> None:
+    _, doc = finished_record(client, club)
+    forged = copy.deepcopy(doc)
+    reveal = next(env for env in forged["events"] if env["type"] == "deck_revealed" and env["data"]["hand"] == 2)
+    reveal["data"]["server_seed"] = "cd" * 32
+    rechained(forged)
+    other = make_club(store)
+    refused = client.post("/v1/import", content=orjson.dumps(forged), headers=other.recorder)
+    error = error_of(refused, 422, "invalid")
+    assert error["seq"] == reveal["seq"] and "commitment" in error["message"]
+    # the untouched record, rechained the same way, is imported: only the deal was wrong
+    assert (
+        client.post(
+            "/v1/import", content=orjson.dumps(rechained(copy.deepcopy(doc))), headers=other.recorder
+        ).status_code
+        == 201
+    )
