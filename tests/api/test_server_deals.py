@@ -7,6 +7,9 @@ from __future__ import annotations
 import copy
 import hashlib
 import random
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -223,7 +226,7 @@ def every_get(client: TestClient, game_id: str, headers: dict[str, str], seats: 
     return out
 
 
-@pytest.mark.parametrize("kind", ["gin-rummy-3", "seven-and-a-half"])
+@pytest.mark.parametrize("kind", available())
 def test_the_server_seed_is_in_no_answer_before_its_reveal(
     client: TestClient, store: Store, kind: str, caplog: Any
 ) -> None:
@@ -237,6 +240,10 @@ def test_the_server_seed_is_in_no_answer_before_its_reveal(
     live_seed = secrets[deal.commitment]
     revealed = {env["data"]["server_seed"] for env in table.envelopes if env["type"] == "deck_revealed"}
     assert live_seed not in revealed and revealed <= set(secrets.values())
+    deck = fairdeal.shuffle(
+        bytes.fromhex(live_seed), table.envelopes[0]["prev_hash"], deal.hand, deal.seeds, fairdeal.canonical_deck(kind)
+    )
+    undealt = orjson.dumps(deck[deal.taken : deal.taken + 3]).decode()[1:-1]  # the next three cards, in order
     token = client.post(f"/v1/games/{table.id}/share", headers=club.recorder).json()["token"]
     readers = {
         **{role: getattr(club, role) for role in ("recorder", "viewer", "auditor")},
@@ -247,12 +254,10 @@ def test_the_server_seed_is_in_no_answer_before_its_reveal(
         for label, body in every_get(client, table.id, headers, seats, deal.hand).items():
             assert live_seed not in body, (role, label)
             assert live_seed.upper() not in body, (role, label)
-    cards = table.send(
-        {"type": "hit", "seat": 0, "card": "AC"}
-        if kind == "seven-and-a-half"
-        else {"type": "cut", "cards": ["AC", "2C", "3C"]}
-    )
-    assert live_seed not in cards.text
+            assert undealt not in body, (role, label)
+    for event in ({"type": "deal"}, {"type": "hit", "seat": 7}, {"type": "draw", "seat": 7, "source": "stock"}):
+        refused = table.send(event)
+        assert live_seed not in refused.text and undealt not in refused.text
     assert all(live_seed not in record.getMessage() for record in caplog.records)
     # the snapshot cache holds the deal state, never the secret
     rows = store.db.rows(store.db.sql("SELECT state FROM snapshot WHERE game_id = ?"), (table.id,))
@@ -324,6 +329,17 @@ def test_a_re_dealt_hand_is_found(client: TestClient, club: Club, tmp_path: Any)
     good = tmp_path / "good.json"
     good.write_bytes(orjson.dumps(doc))
     assert CliRunner().invoke(cli_app, ["verify-deal", str(good)]).exit_code == 0
+    # and the standalone file, copied out of the project and run by a bare Python, says the same
+    checker = tmp_path / "fairdeal.py"
+    checker.write_text(Path(fairdeal.__file__).read_text())
+    alone = subprocess.run(
+        [sys.executable, "-I", str(checker), str(path)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert alone.returncode == 1 and f"card {index + 1} of the deck" in alone.stdout
+    alone = subprocess.run(
+        [sys.executable, "-I", str(checker), str(good)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert alone.returncode == 0 and "every revealed hand matches" in alone.stdout, alone.stdout
 
 
 # --------------------------------------------------------------------------- retract, restart, import
