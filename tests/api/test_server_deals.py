@@ -133,10 +133,15 @@ def test_a_server_dealt_game_of_every_kind_is_played_and_verified_from_its_expor
     revealed = [env for env in table.envelopes if env["type"] == "deck_revealed"]
     assert revealed, kinds
     # every reveal lands in the same append as the event that ended its hand, and the next deck with it
+    by_seq = {env["seq"]: env for env in table.envelopes}
     for env in revealed:
-        before = table.envelopes[env["seq"] - 2]
-        assert before["recorded_at"] == env["recorded_at"]
-        assert before["result"].get("hand_ended") or before["type"] in ("cut", "hand_voided") or before["result"]
+        ending = by_seq[env["seq"] - 1]  # the event that ended (or voided) the hand, in the same append
+        assert ending["actor"] != "server" and ending["recorded_at"] == env["recorded_at"], ending
+        after = by_seq.get(env["seq"] + 1)
+        if after is not None and after["type"] == "deck_committed":
+            assert after["recorded_at"] == env["recorded_at"] and after["data"]["hand"] > env["data"]["hand"]
+        else:  # the game ended with that hand: no next deck
+            assert table.rules.is_terminal(table.position.game) and (after is None or after["actor"] != "server")
     report = fairdeal.verify_file(table.export("json"))
     assert report.ok, report.problems[:3]
     assert all(doc["verified"] for doc in report.hands.values() if doc["revealed"])
