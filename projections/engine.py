@@ -5,6 +5,12 @@ Writes go through `decide` (shape, common events, the rules every game shares, t
 `rules/README.md` live here: `score_claimed` and `note` change no table state, `retract` restores the
 state at `to_seq`.
 
+A server-dealt game (`rules/server-deal.md`, `projections/dealing.py`) has three more events the
+engine handles itself: the server's `deck_committed` and `deck_revealed` and a client's `seed`; its
+`Position` carries the deck of the hand being dealt (`DealState`: the commitment, the seeds, how many
+cards have left it), folded with the game so that a `retract` rewinds it, and its dealing events are
+filled in from the deck by the write side's `Dealer` before they are decided.
+
 The engine owns the bookkeeping (issue 15): a `Position` is the game's own state together with the
 seq of the last event folded, that event's derived facts (its envelope's `result`) and the retract
 floor. A game's `evolve` sees none of it; it gets the event's seq and returns its new state and the

@@ -147,3 +147,21 @@ def test_pattern_probabilities_are_exact() -> None:
     assert math.isclose(sum(schnapsen.values()), 1.0)
     assert math.isclose(schnapsen["5-0-0-0"], 4 / math.comb(20, 5))
     assert deal_report.pattern_of(["AS", "KS", "2D", "3C"]) == "2-1-1-0"
+
+
+def test_every_game_declares_its_dealing_order() -> None:
+    """Each registered game is known to the standalone checker: its dealing events, its deck."""
+    from projections.registry import available, rules_for
+
+    for kind in available():
+        assert kind in fairdeal.TAKES, kind
+        rules = rules_for(kind)
+        assert set(fairdeal.TAKES[kind]) <= set(rules.events), kind
+        deck = fairdeal.canonical_deck(kind)
+        assert (
+            frozenset(deck)
+            == rules.census(
+                rules.initial_state(list(rules.demo_players), rules.options_for(list(rules.demo_players), {}))
+            ).deck
+        ), kind
+        assert rules.options["dealing"].default == "table"
