@@ -498,3 +498,17 @@ def test_a_forged_chain_with_a_wrong_deal_is_not_imported(client: TestClient, cl
         ).status_code
         == 201
     )
+
+
+def test_a_voided_hand_is_revealed_so_a_re_deal_shows(client: TestClient, club: Club) -> None:
+    table = Table(client, club, "schnapsen")
+    first = table.append({"type": "deal", "dealer": 0})[0]
+    stored = table.append({"type": "hand_voided", "reason": "misdeal"})
+    assert [env["type"] for env in stored] == ["hand_voided", "deck_revealed", "deck_committed"]
+    assert stored[1]["data"]["hand"] == 1 and stored[2]["data"]["hand"] == 2
+    redeal = next(e for e in table.offered() if e["type"] == "deal")
+    assert set(redeal) == {"type", "dealer"}  # what a client sends: no card
+    again = table.append(redeal)[0]  # dealt again, from a new deck
+    assert again["hand"] == 2 and again["data"] != first["data"]
+    report = fairdeal.verify_file(table.export())
+    assert report.ok and report.hands[1]["verified"] and report.hands[1]["cards_checked"] == 11
