@@ -203,14 +203,16 @@ def fill(
     return out
 
 
-def cut_ties(rules: GameRules[Any], state: Any, deal: DealState | None, raw: Mapping[str, Any], dealer: Dealer) -> bool:
+def cut_ties(rules: GameRules[Any], state: Any, deal: DealState | None, raw: Any, dealer: Dealer) -> bool:
     """Whether the cut the deck gives now (Gin's hand 0) has two cards of one rank: the table cuts again.
 
     Gin's cut ranks the seats, so its three cards must be of three ranks; at a table the tied players
     cut again. The server's reading: it adds a `seed` of its own (`RECUT`, before any card is dealt, so
     the record stays checkable by `server-deal.md` alone) and cuts from the new deck.
     """
-    if rules.kind != "gin-rummy-3" or raw.get("type") != "cut" or deal is None or deal.revealed or deal.taken:
+    if rules.kind != "gin-rummy-3" or not isinstance(raw, dict) or raw.get("type") != "cut":
+        return False
+    if deal is None or deal.revealed or deal.taken:
         return False
     if getattr(state, "phase", None) != "cut" or "cards" in raw:
         return False

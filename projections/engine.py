@@ -113,8 +113,8 @@ def decide(
         IllegalEventError: against a rule, under `strict` enforcement.
     """
     state = position.game
-    if state.options.get("dealing") == "server" and isinstance(raw, dict):
-        kind = raw.get("type")
+    if state.options.get("dealing") == "server" and isinstance(raw, dict) and isinstance(raw.get("type"), str):
+        kind = raw["type"]
         if kind in DEAL_EVENTS:
             return Decision(dealing.decide_deal_event(position.deal, raw, state.seats, stored=stored), None)
         fields = () if stored else dealing.takes(rules.kind, raw)

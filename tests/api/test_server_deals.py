@@ -512,3 +512,18 @@ def test_a_voided_hand_is_revealed_so_a_re_deal_shows(client: TestClient, club: 
     assert again["hand"] == 2 and again["data"] != first["data"]
     report = fairdeal.verify_file(table.export())
     assert report.ok and report.hands[1]["verified"] and report.hands[1]["cards_checked"] == 11
+
+
+def test_odd_events_of_a_server_dealt_game_get_a_422(client: TestClient, club: Club) -> None:
+    table = Table(client, club, "gin-rummy-3")
+    for event in (
+        {"type": ["deal"]},
+        {"type": {"x": 1}},
+        {"type": "draw", "seat": 0, "source": 5},
+        {"type": "cut", "extra": 1},
+        {"type": "deal"},
+        {"type": "seed", "seed": "x", "seat": 9},
+        "deal",
+    ):
+        response = table.send(event)  # type: ignore[arg-type]
+        assert response.status_code == 422, (event, response.text)
