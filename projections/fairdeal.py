@@ -398,7 +398,10 @@ def verify_file(body: bytes) -> Report:
         ValueError: not an export.
     """
     header, envelopes = read_record(body)
-    return verify_events(header, envelopes)
+    try:
+        return verify_events(header, envelopes)
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise ValueError(f"not a well-formed Tablebook record: {exc!r}") from None
 
 
 VECTORS: tuple[tuple[str, str, int, tuple[str, ...], str, str], ...] = (
