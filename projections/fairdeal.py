@@ -107,7 +107,7 @@ def named_cards(game: str, seats: int, kind: str, data: Mapping[str, Any], banke
     `where` is the field the card is in (`hands[1][3]`, `upcard`...), for messages.
     """
     out: list[tuple[str, str]] = []
-    if kind in ("deal",) and game in ("schnapsen", "casino", "cutthroat-smear"):
+    if kind == "deal" and game in ("schnapsen", "casino", "cutthroat-smear"):
         for s, cards in enumerate(data.get("hands") or []):
             out += [(f"hands[{s}][{i}]", c) for i, c in enumerate(cards)]
         if game == "schnapsen" and "trump_card" in data:
@@ -360,12 +360,11 @@ def _take(report: Report, claims: list[Claim], walk: Walk, env: Mapping[str, Any
 
 def _follow(walk: Walk, env: Mapping[str, Any], game: str) -> Walk:
     """The game facts the dealing order depends on: Schnapsen's face-up trump, Seven and a Half's banker."""
-    kind, data, result = env.get("type"), env.get("data") or {}, env.get("result") or {}
+    kind, result = env.get("type"), env.get("result") or {}
     if game == "schnapsen" and kind == "exchange_trump" and walk.trump:
         return replace(walk, trump="J" + walk.trump[1])
     if game == "seven-and-a-half" and kind == "bet" and "banker" in result:
         return replace(walk, banker=result["banker"])
-    del data
     return walk
 
 
