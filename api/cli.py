@@ -1090,6 +1090,78 @@ def search(
     _more(page)
 
 
+deals_app = typer.Typer(help="Server deals: the club's fairness report.", no_args_is_help=True)
+app.add_typer(deals_app, name="deals")
+
+
+@app.command("verify-deal")
+def verify_deal(
+    file: Annotated[str, typer.Argument(help="an exported record: json or jsonl (tablebook export --format json)")],
+    as_json: JsonOption = False,
+) -> None:
+    """Check a server-dealt record's deals: each revealed hand's commitment, its recomputed deck and every
+    dealt, drawn and hit card in order (`projections/fairdeal.py`, which runs without Tablebook too:
+    docs/server-deal.md). Exit status 1 names the first hand and card that does not match."""
+    from projections import fairdeal
+
+    try:
+        with open(file, "rb") as handle:
+            report = fairdeal.verify_file(handle.read())
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        _fail(f"cannot read {file}: {exc}", 2)
+    if as_json:
+        out.json(report.to_dict())
+    else:
+        for text in fairdeal.render(report).splitlines():
+            out.line(text)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@deals_app.command("report")
+def deals_report(
+    club: Annotated[str | None, typer.Option(help="one club (default: every club)")] = None,
+    kind: Annotated[
+        str | None, typer.Option("--game", callback=_kind, metavar="KIND", help="one game kind (default: every kind)")
+    ] = None,
+    as_json: JsonOption = False,
+    database: DatabaseOption = None,
+) -> None:
+    """The fairness report of server deals (GET /v1/deals/report): suit patterns of the seats' hands and
+    each card's position in the deck, against the exact probabilities, with chi-square p-values."""
+    service = _service(database)
+    report = service.deals_report(_operator_of(service, club), kind=kind)
+    if as_json:
+        out.json(report)
+        return
+    if not report["kinds"]:
+        out.line("no revealed server-dealt hand")
+    for doc in report["kinds"]:
+        out.line((doc["game"], "bold"), f"  {doc['hands']} hands of {doc['games']} games")
+        patterns = doc["patterns"]
+        if patterns:
+            rows = [
+                [r["pattern"], str(r["observed"]), f"{r['expected']:.1f}", f"{r['probability']:.4f}"]
+                for r in patterns["rows"]
+                if r["observed"] or r["expected"] >= 0.5
+            ]
+            out.table(["pattern", "observed", "expected", "probability"], rows, title="suit patterns of a seat's hand")
+            out.line(
+                f"  patterns: chi-square {patterns['chi_square']:.2f}, df {patterns['df']}, p {_p(patterns['p_value'])}"
+            )
+        positions = doc["positions"]
+        if positions:
+            rough = " (rough: fewer than 5 expected per cell)" if positions["rough"] else ""
+            out.line(
+                f"  card positions: chi-square {positions['chi_square']:.1f}, df {positions['df']}, "
+                f"p {_p(positions['p_value'])}{rough}"
+            )
+
+
+def _p(value: float | None) -> str:
+    return "n/a (too few hands)" if value is None else f"{value:.4f}"
+
+
 def _register_commands() -> None:
     """The house-rule commands (`rescore`, `rescore-season`, `profiles`) live in their own module."""
     from api import cli_rescore

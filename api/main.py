@@ -278,10 +278,10 @@ def shown_error(exc: TablebookError) -> dict[str, Any]:
 def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
     """The application, on the store of `settings.database_url` (or the given one)."""
     from api.docs import install_docs
-    from api.routes import audits, events, exports, games, pages, replays, tables
+    from api.routes import audits, deals, events, exports, games, pages, replays, tables
     from api.routes import next as next_events
-    from api.routes import rescore as rescore_routes  # H9 (issue 21)
-    from api.routes import rules as rules_routes  # H9 (issue 21)
+    from api.routes import rescore as rescore_routes
+    from api.routes import rules as rules_routes
 
     settings = settings or Settings()
     store = store or Store(settings.database_url, make_engine(settings.database_url, settings.durability))
@@ -321,8 +321,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return ORJSONResponse(error_body("internal", "an internal error; this is a bug"), status_code=500)
 
-    app.include_router(rules_routes.router)  # H9: before games, whose /v1/games/{game_id} would take "rules"
-    app.include_router(rescore_routes.router)  # H9
+    app.include_router(rules_routes.router)  # before games, whose /v1/games/{game_id} would take "rules"
+    app.include_router(rescore_routes.router)
     app.include_router(games.router)
     app.include_router(events.router)
     app.include_router(tables.router)
@@ -331,6 +331,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.include_router(exports.router)
     app.include_router(pages.router)
     app.include_router(next_events.router)
+    app.include_router(deals.router)
     install_docs(app)
 
     app.mount("/static", pages.static_files(), name="static")

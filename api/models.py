@@ -387,6 +387,12 @@ class VerifyReport(Doc):
     head_hash: str | None
     first_bad_seq: int | None = None
     problems: list[Problem]
+    deals: dict[str, Any] | None = Field(
+        None,
+        description="a server-dealt game only: `{ok, algorithm, hands: [{hand, commitment, seeds, revealed, "
+        "server_seed, verified, cards_checked}]}`, each hand's deck checked (docs/server-deal.md); a mismatch is a "
+        'problem `"problem": "deal"` naming the hand, the seq and the card',
+    )
 
 
 class Frame(Doc):

@@ -200,3 +200,22 @@ class RuleProfile(SQLModel, table=True):
     options: str = Field(sa_column=Column(Text, nullable=False))
     created_at: str = Field(sa_column=Column(Text, nullable=False))
     updated_at: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class ServerSeed(SQLModel, table=True):
+    """The secret of each server-dealt deck (`rules/server-deal.md`): 32 bytes from `secrets`, in hex.
+
+    Keyed by the game and the deck's `commitment` (sha256 of the seed), which the `deck_committed`
+    event names; the `deck_revealed` event publishes it when the hand is over. Written in the same
+    transaction as its `deck_committed`, so a commitment is never stored without its secret (nor the
+    other way round), and a hand in progress is still dealt and revealed after a restart. No route,
+    export or log reads this table: only the write side's dealer and the reveal (`events/store/seeds.py`).
+    """
+
+    __tablename__ = "server_seed"
+
+    game_id: str = Field(primary_key=True, foreign_key="game.id", max_length=32)
+    commitment: str = Field(primary_key=True, max_length=64)
+    hand: int
+    seed: str = Field(max_length=64)
+    created_at: str = Field(sa_column=Column(Text, nullable=False))

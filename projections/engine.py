@@ -5,6 +5,12 @@ Writes go through `decide` (shape, common events, the rules every game shares, t
 `rules/README.md` live here: `score_claimed` and `note` change no table state, `retract` restores the
 state at `to_seq`.
 
+A server-dealt game (`rules/server-deal.md`, `projections/dealing.py`) has three more events the
+engine handles itself: the server's `deck_committed` and `deck_revealed` and a client's `seed`; its
+`Position` carries the deck of the hand being dealt (`DealState`: the commitment, the seeds, how many
+cards have left it), folded with the game so that a `retract` rewinds it, and its dealing events are
+filled in from the deck by the write side's `Dealer` before they are decided.
+
 The engine owns the bookkeeping (issue 15): a `Position` is the game's own state together with the
 seq of the last event folded, that event's derived facts (its envelope's `result`) and the retract
 floor. A game's `evolve` sees none of it; it gets the event's seq and returns its new state and the
@@ -17,10 +23,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic
 
+from events.common import DEAL_EVENTS as DEAL_SCHEMAS
 from events.envelope import Envelope, seal
-from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError
+from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError, TablebookError
 from events.schema import parse_event
-from projections import phrases
+from projections import dealing, phrases
+from projections.dealing import Dealer, DealState
 from projections.rules import EMPTY, OMNISCIENT, SPECTATOR, Event, Facts, GameRules, S, Viewpoint, seat_dict
 
 
@@ -40,6 +48,8 @@ class Position(Generic[S]):
     facts: Facts = field(default_factory=lambda: EMPTY)
     #: the seq of the last `retract`: no later retract may reach back past it
     retract_floor: int = 0
+    #: a server-dealt game's deck of the hand being dealt (`projections/dealing.py`); None otherwise
+    deal: DealState | None = None
 
     @property
     def hand(self) -> int:
@@ -58,10 +68,10 @@ _new_object = object.__new__
 _set_attr = object.__setattr__
 
 
-def _position(game: S, seq: int, facts: Facts, floor: int) -> Position[S]:
-    """`Position(game, seq, facts, floor)`, without the four `object.__setattr__` of a frozen `__init__`."""
+def _position(game: S, seq: int, facts: Facts, floor: int, deal: DealState | None = None) -> Position[S]:
+    """`Position(game, seq, facts, floor, deal)`, without the `object.__setattr__` of a frozen `__init__`."""
     position: Position[S] = _new_object(Position)
-    _set_attr(position, "__dict__", {"game": game, "seq": seq, "facts": facts, "retract_floor": floor})
+    _set_attr(position, "__dict__", {"game": game, "seq": seq, "facts": facts, "retract_floor": floor, "deal": deal})
     return position
 
 
@@ -81,6 +91,9 @@ def start(rules: GameRules[S], players: Sequence[str], options: Mapping[str, Any
 ENGINE_EVENTS = frozenset({"score_claimed", "note", "retract"})
 #: Accepted after the game has ended.
 AFTER_END = ENGINE_EVENTS
+#: The events of a server-dealt game the engine handles itself (`rules/server-deal.md`): the server's
+#: `deck_committed` and `deck_revealed`, a client's `seed`. Not corrections: an auditor appends none.
+DEAL_EVENTS = frozenset(DEAL_SCHEMAS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,14 +104,40 @@ class Decision:
     violation: dict[str, str] | None
 
 
-def decide(rules: GameRules[S], position: Position[S], raw: Any) -> Decision:
+def decide(
+    rules: GameRules[S], position: Position[S], raw: Any, *, dealer: Dealer | None = None, stored: bool = False
+) -> Decision:
     """Check one incoming event against the position.
 
+    In a server-dealt game (`rules/server-deal.md`) a dealing event comes without its cards and is
+    filled in from the deck by `dealer` (the write side's access to the server seed), and the server's
+    own events are refused from a client. `stored`: the event is one of a record being checked again
+    (verify, import), complete as stored: its cards are there, the server's events are accepted.
+
     Raises:
-        InvalidEventError: the event is not well-formed.
+        InvalidEventError: the event is not well-formed (in a server-dealt game: a card field sent).
         ImpossibleEventError: it cannot happen (always, whatever the enforcement).
         IllegalEventError: against a rule, under `strict` enforcement.
     """
+    state = position.game
+    if state.options.get("dealing") == "server" and isinstance(raw, dict) and isinstance(raw.get("type"), str):
+        kind = raw["type"]
+        if kind in DEAL_EVENTS:
+            return Decision(dealing.decide_deal_event(position.deal, raw, state.seats, stored=stored), None)
+        fields = () if stored else dealing.takes(rules.kind, raw)
+        if fields:
+            if dealer is None:
+                raise ImpossibleEventError(f"a {kind} of a server-dealt game is dealt by the server, on an append")
+            filled = dealing.fill(rules, state, position.deal, raw, dealer)
+            try:
+                return _decide(rules, position, filled)
+            except TablebookError as refused:
+                raise dealing.scrubbed(refused, filled, fields) from None
+    return _decide(rules, position, raw)
+
+
+def _decide(rules: GameRules[S], position: Position[S], raw: Any) -> Decision:
+    """`decide`, for every game alike."""
     state = position.game
     event = parse_event(raw, rules.events, state.seats)
     kind = event["type"]
@@ -218,14 +257,25 @@ def sealed(position: Position[Any], decision: Decision, *, recorded_at: str, act
 def apply(rules: GameRules[S], position: Position[S], event: Event, seq: int) -> Position[S]:
     """Fold one (already decided) event that is not a `retract`; `seq` is its seq."""
     kind = event["type"]
+    deal = position.deal
     if kind in ENGINE_EVENTS:
         assert kind != "retract", "a retract is folded by fold() or restore()"
-        return _position(position.game, seq, EMPTY, position.retract_floor)
+        return _position(position.game, seq, EMPTY, position.retract_floor, deal)
+    if kind in DEAL_EVENTS:
+        return _position(position.game, seq, EMPTY, position.retract_floor, dealing.on_deal_event(deal, event))
     before = position.game
+    if deal is not None and not deal.revealed:
+        deal = _took(rules, before, event, deal)
     after, facts = rules.evolve(before, event, seq)
     if rules.is_terminal(after) and not rules.is_terminal(before):
         facts = _ended(rules, after, facts)
-    return _position(after, seq, facts, position.retract_floor)
+    return _position(after, seq, facts, position.retract_floor, deal)
+
+
+def _took(rules: GameRules[Any], before: Any, event: Event, deal: DealState) -> DealState:
+    """The deal state after `event`, folded on `before`: the cards it took have left the deck."""
+    count = dealing.taken_by(rules, before, event)
+    return DealState(deal.hand, deal.commitment, deal.seeds, deal.taken + count, False) if count else deal
 
 
 def _ended(rules: GameRules[S], after: S, facts: Facts) -> Facts:
@@ -239,8 +289,8 @@ def _ended(rules: GameRules[S], after: S, facts: Facts) -> Facts:
 
 
 def restore(at_target: Position[S], retract_seq: int) -> Position[S]:
-    """The position after a `retract` at `retract_seq`: the game as it stood at its `to_seq`."""
-    return _position(at_target.game, retract_seq, EMPTY, retract_seq)
+    """The position after a `retract` at `retract_seq`: the game (and its deck) as it stood at its `to_seq`."""
+    return _position(at_target.game, retract_seq, EMPTY, retract_seq, at_target.deal)
 
 
 def retract_targets(envelopes: Iterable[Mapping[str, Any]]) -> set[int]:
@@ -260,7 +310,7 @@ def walk(
     targets = retract_targets(envelopes)
     kept: dict[int, Position[S]] = {initial.seq: initial} if initial.seq in targets else {}
     evolve, is_terminal = rules.evolve, rules.is_terminal
-    game, floor = initial.game, initial.retract_floor
+    game, floor, deal = initial.game, initial.retract_floor, initial.deal
     position = initial
     #: is_terminal(game), or None when not known yet
     over: bool | None = None
@@ -269,18 +319,24 @@ def walk(
         kind = env["type"]
         if kind == "retract":
             position = restore(kept[env["data"]["to_seq"]], seq)
-            game, floor, over = position.game, seq, None
+            game, floor, over, deal = position.game, seq, None, position.deal
         elif kind in ENGINE_EVENTS:
-            position = _position(game, seq, EMPTY, floor)
+            position = _position(game, seq, EMPTY, floor, deal)
+        elif kind in DEAL_EVENTS:
+            deal = dealing.on_deal_event(deal, {"type": kind, **env["data"]})
+            position = _position(game, seq, EMPTY, floor, deal)
         else:
             if over is None:
                 over = is_terminal(game)
-            after, facts = evolve(game, {"type": kind, **env["data"]}, seq)
+            event = {"type": kind, **env["data"]}
+            if deal is not None and not deal.revealed:
+                deal = _took(rules, game, event, deal)
+            after, facts = evolve(game, event, seq)
             ended = is_terminal(after)
             if ended and not over:
                 facts = _ended(rules, after, facts)
             game, over = after, ended
-            position = _position(game, seq, facts, floor)
+            position = _position(game, seq, facts, floor, deal)
         if seq in targets:
             kept[seq] = position
         yield env, position

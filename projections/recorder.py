@@ -9,7 +9,9 @@ after which the game is reloaded and the batch decided again.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import secrets
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,9 +23,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from events import notify
 from events.codec import genesis_hash, utc_now
 from events.envelope import Envelope, event_of
-from events.errors import InvalidEventError, NotFoundError, StreamConflictError, TablebookError
-from events.store import DuplicateRequest, GameRecord, Head, Store
-from projections import engine, snapshots
+from events.errors import ImpossibleEventError, InvalidEventError, NotFoundError, StreamConflictError, TablebookError
+from events.store import DuplicateRequest, GameRecord, Head, SeedRow, Store
+from projections import dealing, engine, fairdeal, snapshots
 from projections.registry import rules_for
 from projections.rules import GameRules, seat_dict
 
@@ -154,6 +156,10 @@ class Recorder:
             labels=labels,
         )
         self.cache.put(Live(game, rules, state, genesis))
+        if dealing.is_server_dealt(filled):
+            # the deck of the first hand (Gin's cut: hand 0), committed before anything else happens
+            self.append(game.id, [], club_id=club_id, actor=dealing.SERVER_ACTOR, server_only=True)
+            return self.store.get_game(game.id, club_id)  # its head is that deck_committed, seq 1
         return game
 
     def live(self, game_id: str, club_id: int | None = None, *, fresh: bool = False) -> Live:
@@ -288,8 +294,14 @@ class Recorder:
         actor: str,
         expected_seq: int | None = None,
         idempotency: tuple[str, str] | None = None,
+        server_only: bool = False,
     ) -> list[Envelope]:
         """Decide and append a batch, all or nothing; returns the stored envelopes.
+
+        In a server-dealt game the batch also holds the server's own events, each where it is due
+        (`projections/dealing.py`): `deck_revealed` and the next `deck_committed` after the event that
+        ends or voids a hand, a `seed` of Gin's recut; `server_only` appends those alone (a new game's
+        first deck), and nothing when none is due.
 
         Raises:
             InvalidEventError / ImpossibleEventError / IllegalEventError: with `index`,
@@ -297,7 +309,7 @@ class Recorder:
             StreamConflictError: `expected_seq` is not the game's head.
             IdempotencyMismatchError: the key was used with another body.
         """
-        if not raw_events:
+        if not raw_events and not server_only:
             raise InvalidEventError("a batch needs at least one event", field="events")
         if len(raw_events) > MAX_BATCH:
             raise InvalidEventError(f"a batch holds at most {MAX_BATCH} events, got {len(raw_events)}", field="events")
@@ -311,13 +323,15 @@ class Recorder:
             if expected_seq is not None and expected_seq != entry.state.seq:
                 raise StreamConflictError(expected_seq, entry.state.seq)
             try:
-                state, envelopes = self._decide_batch(entry, raw_events, actor)
+                state, envelopes, seeds = self._decide_batch(entry, raw_events, actor)
             except TablebookError:
                 moved = self.store.get_game(game_id).seq != entry.state.seq
                 if not moved:
                     raise
                 entry = self.live(game_id, club_id)  # refused on a head that another process has moved
                 continue
+            if not envelopes:
+                return envelopes
             try:
                 self.store.append(
                     game_id,
@@ -325,6 +339,7 @@ class Recorder:
                     base_seq=entry.state.seq,
                     head=head_of(entry.rules, state, envelopes[-1]["hash"]),
                     idempotency=idempotency,
+                    secrets=seeds,
                 )
             except StreamConflictError as conflict:
                 if expected_seq is not None:
@@ -347,25 +362,81 @@ class Recorder:
             )
         return self.store.read_events(game_id, prior.first_seq - 1, prior.last_seq - prior.first_seq + 1)
 
-    def _decide_batch(self, entry: Live, raw_events: Sequence[Any], actor: str) -> tuple[Any, list[Envelope]]:
+    def _decide_batch(
+        self, entry: Live, raw_events: Sequence[Any], actor: str
+    ) -> tuple[Any, list[Envelope], list[SeedRow]]:
+        """The batch decided on `entry`: the state after it, its envelopes, the server seeds it commits."""
         rules, state, prev_hash = entry.rules, entry.state, entry.head_hash
         envelopes: list[Envelope] = []
         recorded_at = utc_now()
-        for index, raw in enumerate(raw_events):
-            try:
-                decision = engine.decide(rules, state, raw)
-            except TablebookError as error:
-                error.details["index"] = index
-                raise
+        server = dealing.is_server_dealt(entry.game.options)
+        seeds: list[SeedRow] = []
+        made: dict[str, bytes] = {}
+
+        def dealer(deal: dealing.DealState) -> list[str]:
+            return self._deck(entry.game, deal, made)
+
+        def append(decision: engine.Decision, by: str) -> None:
+            nonlocal state, prev_hash
             seq = state.seq + 1
             if decision.event["type"] == "retract":
                 state = self._retracted_state(entry, envelopes, decision.event["to_seq"], seq)
             else:
                 state = engine.apply(rules, state, decision.event, seq)
-            envelope = engine.sealed(state, decision, recorded_at=recorded_at, actor=actor, prev_hash=prev_hash)
+            envelope = engine.sealed(state, decision, recorded_at=recorded_at, actor=by, prev_hash=prev_hash)
             envelopes.append(envelope)
             prev_hash = envelope["hash"]
-        return state, envelopes
+
+        def follow_up() -> None:
+            """The server's events now due: the reveal of a finished hand's deck, a deck for the next hand."""
+            due = dealing.follow_up(rules, state.game, state.deal)
+            if due.reveal is not None:
+                secret = made.get(due.reveal.commitment) or self.store.seeds.server_seed(
+                    entry.game.id, due.reveal.commitment
+                )
+                if secret is not None:  # None: an imported game's deck, whose secret stayed where it was dealt
+                    event = dealing.revealed_event(due.reveal.hand, secret)
+                    append(engine.decide(rules, state, event, stored=True), dealing.SERVER_ACTOR)
+            if due.commit is not None:
+                secret = secrets.token_bytes(32)
+                commitment = hashlib.sha256(secret).hexdigest()
+                made[commitment] = secret
+                seeds.append(SeedRow(commitment, due.commit, secret))
+                event = dealing.committed_event(due.commit, commitment)
+                append(engine.decide(rules, state, event, stored=True), dealing.SERVER_ACTOR)
+
+        if server:
+            follow_up()  # a deck due and not committed: a new game, or one whose first append was lost
+        for index, raw in enumerate(raw_events):
+            try:
+                if server:
+                    recut = 0
+                    while dealing.cut_ties(rules, state.game, state.deal, raw, dealer):
+                        recut += 1
+                        seed = {"type": "seed", "seed": dealing.RECUT.format(n=recut)}
+                        append(engine.decide(rules, state, seed), dealing.SERVER_ACTOR)
+                decision = engine.decide(rules, state, raw, dealer=dealer if server else None)
+            except TablebookError as error:
+                error.details["index"] = index
+                raise
+            append(decision, actor)
+            if server:
+                follow_up()
+        return state, envelopes, seeds
+
+    def _deck(self, game: GameRecord, deal: dealing.DealState, made: Mapping[str, bytes]) -> list[str]:
+        """The shuffled deck of `deal` (`tablebook-shuffle-v1`), from its server seed: made in this batch, or stored.
+
+        Raises:
+            ImpossibleEventError: this server does not hold the seed (an imported game's hand in progress).
+        """
+        secret = made.get(deal.commitment) or self.store.seeds.server_seed(game.id, deal.commitment)
+        if secret is None:
+            raise ImpossibleEventError(
+                f"the deck of hand {deal.hand} was committed by the server this game was imported from; this "
+                "server cannot deal from it: void the hand (hand_voided) and the next one is dealt here"
+            )
+        return fairdeal.shuffle(secret, game.genesis_hash, deal.hand, deal.seeds, fairdeal.canonical_deck(game.kind))
 
     def _retracted_state(self, entry: Live, pending: list[Envelope], to_seq: int, seq: int) -> Any:
         """The state at `to_seq`, from the stored events and this batch's earlier ones."""

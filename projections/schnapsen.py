@@ -47,6 +47,7 @@ from typing import Any, assert_never
 from events.cards import deck, rank, suit
 from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnError
 from events.schnapsen import EVENTS, Deal, Play, SchnapsenEvent
+from projections.dealing import DEALING
 from projections.fastreplace import copy_with, replace
 from projections.handlog import EMPTY_LOG, HandLog
 from projections.phrases import card as card_marker
@@ -89,6 +90,7 @@ SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 OPTIONS: dict[str, OptionSpec] = {
     "first_dealer": OptionSpec(0, opt_seat, "the dealer of the first hand", seating=True),
     "enforcement": ENFORCEMENT,
+    "dealing": DEALING,
 }
 
 

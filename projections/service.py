@@ -48,7 +48,8 @@ from events.errors import (
 from events.notify import Subscription, notifier_for
 from events.schema import unstorable
 from events.store import GameRecord, Store
-from projections import engine, phrases, profiles, rescore
+from projections import deal_report, dealing, engine, fairdeal, phrases, rescore
+from projections import profiles as rule_profiles
 from projections.audit import audit_game, compare_claim
 from projections.histories import export, importer
 from projections.histories.erasure import Erasure, erase_player
@@ -304,7 +305,7 @@ class Tablebook:
         reader.require("recorder")
         club_id = _own_club(reader)
         if profile is not None:
-            options = profiles.creation_options(self.store, club_id, kind, profile, options)
+            options = rule_profiles.creation_options(self.store, club_id, kind, profile, options)
         game = self.recorder.create_game(club_id=club_id, kind=kind, players=players, options=options, labels=labels)
         return game_public(game)
 
@@ -479,23 +480,23 @@ class Tablebook:
 
     def rules(self) -> dict[str, Any]:
         """Every game with its options, defaults, ranges, help texts and kind (scoring or play)."""
-        return profiles.rules_catalog()
+        return rule_profiles.rules_catalog()
 
-    def profiles(self, reader: Reader) -> list[profiles.Profile]:
+    def profiles(self, reader: Reader) -> list[rule_profiles.Profile]:
         """The reader's club's rule profiles, the built-in `default` first."""
-        return profiles.list_profiles(self.store, reader)
+        return rule_profiles.list_profiles(self.store, reader)
 
-    def profile(self, reader: Reader, name: str) -> profiles.Profile:
+    def profile(self, reader: Reader, name: str) -> rule_profiles.Profile:
         """One rule profile of the reader's club."""
-        return profiles.get_profile(self.store, reader, name)
+        return rule_profiles.get_profile(self.store, reader, name)
 
-    def save_profile(self, reader: Reader, name: str, games: Mapping[str, Any]) -> tuple[profiles.Profile, bool]:
+    def save_profile(self, reader: Reader, name: str, games: Mapping[str, Any]) -> tuple[rule_profiles.Profile, bool]:
         """Create or replace a rule profile; (the profile, whether it is new)."""
-        return profiles.save_profile(self.store, reader, name, games)
+        return rule_profiles.save_profile(self.store, reader, name, games)
 
     def delete_profile(self, reader: Reader, name: str) -> None:
         """Remove a rule profile of the reader's club."""
-        profiles.delete_profile(self.store, reader, name)
+        rule_profiles.delete_profile(self.store, reader, name)
 
     def rescore(
         self, reader: Reader, game_id: str, *, options: Mapping[str, Any] | None = None, profile: str | None = None
@@ -626,6 +627,52 @@ class Tablebook:
             report["head_hash"] = None
             report["problems"] = [{k: v for k, v in p.items() if "hash" not in k} for p in report["problems"]]
         return report
+
+    # ------------------------------------------------------------------ server deals
+
+    def deals(self, reader: Reader, game_id: str) -> dict[str, Any]:
+        """`{server_dealt, algorithm, genesis, ok, hands: [{hand, commitment, seeds, revealed, server_seed,
+        verified, cards_checked, ...}], first_problem}`: each hand's commitment and, once revealed, whether
+        its deck and every dealt card check (`projections/fairdeal.py`, as a player would run it).
+
+        Only what the record already shows: a hand's server seed appears once its `deck_revealed` is in
+        the record; a problem is named only for a revealed hand (its cards are no longer hidden).
+        """
+        live, envelopes = self.recorder.read(game_id, reader.club_id)
+        game = live.game
+        header = {"game": game.kind, "seats": len(game.players), "options": dict(game.options)}
+        checked = fairdeal.verify_events(header, envelopes)
+        revealed = {h for h, doc in checked.hands.items() if doc["revealed"]}
+        problems = [p for p in checked.problems if reader.sees_everything or p.get("hand") in revealed]
+        return {
+            "game": game.id,
+            "server_dealt": checked.server_dealt,
+            "algorithm": fairdeal.ALGORITHM,
+            "genesis": checked.genesis or game.genesis_hash,
+            "ok": not problems,
+            "hands": checked.to_dict()["hands"],
+            "first_problem": problems[0] if problems else None,
+        }
+
+    def deals_report(self, reader: Reader, *, kind: str | None = None) -> dict[str, Any]:
+        """The fairness report of the reader's club (every club for the operator): over every revealed
+        server-dealt hand of each game kind, suit patterns of the seats' hands and each card's position in
+        the deck, observed against the exact probabilities, with chi-square p-values (`deal_report`).
+
+        Raises:
+            ForbiddenError: a share link (it reads one game, not the club).
+        """
+        if reader.is_share:
+            raise ForbiddenError("a share link reads one game; the club's deal report needs a key")
+        if kind is not None:
+            rules_for(kind)  # an unknown kind is refused, not an empty report
+        tallies: dict[str, deal_report.KindTally] = {}
+        for game in self.store.iter_games(club_id=reader.club_id, kind=kind):
+            if not dealing.is_server_dealt(game.options):
+                continue
+            envelopes = self.store.read_events(game.id, upto=game.seq)
+            deal_report.tally_game(tallies, game.id, game.kind, len(game.players), game.options, envelopes)
+        return {"club": reader.club, "algorithm": fairdeal.ALGORITHM, **deal_report.report(tallies)}
 
     def audit(self, reader: Reader, game_id: str) -> dict[str, Any]:
         """`{chain, violations, retractions, claims, notes, game_notes, score}` (auditors)."""

@@ -24,7 +24,7 @@ from events.codec import envelope_hash, genesis_hash
 from events.envelope import Envelope, event_of
 from events.errors import TablebookError
 from events.store import GameRecord
-from projections import engine, phrases
+from projections import engine, fairdeal, phrases
 from projections.registry import rules_for
 from projections.rules import GameRules
 
@@ -50,6 +50,8 @@ class Verification:
     head_hash: str = ""
     problems: list[dict[str, Any]] = field(default_factory=list)
     state: Any = None
+    #: a server-dealt game's deal check (`projections/fairdeal.py`): each hand's commitment and outcome
+    deals: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -60,13 +62,16 @@ class Verification:
         return self.problems[0]["seq"] if self.problems else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "ok": self.ok,
             "events": self.events,
             "head_hash": self.head_hash,
             "first_bad_seq": self.first_bad_seq,
             "problems": self.problems,
         }
+        if self.deals is not None:
+            out["deals"] = self.deals
+        return out
 
 
 def verify_stream(
@@ -122,10 +127,10 @@ def verify_stream(
         expected_seq += 1
         try:
             if env["type"] == "retract":
-                decision = engine.decide(rules, state, event_of(env))
+                decision = engine.decide(rules, state, event_of(env), stored=True)
                 state = engine.restore(kept[decision.event["to_seq"]], seq)
             else:
-                decision = engine.decide(rules, state, event_of(env))
+                decision = engine.decide(rules, state, event_of(env), stored=True)
                 state = engine.apply(rules, state, decision.event, seq)
         except TablebookError as refused:
             problem(
@@ -167,7 +172,30 @@ def verify_stream(
             )
         elif head_hash != prev:
             problem(head_seq, "chain", "the game's recorded head hash does not match its last event")
+    if options.get("dealing") == "server":
+        check_deals(report, kind, players, options, listed)
     return report
+
+
+def check_deals(
+    report: Verification, kind: str, players: list[str], options: Mapping[str, Any], listed: list[Envelope]
+) -> None:
+    """A server-dealt game's deals checked (`projections/fairdeal.py`, the standalone checker): each revealed
+    hand's commitment, deck and dealt cards; its problems join the report's, in seq order."""
+    header = {"game": kind, "seats": len(players), "options": dict(options)}
+    try:
+        deals = fairdeal.verify_events(header, listed)
+    except (KeyError, TypeError, ValueError, AttributeError) as crash:
+        report.problems.append({"seq": 0, "problem": "deal", "message": f"the deals cannot be checked: {crash!r}"})
+        return
+    hands = deals.to_dict()
+    report.deals = {"ok": deals.ok, "algorithm": hands["algorithm"], "hands": hands["hands"]}
+    for found in deals.problems:
+        details = {k: v for k, v in found.items() if k not in ("seq", "problem")}
+        report.problems.append(
+            {"seq": found["seq"], "problem": "deal", "check": found.get("problem", "order"), **details}
+        )
+    report.problems.sort(key=lambda p: p["seq"] if isinstance(p.get("seq"), int) else 0)
 
 
 def verify_game(game: GameRecord, envelopes: Iterable[Envelope]) -> Verification:

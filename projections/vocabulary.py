@@ -23,6 +23,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from events.common import DEAL_EVENTS
 from events.schema import Shape, Validator, json_schema
 from projections.registry import KINDS, rules_for
 from projections.rules import GameRules, OptionSpec
@@ -65,6 +66,18 @@ def render() -> str:
         "claims and notes made meanwhile stay in force; the audit says they came before the correction), and",
         "`hand_voided` cancels the hand in progress. An auditor key appends only `score_claimed`, `note`",
         "and `retract`.",
+        "",
+        "## Events of a server-dealt game",
+        "",
+    ]
+    out += _events_table(DEAL_EVENTS)
+    out += [
+        "",
+        'With the option `"dealing": "server"` (every game; `rules/server-deal.md`, `docs/server-deal.md`)',
+        "the server appends `deck_committed` and `deck_revealed` itself (a client sending one gets",
+        "`invalid`); a recorder appends `seed` after the hand's `deck_committed`, before its first card.",
+        "A `deal`, a `draw` from the stock or talon, a `hit` and Gin's `cut` are sent without their card",
+        "fields: the server fills them in from the committed deck.",
     ]
     for kind in KINDS:
         out += ["", *_game(kind)]

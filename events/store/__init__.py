@@ -39,6 +39,7 @@ from events.store.log import LogReader
 from events.store.mapper import envelope_from_row, event_row
 from events.store.recorder import DuplicateRequest, EventRecorder, Head, PriorRequest, commit_delay_from
 from events.store.registry import GameRecord, KeyRecord, Registry
+from events.store.seeds import SeedRow, SeedVault
 from events.store.snapshots import SnapshotCache
 from events.store.tracking import TrackingRecorder
 
@@ -61,6 +62,8 @@ __all__ = [
     "LogReader",
     "PriorRequest",
     "Registry",
+    "SeedRow",
+    "SeedVault",
     "SnapshotCache",
     "Store",
     "TrackingRecorder",
@@ -87,6 +90,8 @@ class Store:
         self.log = LogReader(self.db)
         self.tracking = TrackingRecorder(self.db)
         self.snapshots = SnapshotCache(self.db)
+        #: the server seeds of server-dealt decks: read by the write side only (projections/recorder.py)
+        self.seeds = SeedVault(self.db)
 
         registry, recorder, log, tracking, snapshots = (
             self.registry,

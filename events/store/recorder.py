@@ -36,6 +36,8 @@ from events.errors import NotFoundError, StreamConflictError
 from events.store.base import EVENTS, GAMES, MAX_SEQ, Database, clamp, new_id
 from events.store.mapper import ENVELOPE_SQL, EVENT_FIELDS, envelope_from_values, event_row, row_values
 from events.store.registry import GameRecord, Registry, game_row
+from events.store.seeds import INSERT as INSERT_SEED
+from events.store.seeds import SeedRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +100,7 @@ _SQL = {
     "retracts": "SELECT seq, data FROM event WHERE game_id = ? AND seq > ? AND seq <= ? AND type = 'retract' "
     "ORDER BY seq",
     "hand_seqs": "SELECT MIN(seq), MAX(seq) FROM event WHERE game_id = ? AND hand = ? AND seq <= ?",
+    "insert_seed": INSERT_SEED,
 }
 
 
@@ -122,8 +125,9 @@ class EventRecorder:
         base_seq: int,
         head: Head,
         idempotency: tuple[str, str] | None = None,
+        secrets: Sequence[SeedRow] = (),
     ) -> None:
-        """Append a batch on top of `base_seq`, all or nothing.
+        """Append a batch on top of `base_seq`, all or nothing; with the server seeds of the decks it commits.
 
         Raises:
             StreamConflictError: the game's head is not at `base_seq` (with the actual seq).
@@ -133,7 +137,7 @@ class EventRecorder:
         rows = [row_values(game_id, env) for env in envelopes]
         now = envelopes[-1]["recorded_at"] if envelopes else utc_now()
         with self.db.one_writer():
-            self._append(game_id, rows, now, base_seq, head, idempotency, envelopes)
+            self._append(game_id, rows, now, base_seq, head, idempotency, envelopes, secrets)
 
     def _append(
         self,
@@ -144,6 +148,7 @@ class EventRecorder:
         head: Head,
         idempotency: tuple[str, str] | None,
         envelopes: Sequence[Envelope],
+        secrets: Sequence[SeedRow] = (),
     ) -> None:
         """The append's one transaction (`append`, which holds this process's SQLite writer lock)."""
         sql = self._sql
@@ -176,6 +181,10 @@ class EventRecorder:
                 raise StreamConflictError(base_seq, int(found[0]))
             if rows:
                 cursor.executemany(sql["insert_event"], rows)
+            if secrets:
+                cursor.executemany(
+                    sql["insert_seed"], [(game_id, s.commitment, s.hand, s.seed.hex(), now) for s in secrets]
+                )
             if idempotency is not None:
                 first = envelopes[0]["seq"] if envelopes else base_seq
                 last = envelopes[-1]["seq"] if envelopes else base_seq

@@ -6,7 +6,7 @@ are in the game's genesis hash; the profile is not), so removing or changing a p
 record. Nothing else is touched: games made before read their options as before.
 
 Revision ID: 0009
-Revises: 0007 (another branch's 0008 is chained in between at merge)
+Revises: 0008
 Create Date: 2026-12-01
 """
 
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0009"
-down_revision = "0007"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 

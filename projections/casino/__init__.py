@@ -92,6 +92,7 @@ from projections.casino._moves import BuildMove, build_check, capture_check
 from projections.casino._moves import breach as _breach
 from projections.casino._score import round_lines, sweeps_of
 from projections.casino._state import CARD_SET, CARDS, FACES, Build, CasinoState
+from projections.dealing import DEALING
 from projections.fastreplace import copy_with, replace
 from projections.phrases import card as card_marker
 from projections.phrases import seat as seat_marker
@@ -144,6 +145,7 @@ OPTIONS: dict[str, OptionSpec] = {
         rule="casino.trail_when_able",
     ),
     "enforcement": ENFORCEMENT,
+    "dealing": DEALING,
 }
 
 

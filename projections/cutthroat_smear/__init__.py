@@ -94,6 +94,7 @@ from projections.cutthroat_smear._scoring import (
     score_hand,
     trick_winner,
 )
+from projections.dealing import DEALING
 from projections.fastreplace import copy_with
 from projections.handlog import EMPTY_LOG, HandLog
 from projections.phrases import card as card_marker
@@ -145,6 +146,7 @@ OPTIONS: dict[str, OptionSpec] = {
         "hand is thrown in at once and the dealer does not speak",
         rule="smear.throw_in",
     ),
+    "dealing": DEALING,
 }
 
 

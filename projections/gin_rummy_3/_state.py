@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from events.cards import FULL_DECK
+from projections.dealing import DEALING
 from projections.handlog import EMPTY_LOG, HandLog
 from projections.rules import ENFORCEMENT, BaseState, OptionSpec, opt_bool, opt_choice, opt_int
 
@@ -68,6 +69,7 @@ OPTIONS: dict[str, OptionSpec] = {
         "not (gin.discard_taken_card, illegal)",
         rule="gin.discard_taken_card",
     ),
+    "dealing": DEALING,
 }
 
 

@@ -406,7 +406,7 @@ def from_text(text: str, *, actor: str, recorded_at: str | None = None) -> Impor
     for line, raw in parsed.events:
         seq = state.seq + 1
         try:
-            decision = engine.decide(rules, state, raw)
+            decision = engine.decide(rules, state, raw, stored=True)
             if decision.event["type"] == "retract":
                 state = engine.restore(kept[decision.event["to_seq"]], seq)
             else:

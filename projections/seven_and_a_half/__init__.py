@@ -123,6 +123,7 @@ from events.cards import parse_card, rank
 from events.errors import InvalidEventError, UnknownGameError
 from events.schema import MAX_AMOUNT
 from events.seven_and_a_half import EVENTS, Bet, Deal, Hit, SevenAndAHalfEvent, Split, Stand
+from projections.dealing import DEALING
 from projections.fastreplace import replace
 from projections.phrases import CHIPS, HALF, halves
 from projections.phrases import card as card_text
@@ -220,6 +221,7 @@ OPTIONS: dict[str, OptionSpec] = {
         "only a 7½ that wins takes the bank",
         rule="half.bank_needs_win",
     ),
+    "dealing": DEALING,
 }
 
 #: The boolean variants the view shows. The wild card is left to the game's options: a card code in

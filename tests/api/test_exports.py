@@ -120,7 +120,7 @@ def test_json_and_jsonl_exports_carry_the_header_and_every_hash(client: TestClie
     original = events_of(client, club, game_id)
     assert doc["format"] == "tablebook/1" and doc["id"] == game_id and doc["game"] == "schnapsen"
     assert doc["club"] == club.name and doc["players"] == PLAYERS["schnapsen"] and doc["seats"] == 2
-    assert doc["options"] == {"first_dealer": 0, "enforcement": "strict"} and doc["created_at"]
+    assert doc["options"] == {"first_dealer": 0, "enforcement": "strict", "dealing": "table"} and doc["created_at"]
     assert doc["events"] == original and doc["seq"] == len(original) and doc["head_hash"] == original[-1]["hash"]
     response = export_of(client, club, game_id, "jsonl")
     assert response.headers["content-type"].startswith("application/x-ndjson")

@@ -205,6 +205,8 @@ def test_every_answer_of_every_route_is_documented(setup: tuple[Checker, Club, S
             assert c("get", "/v1/games/{game_id}/verify", f"{path}/verify", key=key).status_code == 200
             assert c("get", "/v1/games/{game_id}/hands", f"{path}/hands", key=key).status_code == 200
             assert c("get", "/v1/games/{game_id}/next", f"{path}/next", key=key).status_code == 200
+            assert c("get", "/v1/games/{game_id}/deals", f"{path}/deals", key=key).status_code == 200
+            assert c("get", "/v1/deals/report", key=key).status_code == 200
         c("get", "/v1/games/{game_id}/next", f"{path}/next", key=rec, params={"seat": 1})
         c("get", "/v1/games/{game_id}/next", f"{path}/next", key=rec, params={"seat": 99})
         for at in (1, 2, len(events) // 2):

@@ -85,7 +85,7 @@ def test_another_clubs_game_is_not_found(client: TestClient, club: Club, other_c
 
 def test_create_game_fills_default_options(client: TestClient, club: Club) -> None:
     created = new_game(client, club, players=["Anna", "Ben"])
-    assert created["options"] == {"first_dealer": 0, "enforcement": "strict"}
+    assert created["options"] == {"first_dealer": 0, "enforcement": "strict", "dealing": "table"}
     assert created["seq"] == 0 and created["status"] == "live" and created["totals"] == {"0": 7, "1": 7}
     got = client.get(f"/v1/games/{created['id']}", headers=club.viewer).json()
     assert got == created

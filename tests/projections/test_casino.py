@@ -156,6 +156,7 @@ def test_options_are_filled_with_their_defaults() -> None:
         "sweeps": False,
         "trail_only_when_forced": False,
         "enforcement": "strict",
+        "dealing": "table",
     }
     assert RULES.options_for(["a", "b", "c"], {"target": 11, "sweeps": True, "first_dealer": 2})["target"] == 11
 

@@ -138,6 +138,7 @@ def test_options_defaults_counts_and_ranges() -> None:
         "high_point": "highest_trump",
         "dealer_bids_after_passes": True,
         "enforcement": "strict",
+        "dealing": "table",
     }
     assert RULES.options_for(THREE, {"first_dealer": 2})["first_dealer"] == 2
     with pytest.raises(UnknownGameError, match="unknown option 'target'"):

@@ -153,7 +153,7 @@ def test_text_reads_like_a_hand_history() -> None:
         '[Club "Chess & Cards"]',
         '[Date "2026.11.29"]',
         '[Players "Anna, Ben"]',
-        '[Options "first_dealer=0 enforcement=strict"]',
+        '[Options "first_dealer=0 enforcement=strict dealing=table"]',
         '[Result "* in progress: Anna 2 to go, Ben 6 to go"]',
     ]
     lines = text.split("\n")

@@ -129,6 +129,7 @@ def test_options_are_filled_with_defaults() -> None:
         "gin_scoring": "bonus_plus_deadwood",
         "discard_taken_card": True,
         "enforcement": "strict",
+        "dealing": "table",
     }
     assert RULES.options_for(PLAYERS, {"gin_bonus": 20, "undercut_bonus": 15})["gin_bonus"] == 20
 

@@ -84,7 +84,7 @@ class Table:
 
 
 def test_options_have_defaults_and_are_checked() -> None:
-    assert RULES.options_for(["A", "B"], {}) == {"first_dealer": 0, "enforcement": "strict"}
+    assert RULES.options_for(["A", "B"], {}) == {"first_dealer": 0, "enforcement": "strict", "dealing": "table"}
     with pytest.raises(UnknownGameError, match="unknown option 'target'"):
         RULES.options_for(["A", "B"], {"target": 5})
     with pytest.raises(UnknownGameError, match="first_dealer"):

@@ -126,6 +126,7 @@ def test_options_have_defaults_and_are_checked() -> None:
         "splitting": False,
         "bank_needs_win": False,
         "enforcement": "strict",
+        "dealing": "table",
     }
     assert RULES.options_for(P4, {"wild_card": "kd"})["wild_card"] == "KD"
     with pytest.raises(UnknownGameError, match="unknown option 'jokers'"):
