@@ -7,9 +7,25 @@
 // (hand 0 only: /replay starts at hand 1), and /stream (server-sent events, read with fetch() so
 // that the key travels in the Authorization header, never in a URL).
 // Position: the address keeps it (#hand=3&seq=42, and &seat=S when viewing from a seat).
+// Text: each frame's `text` and each score line's `reason` are the API's (names, glyphs, units); numbers
+// of the state are formatted by cards.js `valueText` in the game's `units`. Downloads: /export, fetched
+// with the key and saved from a blob. Without a game id: the club's list, GET /v1/games with its filters
+// and cursor pages (the filters stay in the address: /replay?game=casino&player=Ann).
 
-import { cardText, describe, h, who } from "./cards.js";
+import { cardText, describe, fieldText, h, textNodes, unitsOf, who } from "./cards.js";
 import { TITLES, renderTable } from "./tables.js";
+
+//: engine events that a retract does not take back: claims and notes stay in force
+const STANDING = new Set(["note", "score_claimed"]);
+//: the export formats of GET /v1/games/{id}/export, as the download menu offers them
+const DOWNLOADS = [
+  { format: "json", label: "JSON (re-importable record)" },
+  { format: "jsonl", label: "JSON lines (re-importable)" },
+  { format: "text", label: "Text hand history" },
+  { format: "csv", label: "CSV score sheet" },
+  { format: "csv-excel", label: "CSV for Excel (UTF-8 with BOM)" },
+];
+const PAGE_SIZE = 25;
 
 const KEY_STORE = "tablebook.key";
 const SHARE_STORE = "tablebook.share.";
@@ -43,7 +59,13 @@ const app = {
   newEvents: 0,
   loading: 0,
   scoreHand: null,
+  units: null,
+  cursors: [null],
+  pageIndex: 0,
 };
+
+/** The game's units: from the state documents once a frame is loaded, else the known ones of its kind. */
+const gameUnits = () => unitsOf({ game: app.meta ? app.meta.game : null, units: app.units });
 
 // --------------------------------------------------------------------------- the API
 
@@ -168,6 +190,11 @@ async function go(hand, { seq = null, index = null, focusList = false } = {}) {
     const entry = await framesOf(hand, app.seat);
     app.hand = hand;
     app.frames = entry.frames;
+    const units = entry.frames.length && entry.frames[0].state.units ? entry.frames[0].state.units : null;
+    if (units && JSON.stringify(units) !== JSON.stringify(app.units)) {
+      app.units = units;
+      renderScore();
+    }
     app.viewpoint = entry.viewpoint;
     let i = 0;
     if (seq !== null) {
@@ -252,21 +279,46 @@ function viewNote() {
   }
 }
 
+/** The retract of this hand whose range holds `seq` (a note made there is still in force), if any. */
+function retractOver(seq) {
+  const over = app.frames.find((f) => f.event.type === "retract" && f.event.to_seq < seq && seq < f.seq);
+  return over ? over.seq : null;
+}
+
+/**
+ * An event in words: the API's `text` when the frame has one (names, glyphs, units), else the page's own.
+ * A text that still holds a raw structure (`{'card': ...}`: a field the server did not put in words yet)
+ * is replaced by the page's own words too.
+ */
+function eventWords(frame) {
+  if (typeof frame.text === "string" && frame.text && !frame.text.includes("{'")) {
+    return textNodes(frame.text, app.meta.players);
+  }
+  return describe(frame.event, frame.result, app.meta.players, unitsOf(frame.state));
+}
+
 function eventLine(frame) {
   const names = app.meta.players;
-  const li = h("li", { dataset: { seq: frame.seq }, class: "event" });
+  const li = h("li", { dataset: { seq: frame.seq, type: frame.event.type }, class: "event" });
   const button = h("button", { type: "button", class: "event-button", dataset: { seq: frame.seq } },
     h("span", { class: "seq" }, String(frame.seq)), " ",
-    h("span", { class: "words" }, describe(frame.event, frame.result, names)));
+    h("span", { class: "words" }, eventWords(frame)));
   li.append(button);
   if (frame.violation) {
     li.classList.add("violation");
     li.append(h("div", { class: "flag flag-violation" }, h("span", { "aria-hidden": "true" }, "⚠ "),
       `illegal (${frame.violation.rule}): ${frame.violation.message}`));
   }
-  if (frame.retracted_by) {
+  const standing = STANDING.has(frame.event.type);
+  if (frame.retracted_by && !standing) {
     li.classList.add("retracted");
     li.append(h("div", { class: "flag flag-retracted" }, `retracted by seq ${frame.retracted_by}`));
+  }
+  const correction = standing ? frame.retracted_by || retractOver(frame.seq) : null;
+  if (correction) {
+    li.classList.add("in-force");
+    li.append(h("div", { class: "flag flag-in-force" },
+      `in force: made before the correction at seq ${correction}, which takes back game events only`));
   }
   if (frame.event.type === "retract") li.classList.add("retract");
   if (frame.event.type === "withheld") li.classList.add("withheld");
@@ -282,13 +334,23 @@ function renderList() {
   $("events-h").textContent = `Events of hand ${app.hand}`;
 }
 
+/** card -> seat of each `play` of the hand up to frame `index` (who played which card of a trick). */
+function playsUpTo(index) {
+  const plays = new Map();
+  for (const frame of app.frames.slice(0, index + 1)) {
+    const e = frame.event;
+    if (e.type === "play" && typeof e.card === "string" && Number.isInteger(e.seat)) plays.set(e.card, e.seat);
+  }
+  return plays;
+}
+
 function render(focusList = false) {
   const frame = app.frames[app.index];
   if (!frame) return;
   renderList();
   // the seat looked from sits at the bottom (also when the API could only show a live hand's public table)
   const bottom = Number.isInteger(frame.state.viewpoint) ? frame.state.viewpoint : app.seat === "all" ? 0 : Number(app.seat);
-  renderTable($("table"), frame.state, { bottom });
+  renderTable($("table"), frame.state, { bottom, score: app.score, plays: playsUpTo(app.index) });
   // the event list
   for (const li of $("events").children) {
     const current = Number(li.dataset.seq) === frame.seq;
@@ -305,7 +367,7 @@ function render(focusList = false) {
   const slider = $("slider");
   slider.max = String(Math.max(0, app.frames.length - 1));
   slider.value = String(app.index);
-  const words = describe(frame.event, frame.result, app.meta.players).map((n) => (typeof n === "string" ? n : n.textContent)).join("");
+  const words = eventWords(frame).map((n) => (typeof n === "string" ? n : n.textContent)).join("");
   slider.setAttribute("aria-valuetext", `event ${app.index + 1} of ${app.frames.length}, seq ${frame.seq}: ${words}`);
   const hands = visibleHands().map((s) => s.hand);
   const k = hands.indexOf(app.hand);
@@ -317,6 +379,7 @@ function render(focusList = false) {
   $("hand-select").value = String(app.hand);
   $("seat-select").value = String(app.seat);
   markScore(frame.seq);
+  renderPrintSheet();
   viewNote();
   if (atHead()) {
     app.newEvents = 0;
@@ -356,33 +419,161 @@ function renderHeader() {
   $("share-button").hidden = app.isShare;
   $("forget-button").textContent = app.isShare ? "Close link" : "Forget key";
   $("access").textContent = app.isShare ? "Share link: finished hands only" : "";
+  $("back-link").hidden = app.isShare;
+  $("print-button").hidden = false;
+  fillDownloads();
+}
+
+// --------------------------------------------------------------------------- downloads and printing
+
+/** The download menu: each export format of the game (a share link may not export: no menu then). */
+function fillDownloads() {
+  const menu = $("downloads");
+  menu.hidden = app.isShare;
+  if (app.isShare) return;
+  $("download-list").replaceChildren(...DOWNLOADS.map((d) => h("li", {},
+    h("a", { href: gamePath(`/export?format=${d.format}${d.query || ""}`), class: "download", dataset: { format: d.id || d.format } },
+      d.label))));
+}
+
+/**
+ * A download with the key in the Authorization header (never in a URL): the export is fetched, then
+ * saved from a blob under the server's file name.
+ */
+async function download(link) {
+  try {
+    const response = await fetch(link.getAttribute("href"), {
+      headers: { Authorization: `Bearer ${app.token}` }, cache: "no-store",
+    });
+    if (!response.ok) {
+      let body = null;
+      try {
+        body = await response.json();
+      } catch {
+        body = null;
+      }
+      throw new ApiError(response.status, body);
+    }
+    const disposition = response.headers.get("Content-Disposition") || "";
+    const named = disposition.match(/filename="([^"]+)"/);
+    const url = URL.createObjectURL(await response.blob());
+    const save = h("a", { href: url, download: named ? named[1] : `${app.gameId}-${link.dataset.format}` });
+    document.body.append(save);
+    save.click();
+    save.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    $("downloads").open = false;
+  } catch (error) {
+    showAlert(`Could not download: ${error.message}`);
+  }
 }
 
 // --------------------------------------------------------------------------- score
 
+/** A seat's name on the sheet. */
+const nameOf = (seat) => who(seat, app.meta.players);
+
+/**
+ * The running total after each hand, as the sheet's `totals` run: totals minus the later hands' points
+ * (Schnapsen counts down: game points still to go, so plus the later hands' points).
+ */
+function runningTotals(s, units) {
+  const down = units.totals === "to_go";
+  const run = {};
+  let after = { ...s.totals };
+  for (const hs of [...s.hands].reverse()) {
+    run[hs.hand] = { ...after };
+    const before = {};
+    for (const [seat, total] of Object.entries(after)) before[seat] = total + (down ? 1 : -1) * (hs.points[seat] ?? 0);
+    after = before;
+  }
+  return run;
+}
+
+/** A number in a cell of the sheet: chips bare (the caption says "in chips"), other units in full. */
+const cellText = (units, key, value, options) => (units[key] === "chips"
+  ? fieldText({}, key, value, options) : fieldText(units, key, value, options));
+
+function scoreTable(s, units, { links = true } = {}) {
+  const seats = app.meta.players.map((_, i) => String(i));
+  const running = runningTotals(s, units);
+  const toGo = units.totals === "to_go";
+  const caption = s.finished ? `Final${s.winner !== null && s.winner !== undefined ? `: ${nameOf(s.winner)} wins` : ""}` : "So far (finished hands)";
+  const handCell = (hs) => (links
+    ? h("button", { type: "button", class: "link hand-link", dataset: { hand: hs.hand }, "aria-label": `Go to hand ${hs.hand}` }, String(hs.hand))
+    : String(hs.hand));
+  return h("table", { class: "score-table" },
+    h("caption", {}, caption, toGo ? " · game points won each hand (still to go after it)"
+      : units.points === "chips" ? " · chips won each hand (running total)" : " · points each hand (running total)"),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Hand"), seats.map((i) => h("th", { scope: "col" }, nameOf(Number(i)))))),
+    h("tbody", {}, s.hands.map((hs) => h("tr", { dataset: { hand: hs.hand } },
+      h("th", { scope: "row" }, handCell(hs)),
+      seats.map((i) => h("td", { dataset: { seat: i } },
+        h("span", { class: "won" }, cellText(units, "points", hs.points[i] ?? 0, { signed: true })),
+        h("span", { class: "running" }, ` (${toGo ? Math.max(running[hs.hand][i] ?? 0, 0) : cellText(units, "totals", running[hs.hand][i] ?? 0)})`)))))),
+    h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, toGo ? "To go" : "Total"),
+      seats.map((i) => h("td", { class: "total", dataset: { seat: i } }, cellText(units, "totals", s.totals[i] ?? 0))))));
+}
+
+function scoreLineEl(line, hs, units, { links = true } = {}) {
+  return h("li", { class: "score-line" },
+    h("span", { class: "line-points" }, `${nameOf(line.seat)} ${fieldText(units, "points", line.points, { signed: true })}`),
+    " ", h("span", { class: "reason" }, textNodes(line.reason)), " ", h("code", { class: "rule" }, line.rule), " ",
+    links
+      ? line.events.map((seq) => h("button", { type: "button", class: "link seq-link", dataset: { seq, hand: hs.hand },
+        "aria-label": `Go to seq ${seq}` }, `seq ${seq}`))
+      : (line.events.length ? `(seq ${line.events.join(", ")})` : ""));
+}
+
 function renderScore() {
   const s = app.score;
-  const names = app.meta.players;
+  const units = gameUnits();
   const box = $("score");
-  const seats = names.map((_, i) => String(i));
-  const table = h("table", { class: "score-table" },
-    h("caption", {}, s.finished ? `Final${s.winner !== null ? `: ${who(s.winner, names)} wins` : ""}` : "So far (finished hands)"),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Hand"), seats.map((i) => h("th", { scope: "col" }, names[Number(i)])))),
-    h("tbody", {}, s.hands.map((hs) => h("tr", { dataset: { hand: hs.hand } },
-      h("th", { scope: "row" }, h("button", { type: "button", class: "link hand-link", dataset: { hand: hs.hand },
-        "aria-label": `Go to hand ${hs.hand}` }, String(hs.hand))),
-      seats.map((i) => h("td", {}, String(hs.points[i] ?? 0)))))),
-    h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"), seats.map((i) => h("td", {}, String(s.totals[i] ?? 0))))));
+  const seats = app.meta.players.map((_, i) => String(i));
   const details = s.hands.map((hs) => h("details", { class: "score-hand", dataset: { hand: hs.hand } },
-    h("summary", {}, `Hand ${hs.hand}: `, seats.map((i) => `${names[Number(i)]} ${hs.points[i] ?? 0}`).join(", ")),
-    h("ul", { class: "lines" }, hs.lines.map((line) => h("li", { class: "score-line" },
-      h("span", { class: "line-points" }, `${names[line.seat] ?? `seat ${line.seat}`} ${line.points > 0 ? "+" : ""}${line.points}`),
-      " ", h("span", { class: "reason" }, line.reason), " ", h("code", { class: "rule" }, line.rule), " ",
-      line.events.map((seq) => h("button", { type: "button", class: "link seq-link", dataset: { seq, hand: hs.hand },
-        "aria-label": `Go to seq ${seq}` }, `seq ${seq}`)))))));
-  box.replaceChildren(table, ...details);
+    h("summary", {}, `Hand ${hs.hand}: `, seats.map((i) => `${nameOf(Number(i))} ${fieldText(units, "points", hs.points[i] ?? 0, { signed: true })}`).join(", ")),
+    h("ul", { class: "lines" }, hs.lines.map((line) => scoreLineEl(line, hs, units)))));
+  box.replaceChildren(scoreTable(s, units), ...details);
   app.scoreHand = null;
   if (!s.hands.length) box.append(h("p", { class: "empty" }, "No hand has finished yet."));
+  if (app.meta.options && app.meta.options.dealing === "server") renderDeals(box);
+  renderPrintSheet();
+}
+
+// Server deals (docs/server-deal.md): each hand's commitment and, once revealed, the server's own check
+// of it (GET /deals: the deck recomputed from the revealed seed, every dealt card compared).
+async function renderDeals(box) {
+  let deals;
+  try {
+    deals = await api(gamePath("/deals"));
+  } catch (error) {
+    return;
+  }
+  const mark = (d) => d.verified ? "✓ verified" : d.verified === false ? "✗ does not match" : "not revealed yet";
+  const list = h("section", { id: "deals", class: "deals" }, h("h3", {}, "Server deals"),
+    h("ul", {}, deals.hands.map((d) => h("li", { class: d.verified ? "verified" : "", dataset: { hand: d.hand } },
+      `Hand ${d.hand}: commitment `, h("code", { title: d.commitment }, `${d.commitment.slice(0, 16)}…`), ` ${mark(d)}`))));
+  const old = document.getElementById("deals");
+  if (old) old.remove();
+  box.append(list);
+}
+
+/** What @media print shows besides the table: the whole score sheet, every line, and the hand's events. */
+function renderPrintSheet() {
+  const s = app.score;
+  const units = gameUnits();
+  const sheet = $("print-sheet");
+  const parts = [h("h2", {}, "Score sheet"), scoreTable(s, units, { links: false })];
+  for (const hs of s.hands) {
+    parts.push(h("h3", {}, `Hand ${hs.hand}`), h("ul", { class: "lines" }, hs.lines.map((line) => scoreLineEl(line, hs, units, { links: false }))));
+  }
+  if (app.frames.length) {
+    const frame = app.frames[app.index];
+    parts.push(h("h2", {}, `Hand ${app.hand}, events to seq ${frame ? frame.seq : ""}`),
+      h("ol", { class: "print-events" }, app.frames.slice(0, app.index + 1).map((f) => h("li", {},
+        `${f.seq} `, eventWords(f)))));
+  }
+  sheet.replaceChildren(...parts);
 }
 
 function markScore(seq) {
@@ -571,23 +762,105 @@ async function revokeShare(id) {
 
 // --------------------------------------------------------------------------- the game list (no id)
 
+const FILTERS = ["game", "player", "status", "since", "until"];
+
+/** The filters of the form, as the address keeps them (`/replay?game=casino&player=Ann`). */
+function readFilters() {
+  const out = {};
+  for (const name of FILTERS) {
+    const value = $(`filter-${name}`).value.trim();
+    if (value) out[name] = value;
+  }
+  return out;
+}
+
+function writeFilters() {
+  const params = new URLSearchParams(readFilters());
+  if (pageSize() !== PAGE_SIZE) params.set("limit", String(pageSize()));
+  const query = params.toString();
+  window.history.replaceState(null, "", `/replay${query ? `?${query}` : ""}`);
+}
+
+/** The day after a date (YYYY-MM-DD): "To" is that whole day, and `until` is "created before". */
+function dayAfter(date) {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+}
+
+/** Games a page: `?limit=N` in the address (1 to 200), else PAGE_SIZE. */
+function pageSize() {
+  const wanted = Number(new URLSearchParams(window.location.search).get("limit"));
+  return Number.isInteger(wanted) && wanted >= 1 && wanted <= 200 ? wanted : PAGE_SIZE;
+}
+
+function gamesQuery(cursor) {
+  const f = readFilters();
+  const params = new URLSearchParams({ limit: String(pageSize()) });
+  if (f.game) params.set("game", f.game);
+  if (f.player) params.set("player", f.player);
+  if (f.status) params.set("status", f.status);
+  if (f.since) params.set("since", f.since);
+  if (f.until) params.set("until", dayAfter(f.until));
+  if (cursor) params.set("cursor", cursor);
+  return `/v1/games?${params.toString()}`;
+}
+
+/** "Anna 5 to go · Ben 0 to go", each total in its game's unit. */
+function scoreText(g) {
+  const units = unitsOf({ game: g.game, units: g.units });
+  return g.players.map((name, seat) => `${name} ${fieldText(units, "totals", (g.totals || {})[String(seat)] ?? 0)}`).join(" · ");
+}
+
+function gameRow(g) {
+  const winner = g.winner !== null && g.winner !== undefined ? g.players[g.winner] ?? `seat ${g.winner}` : "";
+  // data-label: a phone shows each row as a card whose cells say what they are
+  const cell = (label, cls, ...content) => h("td", { class: cls, dataset: { label } }, ...content);
+  return h("tr", { dataset: { game: g.id, kind: g.game, status: g.status } },
+    cell("Game", "id", h("a", { href: `/replay/${encodeURIComponent(g.id)}` }, g.id)),
+    cell("Kind", "kind", TITLES[g.game] || g.game), cell("Players", "players", g.players.join(", ")),
+    cell("Status", "status", g.status), cell("Winner", "winner", winner || (g.status === "live" ? "—" : "none")),
+    cell("Score", "totals", scoreText(g)),
+    cell("Events", "seqs", String(g.seq)), cell("Started", "started", g.created_at.slice(0, 16).replace("T", " ")));
+}
+
+async function loadGames() {
+  busy(true);
+  try {
+    const body = await api(gamesQuery(app.cursors[app.pageIndex]));
+    app.cursors[app.pageIndex + 1] = body.next_cursor;
+    app.cursors.length = app.pageIndex + 2;
+    const rows = body.games.map(gameRow);
+    $("games-body").replaceChildren(...rows);
+    $("games-empty").hidden = rows.length > 0;
+    $("page-newer").disabled = app.pageIndex === 0;
+    $("page-older").disabled = !body.next_cursor;
+    $("page-number").textContent = `page ${app.pageIndex + 1}`;
+    const first = app.pageIndex * pageSize() + 1;
+    $("games-count").textContent = rows.length ? `games ${first} to ${first + rows.length - 1}` : "";
+    showAlert("");
+  } catch (error) {
+    if (error.status === 401) askForKey(error.message);
+    else showAlert(error.message);
+  } finally {
+    busy(false);
+  }
+}
+
 async function showGames() {
   const section = $("games");
   section.hidden = false;
   $("title").textContent = "Tablebook replays";
-  try {
-    const body = await api("/v1/games?limit=100");
-    const rows = body.games.map((g) => h("tr", {},
-      h("td", {}, h("a", { href: `/replay/${encodeURIComponent(g.id)}` }, g.id)),
-      h("td", {}, TITLES[g.game] || g.game), h("td", {}, g.players.join(", ")),
-      h("td", {}, g.status), h("td", {}, String(g.seq)), h("td", {}, g.updated_at.slice(0, 16).replace("T", " "))));
-    $("games-body").replaceChildren(...rows);
-    $("games-empty").hidden = rows.length > 0;
-    $("forget-button").hidden = false;
-  } catch (error) {
-    if (error.status === 401) askForKey(error.message);
-    else showAlert(error.message);
+  $("forget-button").hidden = false;
+  const select = $("filter-game");
+  if (select.options.length === 1) {
+    for (const [kind, title] of Object.entries(TITLES)) select.append(h("option", { value: kind }, title));
   }
+  const wanted = new URLSearchParams(window.location.search);
+  for (const name of FILTERS) {
+    if (wanted.get(name)) $(`filter-${name}`).value = wanted.get(name);
+  }
+  await loadGames();
 }
 
 // --------------------------------------------------------------------------- start
@@ -730,6 +1003,46 @@ function wire() {
   $("key-dialog").addEventListener("cancel", (event) => event.preventDefault());
   $("forget-button").addEventListener("click", forgetCredential);
   $("share-button").addEventListener("click", openShareDialog);
+  $("download-list").addEventListener("click", (event) => {
+    const link = event.target.closest("a.download");
+    if (!link) return;
+    event.preventDefault();
+    download(link);
+  });
+  $("print-button").addEventListener("click", () => window.print());
+  // the menu closes on a click elsewhere, and on Escape
+  document.addEventListener("click", (event) => {
+    if (!$("downloads").contains(event.target)) $("downloads").open = false;
+  });
+  $("downloads").addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      $("downloads").open = false;
+      $("downloads").querySelector("summary").focus();
+    }
+  });
+  $("filters").addEventListener("submit", (event) => {
+    event.preventDefault();
+    app.cursors = [null];
+    app.pageIndex = 0;
+    writeFilters();
+    loadGames();
+  });
+  $("filters").addEventListener("reset", () => {
+    setTimeout(() => {
+      app.cursors = [null];
+      app.pageIndex = 0;
+      writeFilters();
+      loadGames();
+    }, 0);
+  });
+  $("page-older").addEventListener("click", () => {
+    app.pageIndex += 1;
+    loadGames();
+  });
+  $("page-newer").addEventListener("click", () => {
+    app.pageIndex = Math.max(0, app.pageIndex - 1);
+    loadGames();
+  });
   $("share-create").addEventListener("click", createShare);
   $("share-close").addEventListener("click", () => $("share-dialog").close());
 }

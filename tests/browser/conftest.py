@@ -10,6 +10,7 @@ driven headless by Playwright. Screenshots go to `test-output/screenshots/`.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -25,7 +26,14 @@ import pytest
 from api.auth import create_key
 from events.migrate import upgrade
 from events.store import Store
-from tests.browser.games import KINDS, Recorded, record_flawed_smear, record_live_schnapsen, record_plain
+from tests.browser.games import (
+    KINDS,
+    Recorded,
+    record_flawed_smear,
+    record_live_schnapsen,
+    record_noted_retract,
+    record_plain,
+)
 from tests.reliability.server import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,6 +65,8 @@ class Server:
     shared: Recorded
     shared_live: Recorded
     shared_live_rest: list[dict[str, Any]]
+    #: Schnapsen with a note and a claim inside a retracted range (`record_noted_retract`)
+    noted: Recorded
 
     def headers(self, role: str = "recorder") -> dict[str, str]:
         return {"Authorization": f"Bearer {self.keys[role]}"}
@@ -87,6 +97,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     live, rest = record_live_schnapsen(store, club_id)
     shared, _ = record_live_schnapsen(store, club_id, seed=4)
     shared_live, shared_rest = record_live_schnapsen(store, club_id, seed=6)
+    noted = record_noted_retract(store, club_id)
     store.dispose()
 
     port = free_port()
@@ -116,7 +127,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             pytest.fail("the server did not start within 30 s")
         time.sleep(0.1)
     try:
-        yield Server(url, database_url, keys, games, live, rest, shared, shared_live, shared_rest)
+        yield Server(url, database_url, keys, games, live, rest, shared, shared_live, shared_rest, noted)
     finally:
         process.terminate()
         try:
@@ -136,6 +147,61 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+SNAPSHOT = """() => {
+  const table = document.getElementById('table');
+  const seats = {};
+  for (const seat of table.querySelectorAll('.seat')) {
+    const hand = seat.querySelector('.hand');
+    seats[seat.dataset.seat] = {
+      cards: [...hand.querySelectorAll('[data-card]')].map((c) => c.dataset.card),
+      backs: [...hand.querySelectorAll('.backs')].map((b) => Number(b.dataset.count)),
+      toAct: seat.classList.contains('to-act'),
+      name: seat.querySelector('.name').textContent,
+    };
+  }
+  const center = [...table.querySelector('.center').querySelectorAll('[data-card]')].map((c) => c.dataset.card);
+  return {seq: Number(table.dataset.seq), hand: Number(table.dataset.hand), viewpoint: table.dataset.viewpoint,
+          phase: table.dataset.phase, seats, center};
+}"""
+
+
+class Page:
+    """A page of the replay page, with the console errors it logged."""
+
+    def __init__(self, page: Any, errors: list[str]) -> None:
+        self.page = page
+        self.errors = errors
+
+    def snapshot(self) -> dict[str, Any]:
+        result: dict[str, Any] = self.page.evaluate(SNAPSHOT)
+        return result
+
+    def wait_seq(self, seq: int) -> None:
+        self.page.wait_for_selector(f'body[data-busy="0"] #table[data-seq="{seq}"]', timeout=10_000)
+
+
+@pytest.fixture
+def open_page(browser: Any, server: Server) -> Iterator[Any]:
+    contexts: list[Any] = []
+
+    def opener(path: str, role: str | None = "recorder", width: int = 1280, height: int = 900, **extra: Any) -> Page:
+        context = browser.new_context(viewport={"width": width, "height": height}, **extra)
+        contexts.append(context)
+        if role is not None:
+            key = json.dumps(server.keys[role])
+            context.add_init_script(f"sessionStorage.setItem('tablebook.key', {key})")
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(server.url + path)
+        return Page(page, errors)
+
+    yield opener
+    for context in contexts:
+        context.close()
 
 
 @pytest.fixture(scope="session")

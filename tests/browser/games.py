@@ -133,3 +133,36 @@ def record_live_schnapsen(store: Store, club_id: int, seed: int = 3) -> tuple[Re
     _append(recorder, game.id, club_id, playout.events[:cut])
     assert rules.hand_in_progress(recorder.live(game.id).state.game)
     return Recorded(game.id, kind, PLAYERS[kind], store.read_events(game.id)), list(playout.events[cut:])
+
+
+def record_noted_retract(store: Store, club_id: int, seed: int = 11) -> Recorded:
+    """Schnapsen with a note and a score claim made inside a range that a later retract takes back.
+
+    Hand 1 is played to its 8th event; then two plays, a note disputing the hand (with its `ref`), a
+    score claim, two more events; then a retract back to the 8th event of the hand; then play on. The
+    retract takes back the four game events only: the note and the claim stay in force.
+    """
+    kind = "schnapsen"
+    rules = rules_for(kind)
+    rng = random.Random(seed)
+    recorder = Recorder(store)
+    game = recorder.create_game(club_id=club_id, kind=kind, players=PLAYERS[kind], options={})
+    state = recorder.live(game.id).state
+    state, before = _continue(rules, state, rng, 8)
+    _append(recorder, game.id, club_id, before)
+    to_seq = state.seq
+    state, two = _continue(rules, state, rng, 2)
+    _append(recorder, game.id, club_id, two)
+    points = {str(s): 0 for s in range(len(PLAYERS[kind]))}
+    engine_events = [
+        {"type": "note", "text": "Ben disputes the trick just played", "ref": state.seq},
+        {"type": "score_claimed", "hand": 1, "points": {**points, "1": 2}},
+    ]
+    _append(recorder, game.id, club_id, engine_events)
+    _, more = _continue(rules, recorder.live(game.id).state, rng, 2)
+    _append(recorder, game.id, club_id, more)
+    retract = {"type": "retract", "to_seq": to_seq, "reason": "the trick was misrecorded"}
+    recorder.append(game.id, [retract], club_id=club_id, actor="test")
+    _, rest = _continue(rules, recorder.live(game.id).state, rng, 10)
+    _append(recorder, game.id, club_id, rest)
+    return Recorded(game.id, kind, PLAYERS[kind], store.read_events(game.id))

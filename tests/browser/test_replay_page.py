@@ -8,52 +8,18 @@ moment, leaked a hidden card or dropped one would fail.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.browser.conftest import Server
+from tests.browser.conftest import Page, Server
 from tests.browser.games import KINDS, Recorded
 
 CARD = re.compile(r"^[A2-9TJQK][CDHS]$")
 READY = 'body[data-busy="0"] #table[data-seq]'
-
-SNAPSHOT = """() => {
-  const table = document.getElementById('table');
-  const seats = {};
-  for (const seat of table.querySelectorAll('.seat')) {
-    const hand = seat.querySelector('.hand');
-    seats[seat.dataset.seat] = {
-      cards: [...hand.querySelectorAll('[data-card]')].map((c) => c.dataset.card),
-      backs: [...hand.querySelectorAll('.backs')].map((b) => Number(b.dataset.count)),
-      toAct: seat.classList.contains('to-act'),
-      name: seat.querySelector('.name').textContent,
-    };
-  }
-  const center = [...table.querySelector('.center').querySelectorAll('[data-card]')].map((c) => c.dataset.card);
-  return {seq: Number(table.dataset.seq), hand: Number(table.dataset.hand), viewpoint: table.dataset.viewpoint,
-          phase: table.dataset.phase, seats, center};
-}"""
-
-
-class Page:
-    """A page of the replay page, with the console errors it logged."""
-
-    def __init__(self, page: Any, errors: list[str]) -> None:
-        self.page = page
-        self.errors = errors
-
-    def snapshot(self) -> dict[str, Any]:
-        result: dict[str, Any] = self.page.evaluate(SNAPSHOT)
-        return result
-
-    def wait_seq(self, seq: int) -> None:
-        self.page.wait_for_selector(f'body[data-busy="0"] #table[data-seq="{seq}"]', timeout=10_000)
 
 
 def card_codes(value: Any) -> set[str]:
@@ -86,28 +52,6 @@ def assert_table_is(page: Page, state: dict[str, Any]) -> None:
             assert drawn["backs"] == [seat["card_count"]], seat
         assert drawn["toAct"] == (seat["seat"] in state["to_act"] and state["phase"] != "over")
     assert set(shown["center"]) == card_codes(state["table"])
-
-
-@pytest.fixture
-def open_page(browser: Any, server: Server) -> Iterator[Any]:
-    contexts: list[Any] = []
-
-    def opener(path: str, role: str | None = "recorder", width: int = 1280, height: int = 900, **extra: Any) -> Page:
-        context = browser.new_context(viewport={"width": width, "height": height}, **extra)
-        contexts.append(context)
-        if role is not None:
-            key = json.dumps(server.keys[role])
-            context.add_init_script(f"sessionStorage.setItem('tablebook.key', {key})")
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(server.url + path)
-        return Page(page, errors)
-
-    yield opener
-    for context in contexts:
-        context.close()
 
 
 def state_at(server: Server, game: Recorded, seq: int, seat: int | None = None) -> dict[str, Any]:

@@ -9,11 +9,10 @@ import httpx
 
 from tests.api.test_server_deals import Table
 from tests.browser.conftest import Server
-from tests.browser.test_replay_page import open_page  # noqa: F401 - the fixture
 from tests.conftest import Club
 
 
-def test_the_replay_page_marks_each_revealed_hand_verified(server: Server, open_page: Any) -> None:  # noqa: F811
+def test_the_replay_page_marks_each_revealed_hand_verified(server: Server, open_page: Any) -> None:
     headers = {role: server.headers(role) for role in ("recorder", "viewer", "auditor")}
     club = Club("browser club", headers["recorder"], headers["viewer"], headers["auditor"], server.keys)
     with httpx.Client(base_url=server.url, timeout=30) as client:
