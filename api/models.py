@@ -14,11 +14,11 @@ union on `type` per game (`event_schemas()`).
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, create_model
 
+from events.codec import plain
 from projections import engine
 from projections.registry import KINDS, rules_for
 from projections.rules import CHANCE
@@ -587,15 +587,6 @@ def event_schemas() -> dict[str, dict[str, Any]]:
     return out
 
 
-def _plain(value: Any) -> Any:
-    """An event as JSON: mappings as dicts, tuples as lists."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
 def first_events(kind: str) -> list[dict[str, Any]]:
     """A new game's first events, from its declaration: the demo players' game under default options, its
     chance events (a cut, a deal...) up to the first decision and that decision (the game's bot's choice,
@@ -614,8 +605,8 @@ def first_events(kind: str) -> list[dict[str, Any]]:
             chosen = offered[0]
         else:
             chosen = rules.bot(state.game, offered, rng) if rules.bot is not None else rng.choice(offered)
-        decision = engine.decide(rules, state, _plain(chosen))
-        out.append(_plain(decision.event))
+        decision = engine.decide(rules, state, plain(chosen))
+        out.append(plain(decision.event))
         state = engine.apply(rules, state, decision.event, state.seq + 1)
         if due is not CHANCE:
             break

@@ -24,6 +24,16 @@ def canonical(value: Any) -> bytes:
     return orjson.dumps(value, option=_DUMP_OPTIONS)
 
 
+def plain(value: Any) -> Any:
+    """A value as JSON holds it: mappings as dicts with string keys, tuples as lists (an event built from
+    a frozen state, say), so that it compares and serialises as the stored one does."""
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
 def dumps(value: Any) -> str:
     """Canonical JSON as text, the form stored in the database."""
     return canonical(value).decode()

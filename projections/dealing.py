@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from events.codec import plain
 from events.common import DEAL_EVENTS, SHUFFLE_ALGORITHM
 from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError, TablebookError
 from events.schema import parse_event
@@ -262,18 +263,10 @@ def server_chance_events(rules: GameRules[Any], state: Any) -> list[dict[str, An
     twice (two random hits of one seat) is listed once."""
     out: list[dict[str, Any]] = []
     for event in rules.chance_events(state, random.Random(0)):
-        bare = strip_cards(rules.kind, _plain(event))
+        bare = strip_cards(rules.kind, plain(event))
         if bare not in out:
             out.append(bare)
     return out
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
 
 
 def committed_event(hand: int, commitment: str) -> dict[str, Any]:

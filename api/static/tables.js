@@ -120,8 +120,8 @@ const schnapsen = {
     talon.append(h("figure", { class: "stack" }, backsEl(stack, "in the talon"),
       h("figcaption", {}, `talon ${t.talon}`)));
     const parts = [
-      h("div", { class: "row" }, labelled("Trump", h("span", { class: "big-suit" }, inlineSuit(t.trump_suit), " ",
-        suitName(t.trump_suit))), labelled("Talon", talon)),
+      h("div", { class: "row" }, labelled("Trump", h("span", { class: "big-suit" }, t.trump_suit
+        ? [inlineSuit(t.trump_suit), " ", suitName(t.trump_suit)] : "not dealt yet")), labelled("Talon", talon)),
       t.closed_by !== null && t.closed_by !== undefined && !t.trump_card
         ? h("p", { class: "note" }, `talon closed by ${who(t.closed_by, names)}`) : null,
       trickEl(t.trick, names),
@@ -299,9 +299,13 @@ const gin = {
       labelled("Stock", h("figure", { class: "stack" }, backsEl(t.stock, "in the stock"),
         h("figcaption", {}, `stock ${t.stock}`)))));
     parts.push(labelled(`Discard pile (${t.pile.length}, top last)`, pile, "pile-group"));
-    const roles = h("div", { class: "roles" }, ["box", "captain", "sitter"].map((role) =>
-      h("span", { class: "role", dataset: { role, seat: t[role] } }, `${role} `, h("strong", {}, who(t[role], names)))));
-    parts.push(labelled("Roles", roles));
+    if (t.box === null || t.box === undefined) {
+      parts.push(labelled("Roles", h("span", { class: "roles" }, "drawn by the cut")));
+    } else {
+      const roles = h("div", { class: "roles" }, ["box", "captain", "sitter"].map((role) =>
+        h("span", { class: "role", dataset: { role, seat: t[role] } }, `${role} `, h("strong", {}, who(t[role], names)))));
+      parts.push(labelled("Roles", roles));
+    }
     if (state.phase === "offer") parts.push(kv("Upcard offer", `${plural(t.passes, "pass", "passes")} so far`));
     if (t.stock_only) parts.push(h("p", { class: "note" }, "the captain must draw from the stock"));
     const layout = t.layout;
