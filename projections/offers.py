@@ -40,7 +40,7 @@ import orjson
 from events.cards import sorted_cards
 from events.errors import TablebookError
 from events.schema import json_schema
-from projections import engine, phrases
+from projections import dealing, engine, phrases
 from projections.rules import CHANCE, HIDDEN, OMNISCIENT, SPECTATOR, Chance, Event, GameRules, Viewpoint
 from projections.visibility import sight_of, viewpoint_for
 
@@ -251,7 +251,11 @@ class _Offer:
         return self._flagged_spans(template, a, lo, near) + self._flagged_spans(template, hi, b, near)
 
     def _chance(self) -> None:
-        """The chance events that may come: forced ones (every card already known) are decisions."""
+        """The chance events that may come: forced ones (every card already known) are decisions; in a
+        server-dealt game every one is a decision, sent without its cards (the server deals them)."""
+        if dealing.is_server_dealt(self.state.options):
+            self.decisions.extend(dealing.server_chance_events(self.rules, self.state))
+            return
         unseen = set(unseen_cards(self.rules, self.state, OMNISCIENT))
         rng = random.Random(self.position.seq)
         for raw in [*self.rules.chance_events(self.state, rng), *disputed_chances(self.rules, self.state, unseen)]:
@@ -399,6 +403,10 @@ def common_events(rules: GameRules[Any], position: engine.Position[Any]) -> list
             }
         )
     out.append({"event": {"type": "note", "text": "note"}, "field": "text"})
+    deal = position.deal
+    if dealing.is_server_dealt(state.options) and deal is not None and not deal.revealed and not deal.taken:
+        # a server-dealt hand's deck takes any seat's randomness until its first card is dealt
+        out.append({"event": {"type": "seed", "seed": "your words"}, "field": "seed"})
     if not rules.is_terminal(state) and rules.hand_in_progress(state):
         out.append({"event": {"type": "hand_voided", "reason": ""}, "field": "reason"})
     return out

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from projections import dealing
 from projections.registry import available, rules_for
 from tests.conftest import Club, error_of, new_game
 
@@ -225,3 +226,33 @@ def test_the_offer_is_the_document_the_schema_publishes(client: TestClient, club
                 errors = [f"{e.instance_path}: {e.message}" for e in validator.iter_errors(doc)]
                 assert not errors, (kind, errors[:3])
             _append(client, club, game_id, [_pick(_next(client, club, game_id).json(), rng)])
+
+
+@pytest.mark.parametrize("kind", available())
+def test_a_server_dealt_game_is_recorded_from_its_offer_with_no_card_to_enter(
+    client: TestClient, club: Club, kind: str
+) -> None:
+    """In a server-dealt game the deals and draws are offered without cards (the server deals them), as
+    decisions, never as a reveal to fill in; a seed is offered until the hand's first card is dealt."""
+    rules = rules_for(kind)
+    game = new_game(client, club, kind, list(rules.demo_players), options={"dealing": "server"})
+    game_id, rng = game["id"], random.Random(kind)
+    doc = _next(client, club, game_id).json()
+    assert any(c["event"]["type"] == "seed" for c in doc["common"]), doc["common"]
+    seq, dealt = doc["seq"], 0
+    for _ in range(30):
+        doc = _next(client, club, game_id).json()
+        if doc["finished"]:
+            break
+        assert doc["reveal"] is None, doc["reveal"]
+        event = _pick(doc, rng)
+        from_deck = dealing.takes(kind, event)  # the fields whose cards leave the deck (a pile draw names its card)
+        if from_deck:
+            assert not set(from_deck) & set(event), event  # the server fills the cards
+            dealt += 1
+        stored = _append(client, club, game_id, [event], expected_seq=doc["seq"])
+        assert stored["events"][0]["seq"] == doc["seq"] + 1
+        seq = stored["events"][-1]["seq"]
+    assert dealt and seq > 1
+    verified = client.get(f"/v1/games/{game_id}/verify", headers=club.auditor).json()
+    assert verified["ok"], verified["problems"][:3]
