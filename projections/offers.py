@@ -266,7 +266,7 @@ class _Offer:
             named = cards_of(self.rules, event)
             if decision.violation is not None:
                 self.flagged.append(
-                    {"event": event, **decision.violation, "reveal": True, "fields": entry_fields(self.rules, event)}
+                    {"event": event, **decision.violation, "reveal": True, "entry": entry_fields(self.rules, event)}
                 )
             elif named and not named & unseen:
                 self.decisions.append(event)

@@ -55,6 +55,9 @@ class Flagged(Doc):
     min: int | None = None
     max: int | None = None
     reveal: bool | None = Field(default=None, description="a chance event: its cards are to enter")
+    entry: dict[str, dict[str, Any]] | None = Field(
+        default=None, description="a chance event's card fields, what to enter (as the reveal's `fields`)"
+    )
 
 
 class CommonEvent(Doc):
