@@ -4,7 +4,12 @@
   same API as everyone else, with the key the viewer types in (kept in the
   tab's sessionStorage) or a share token from the link (`#share=ts_...`), so
   the API's visibility rules decide every card it may show. `GET /replay`
-  is the same page listing the club's games.
+  is the same page listing the club's games: `GET /v1/games` with its filters
+  (`?game=`, `player=`, `status=`, `since=`/`until=` from the date fields, `limit=`),
+  paged by `next_cursor`, with the winner and each total in the game's unit.
+- The page's download menu fetches `GET /v1/games/{id}/export?format=json|jsonl|text|csv|csv-excel`
+  with the key in the Authorization header and saves the answer from a blob (a share link may
+  not export: it has no menu); its print stylesheet prints the table and the whole score sheet.
 - `GET /static/{name}`: the page's JavaScript, CSS and icon (`StaticFiles`,
   mounted by `api.main.create_app`: ETag, Last-Modified, 304 on
   If-None-Match, HEAD); nothing is fetched from anywhere else (the
@@ -12,6 +17,12 @@
 - `POST /v1/games/{id}/share` makes a read-only share link (recorder and
   auditor keys); `GET` lists a game's links; `DELETE .../share/{share_id}`
   revokes one. See `api/share.py` (the token check) and `events/shares.py` (the rows).
+- `GET /record/{id}` serves the table pad (`api/static/record.html`, `record.js`): the table as the
+  scorer sees it and what may be appended next (`GET /v1/games/{id}/next`), sent one tap at a time with
+  `expected_seq` and an `Idempotency-Key`, queued in the browser while offline. `GET /record` is the
+  new-game form (the games and their options from `GET /v1/games/rules`, the club's rule profiles from
+  `GET /v1/profiles`); `GET /record/sw.js` the pad's service worker (its files, for a reload without the
+  network).
 - `GET /v1/games/{id}/hands`: each hand's seq range and whether it is live,
   so a page can list the hands, find the hand of a seq, and know which
   hands a share link may show without asking for a refused one.
@@ -227,3 +238,29 @@ def get_hands(game_id: str, principal: PrincipalDep, service: ServiceDep) -> dic
     viewer key sees only its public table).
     """
     return service.hands(principal, game_id)
+
+
+# --------------------------------------------------------------------------- the table pad (issue 18)
+
+
+@router.get("/record/sw.js", include_in_schema=False)
+async def record_worker() -> Response:
+    """The pad's service worker, served under /record/ so that its scope is the pad's pages: it keeps
+    the pad's files so that a reload without the network still opens the pad (its queued taps are in
+    localStorage); it never touches an API request."""
+    return _static("record-sw.js")
+
+
+@router.get("/record", include_in_schema=False)
+@router.get("/record/", include_in_schema=False)
+async def new_game_page() -> Response:
+    """The table pad without a game: the new-game form (and the club's live games to go on with)."""
+    return _static("record.html")
+
+
+@router.get("/record/{game_id}", include_in_schema=False)
+async def record_page(game_id: str) -> Response:
+    """The table pad of one game: the table, whose turn it is, and the events it may take next."""
+    if not _GAME_ID.match(game_id):
+        raise NotFoundError(f"no game {game_id!r}")
+    return _static("record.html")
