@@ -329,7 +329,9 @@ class Tablebook:
         """A page of games, newest first (`GET /v1/games`): the reader's club, or every club for the operator.
 
         With `situations`, the hand-facts read model catches up with the log first (one indexed read when
-        nothing is new) and each game lists its `hits`. `filters`: kind, status, player, winner, since, until.
+        nothing is new) and each game lists its `hits`. `filters`: kind, status, player (a name or alias,
+        case-insensitive), player_id, winner, since, until, event, round. With a player, `has=` counts only
+        that player's own situations (facts at the seat they held) and `hits` lists only those.
 
         Raises:
             InvalidEventError: a cursor this server did not give out.
@@ -339,18 +341,25 @@ class Tablebook:
         if situations:
             HandFacts(self.store).catch_up()
         found: list[GameRecord] = []
+        name, player_id = filters.pop("player", None), filters.pop("player_id", None)
+        players: list[str] | None = None
         for club_id in club_ids:
+            ids = self.store.registry.player_ids(club_id, name, player_id)
+            if ids is not None:
+                players = [*(players or []), *ids]
             if situations:
-                found += self.store.search_games(club_id, situations=situations, limit=limit, before=before, **filters)
+                found += self.store.search_games(
+                    club_id, situations=situations, limit=limit, before=before, player_ids=ids, **filters
+                )
             else:
-                found += self.store.list_games(club_id, limit=limit, before=before, **filters)
+                found += self.store.list_games(club_id, limit=limit, before=before, player_id=player_id, player=name, **filters)
         if len(club_ids) > 1:
             found.sort(key=lambda g: (g.created_at, g.id), reverse=True)  # newest first, as each club's page
             found = found[:limit]
         next_cursor = encode_cursor(found[-1]) if len(found) == limit else None
         if not situations:
             return {"games": [game_public(g) for g in found], "next_cursor": next_cursor}
-        hits = self.store.hits([g.id for g in found], situations)
+        hits = self.store.hits([g.id for g in found], situations, player_ids=players)
         return {"games": [{**game_public(g), "hits": hits[g.id]} for g in found], "next_cursor": next_cursor}
 
     def hand_facts(self) -> HandFacts:
