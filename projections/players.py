@@ -166,7 +166,7 @@ def standings(
     since: str | None = None,
     until: str | None = None,
     event: str | None = None,
-    round: str | None = None,
+    round_name: str | None = None,
 ) -> dict[str, Any]:
     """The leaderboard of a club's games of one kind in a range (creation time, event, round labels).
 
@@ -178,7 +178,7 @@ def standings(
     pools: dict[str, Any] = {}
     for pool in POOLS[kind]:
         rows: dict[str, dict[str, Any]] = {}
-        for change in store.ratings.changes_in(club_id, [pool], since=since, until=until, event=event, round=round):
+        for change in store.ratings.changes_in(club_id, [pool], since=since, until=until, event=event, round=round_name):
             row = rows.setdefault(
                 change["player_id"],
                 {"start": change["mu_before"], "results": 0, "wins": 0.0, "expected": 0.0, "games": set()},
@@ -209,7 +209,7 @@ def standings(
         pools[pool] = {"title": POOL_TITLES[pool], "standings": table}
     return {
         "game": kind,
-        "range": {"since": since, "until": until, "event": event, "round": round},
+        "range": {"since": since, "until": until, "event": event, "round": round_name},
         "model": f"openskill {type(MODEL).__name__}",
         "pools": pools,
     }

@@ -996,7 +996,9 @@ class Tablebook:
         rules_for(kind)
         club_id = _own_club(reader)
         self._caught_up()
-        return player_pages.standings(self.store, club_id, kind, since=since, until=until, event=event, round=round)
+        return player_pages.standings(
+            self.store, club_id, kind, since=since, until=until, event=event, round_name=round
+        )
 
     # ------------------------------------------------------------------ share links
 
