@@ -901,7 +901,7 @@ def _print_outcome(outcome: Any) -> None:
 
 @app.command()
 def rebuild(database: DatabaseOption = None) -> None:
-    """Rebuild every read model from zero (the hand facts behind `GET /v1/games?has=`, the ratings), with a progress bar."""
+    """Rebuild every read model from zero (the hand facts behind `GET /v1/games?has=`, the ratings)."""
     service = _service(database, migrate=True)
     store = service.store
     facts = service.hand_facts()
@@ -916,7 +916,9 @@ def rebuild(database: DatabaseOption = None) -> None:
         task = progress.add_task("ratings (event positions)", total=total)
         read = ratings.rebuild(lambda n: progress.advance(task, n))
     changes = len(store.ratings.rows())
-    console.print(f"rebuilt the ratings: {read} events read, {changes} rating changes, checkpoint at {ratings.position()}")
+    console.print(
+        f"rebuilt the ratings: {read} events read, {changes} rating changes, checkpoint at {ratings.position()}"
+    )
 
 
 @players_app.command("erase")

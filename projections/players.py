@@ -104,7 +104,9 @@ def explain(change: Mapping[str, Any], names: Names) -> dict[str, Any]:
     expected and actual result, the change."""
     delta = change["mu_after"] - change["mu_before"]
     actual = change["actual"]
-    outcome = "won" if actual == 1 else ("lost" if actual == 0 else ("drew" if actual == 0.5 else f"scored {actual:.2f}"))
+    outcome = (
+        "won" if actual == 1 else ("lost" if actual == 0 else ("drew" if actual == 0.5 else f"scored {actual:.2f}"))
+    )
     where = f"hand {change['hand']}" if change["kind"] in ("gin-rummy-3", "seven-and-a-half") else "the game"
     reason = (
         f"{names(change['player_id'])} {outcome} {where} against {_side_text(change['opponents'], names)}: "
@@ -178,7 +180,9 @@ def standings(
     pools: dict[str, Any] = {}
     for pool in POOLS[kind]:
         rows: dict[str, dict[str, Any]] = {}
-        for change in store.ratings.changes_in(club_id, [pool], since=since, until=until, event=event, round=round_name):
+        for change in store.ratings.changes_in(
+            club_id, [pool], since=since, until=until, event=event, round=round_name
+        ):
             row = rows.setdefault(
                 change["player_id"],
                 {"start": change["mu_before"], "results": 0, "wins": 0.0, "expected": 0.0, "games": set()},

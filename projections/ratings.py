@@ -147,8 +147,8 @@ def matches_of(kind: str, seats: int, envelope: Mapping[str, Any], context: Hand
             return []
         return [Match(hand, seq, ((0,), (1,)), (kind, kind), (0, 1) if winner == 0 else (1, 0))]
     if kind in POOLS:
-        ranks = _ranks_by_totals(result.get("totals") or {}, seats)
-        return [Match(hand, seq, tuple((s,) for s in range(seats)), (kind,) * seats, ranks)]
+        by_total = _ranks_by_totals(result.get("totals") or {}, seats)
+        return [Match(hand, seq, tuple((s,) for s in range(seats)), (kind,) * seats, by_total)]
     return []
 
 
@@ -311,7 +311,12 @@ class RatingsModel:
         rows: list[dict[str, Any]] = []
         for position, game_id, env in page:
             kind, club_id, players = self._games[game_id]
-            if kind in POOLS and _may_settle(kind, env) and players and not _voided(env["seq"], retracts.get(game_id, ())):
+            if (
+                kind in POOLS
+                and _may_settle(kind, env)
+                and players
+                and not _voided(env["seq"], retracts.get(game_id, ()))
+            ):
                 context = self._hand_context(game_id, env) if kind in (SEVEN, GIN) else HandContext()
                 base = {
                     "club_id": club_id,

@@ -49,12 +49,12 @@ from events.notify import Subscription, notifier_for
 from events.schema import unstorable
 from events.store import GameRecord, PlayerRecord, Store
 from projections import deal_report, dealing, engine, fairdeal, phrases, rescore
+from projections import players as player_pages
 from projections import profiles as rule_profiles
 from projections.audit import audit_game, compare_claim
 from projections.histories import export, importer
 from projections.histories.erasure import Erasure, erase_player
 from projections.notation import describe
-from projections import players as player_pages
 from projections.ratings import RatingsModel
 from projections.readmodel import HandFacts
 from projections.recorder import Recorder
@@ -354,7 +354,9 @@ class Tablebook:
                     club_id, situations=situations, limit=limit, before=before, player_ids=ids, **filters
                 )
             else:
-                found += self.store.list_games(club_id, limit=limit, before=before, player_id=player_id, player=name, **filters)
+                found += self.store.list_games(
+                    club_id, limit=limit, before=before, player_id=player_id, player=name, **filters
+                )
         if len(club_ids) > 1:
             found.sort(key=lambda g: (g.created_at, g.id), reverse=True)  # newest first, as each club's page
             found = found[:limit]

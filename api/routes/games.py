@@ -162,7 +162,9 @@ def list_games(
     game: Annotated[GameKind | None, Query(description="game kind: " + ", ".join(KINDS))] = None,
     player: Annotated[
         str | None,
-        Query(max_length=100, description="a player's name or alias, case-insensitive (with `has=`: their own situations)"),
+        Query(
+            max_length=100, description="a player's name or alias, case-insensitive (with `has=`: their own situations)"
+        ),
     ] = None,
     player_id: Annotated[
         str | None, Query(max_length=32, description="a player's id (with `has=`: their own situations)")

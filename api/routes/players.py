@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import PrincipalDep, ServiceDep
 from api.models import AUTH, BODY, errors
-from api.requests import StrictJSONRoute
 from api.queries import GameKind, Moment, stored_time
+from api.requests import StrictJSONRoute
 
 router = APIRouter(tags=["players"], route_class=StrictJSONRoute)
 

@@ -37,9 +37,9 @@ from events.store.base import (
 )
 from events.store.log import LogReader
 from events.store.mapper import envelope_from_row, event_row
-from events.store.recorder import DuplicateRequest, EventRecorder, Head, PriorRequest, commit_delay_from
 from events.store.players import PlayerBook, PlayerRecord
 from events.store.ratings import RatingRecorder
+from events.store.recorder import DuplicateRequest, EventRecorder, Head, PriorRequest, commit_delay_from
 from events.store.registry import GameRecord, KeyRecord, Registry
 from events.store.seeds import SeedRow, SeedVault
 from events.store.snapshots import SnapshotCache

@@ -149,7 +149,9 @@ class PlayerBook:
 
     def create_player(self, club_id: int, name: str, aliases: Iterable[str] = ()) -> PlayerRecord:
         """A new player of the club (even if another has the same name: two people may share one)."""
-        record = PlayerRecord(new_id("p"), club_id, _clean(name), tuple(_clean(a) for a in aliases), utc_now(), None, None)
+        record = PlayerRecord(
+            new_id("p"), club_id, _clean(name), tuple(_clean(a) for a in aliases), utc_now(), None, None
+        )
         with self.db.write() as conn, conn.begin():
             conn.execute(insert(PLAYERS).values(_row(record)))
         return record

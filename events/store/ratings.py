@@ -67,14 +67,16 @@ class RatingRecorder:
             for start in range(0, len(players), 500):
                 some = players[start : start + 500]
                 last = (
-                    select(CHANGES.c.player_id, CHANGES.c.pool, func.max(CHANGES.c.id).label("id"), func.count().label("n"))
+                    select(
+                        CHANGES.c.player_id, CHANGES.c.pool, func.max(CHANGES.c.id).label("id"), func.count().label("n")
+                    )
                     .where(CHANGES.c.player_id.in_(some))
                     .group_by(CHANGES.c.player_id, CHANGES.c.pool)
                     .subquery()
                 )
-                query = select(CHANGES.c.player_id, CHANGES.c.pool, CHANGES.c.mu_after, CHANGES.c.sigma_after, last.c.n).join(
-                    last, last.c.id == CHANGES.c.id
-                )
+                query = select(
+                    CHANGES.c.player_id, CHANGES.c.pool, CHANGES.c.mu_after, CHANGES.c.sigma_after, last.c.n
+                ).join(last, last.c.id == CHANGES.c.id)
                 for row in conn.execute(query):
                     key = (row.player_id, row.pool)
                     if key in wanted:

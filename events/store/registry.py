@@ -172,9 +172,7 @@ def filter_games(
         query = query.where(GAMES.c.id.in_(list(ids)))
     if player_ids is not None:
         query = query.where(
-            select(SEATS.c.seat)
-            .where(SEATS.c.game_id == GAMES.c.id, SEATS.c.player_id.in_(list(player_ids)))
-            .exists()
+            select(SEATS.c.seat).where(SEATS.c.game_id == GAMES.c.id, SEATS.c.player_id.in_(list(player_ids))).exists()
         )
     if player is not None:  # LIKE on the JSON text: may match inside another name, so callers filter again
         query = query.where(GAMES.c.players.contains(dumps(player), autoescape=True))

@@ -65,9 +65,7 @@ def move_checkpoint(conn: Any, name: str, old: int, new: int) -> None:
 
 def reset_checkpoint(conn: Any, name: str) -> None:
     """Put the checkpoint `name` back to 0 (made if missing), before a rebuild."""
-    done = conn.execute(
-        update(CHECKPOINTS).where(CHECKPOINTS.c.name == name).values(position=0, updated_at=utc_now())
-    )
+    done = conn.execute(update(CHECKPOINTS).where(CHECKPOINTS.c.name == name).values(position=0, updated_at=utc_now()))
     if done.rowcount == 0:
         conn.execute(insert(CHECKPOINTS).values(name=name, position=0, updated_at=utc_now()))
 

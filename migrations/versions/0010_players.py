@@ -80,7 +80,12 @@ def _players_from_games() -> None:
     conn = op.get_bind()
     game = sa.table("game", sa.column("id"), sa.column("club_id"), sa.column("players"), sa.column("created_at"))
     player = sa.table(
-        "player", sa.column("id"), sa.column("club_id"), sa.column("name"), sa.column("aliases"), sa.column("created_at")
+        "player",
+        sa.column("id"),
+        sa.column("club_id"),
+        sa.column("name"),
+        sa.column("aliases"),
+        sa.column("created_at"),
     )
     seat_row = sa.table("game_player", sa.column("game_id"), sa.column("seat"), sa.column("player_id"))
     now = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
@@ -93,7 +98,9 @@ def _players_from_games() -> None:
             key = (int(club_id), str(name))
             if key not in known:
                 known[key] = "p" + secrets.token_hex(6)
-                players.append({"id": known[key], "club_id": club_id, "name": str(name), "aliases": "[]", "created_at": now})
+                players.append(
+                    {"id": known[key], "club_id": club_id, "name": str(name), "aliases": "[]", "created_at": now}
+                )
             seats.append({"game_id": game_id, "seat": seat, "player_id": known[key]})
     if players:
         conn.execute(sa.insert(player), players)

@@ -142,9 +142,7 @@ def test_the_player_page_has_statistics_ratings_and_an_explained_history(
     assert stats["wins"] == sum(1 for g in games if g.winner == seat[g.id])
     assert stats["points"] == sum(int(g.totals[str(seat[g.id])]) for g in games)
     marriages = sum(
-        1
-        for row in store.hand_fact_rows(ids)
-        if row["situation"] == "marriage" and row["seat"] == seat[row["game_id"]]
+        1 for row in store.hand_fact_rows(ids) if row["situation"] == "marriage" and row["seat"] == seat[row["game_id"]]
     )
     assert stats["marriages"] == marriages
     rating = page["ratings"]["schnapsen"]

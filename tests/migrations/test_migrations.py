@@ -173,9 +173,7 @@ def test_0010_makes_players_of_the_names_of_existing_games_without_touching_an_e
     engine = create_engine(fresh_url)
     with engine.connect() as conn:
         after = [tuple(r) for r in conn.execute(text("SELECT * FROM event ORDER BY position"))]
-        players = {
-            (r.club_id, r.name): r.id for r in conn.execute(text("SELECT id, club_id, name FROM player"))
-        }
+        players = {(r.club_id, r.name): r.id for r in conn.execute(text("SELECT id, club_id, name FROM player"))}
         seats = {
             (r.game_id, r.seat): r.player_id
             for r in conn.execute(text("SELECT game_id, seat, player_id FROM game_player"))
@@ -190,7 +188,13 @@ def test_0010_makes_players_of_the_names_of_existing_games_without_touching_an_e
     try:
         assert [g.id for g in store.list_games(one, player="ben")] == ["g2", "g1"]
         made = store.create_game(
-            club_id=one, kind="schnapsen", players=["cleo", "Eve"], options={}, created_at="z", genesis_hash="h", totals={}
+            club_id=one,
+            kind="schnapsen",
+            players=["cleo", "Eve"],
+            options={},
+            created_at="z",
+            genesis_hash="h",
+            totals={},
         )
         assert store.players.game_seats([made.id])[made.id][0] == players[(one, "Cleo")]
     finally:

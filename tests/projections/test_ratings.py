@@ -38,7 +38,9 @@ def test_casino_and_smear_rank_everyone_by_final_totals_with_ties() -> None:
     (match,) = matches_of("casino", 4, _env("capture", 80, 6, result), HandContext())
     assert match.sides == ((0,), (1,), (2,), (3,))
     assert match.ranks == (1, 0, 1, 3)  # 21 first, the two 17s tie second, 5 last
-    (smear,) = matches_of("cutthroat-smear", 3, _env("play", 50, 4, {"game_ended": True, "totals": {"0": 3}}), HandContext())
+    (smear,) = matches_of(
+        "cutthroat-smear", 3, _env("play", 50, 4, {"game_ended": True, "totals": {"0": 3}}), HandContext()
+    )
     assert smear.pools == ("cutthroat-smear",) * 3 and smear.ranks == (0, 1, 1)
 
 
@@ -125,7 +127,9 @@ def test_a_retract_of_a_rated_result_rebuilds_and_drops_it(store: Store) -> None
     service = Tablebook.open(store)
     reader = Operator(club_id=store.ensure_club("c"), club="c")
     end = store.get_game(schnapsen).seq
-    service.append(reader, schnapsen, [{"type": "retract", "to_seq": end - 1, "reason": "the last trick was misrecorded"}])
+    service.append(
+        reader, schnapsen, [{"type": "retract", "to_seq": end - 1, "reason": "the last trick was misrecorded"}]
+    )
     model.catch_up()
     after = store.ratings.rows()
     assert [r for r in after if r["game_id"] == schnapsen] == []
