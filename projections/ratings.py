@@ -41,8 +41,7 @@ from typing import Any
 
 from openskill.models import BradleyTerryFull, BradleyTerryFullRating
 
-from events.codec import dumps
-from events.envelope import Envelope
+from events.codec import dumps, loads
 from events.store import Store
 
 #: the checkpoint's name in `projection_checkpoint`
@@ -67,6 +66,9 @@ POOLS: dict[str, tuple[str, ...]] = {
 }
 
 Progress = Callable[[int], None]
+
+#: the events that give a hand's context (stakes and banker, roles), besides a retract
+CONTEXT_TYPES = frozenset({"bet", "deal", "cut"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,18 +239,22 @@ class RatingsModel:
     def catch_up(self, progress: Progress | None = None) -> int:
         """Rate every result after the checkpoint; returns the events read by this call.
 
-        A retract of a result already rated starts again from zero (`rebuild`).
+        The log is read light (`LogReader.read_texts`): only the events that settle a result or give a
+        hand's context are decoded. A retract of a result already rated starts again from zero (`rebuild`).
         """
         read = 0
         while True:
             old = self.position()
-            page = self.store.read_positions(old, self.batch)
+            page = self.store.log.read_texts(old, self.batch)
             if not page:
                 return read
-            if self._takes_back_rated(page):
+            self._load_games(row[1] for row in page)
+            events = [self._decoded(row) for row in page]
+            wanted = [e for e in events if e is not None]
+            if self._takes_back_rated(wanted):
                 return read + self.rebuild(progress)
-            rows = self._changes(page)
-            new = page[-1][0]
+            rows = self._changes(wanted)
+            new = int(page[-1][0])
             if self.store.ratings.commit_ratings(NAME, old=old, new=new, rows=rows):
                 read += len(page)
                 if progress is not None:
@@ -258,6 +264,26 @@ class RatingsModel:
             if len(page) < self.batch:
                 return read
 
+    def _decoded(self, row: Sequence[Any]) -> tuple[int, str, dict[str, Any]] | None:
+        """The envelope of a light row that the ratings need (a result, a hand's context, a retract), else None."""
+        position, game_id, seq, hand, kind, data, result, recorded_at = row
+        game_kind = self._games[game_id][0]
+        contextual = game_kind in (SEVEN, GIN)
+        if contextual and seq == 1:
+            self._context[game_id] = HandContext()  # followed from its first event: no read-back needed
+        settles = '"game_ended"' in result or (contextual and '"hand_ended"' in result)
+        if not (settles or kind == "retract" or (contextual and kind in CONTEXT_TYPES)):
+            return None
+        envelope = {
+            "seq": seq,
+            "hand": hand,
+            "type": kind,
+            "data": loads(data),
+            "result": loads(result),
+            "recorded_at": recorded_at,
+        }
+        return int(position), str(game_id), envelope
+
     def rebuild(self, progress: Progress | None = None) -> int:
         """Empty the ratings and read the whole log again; returns the events read."""
         self.store.ratings.reset_ratings(NAME)
@@ -265,7 +291,7 @@ class RatingsModel:
         self._context.clear()
         return self.catch_up(progress)
 
-    def _takes_back_rated(self, page: Sequence[tuple[int, str, Envelope]]) -> bool:
+    def _takes_back_rated(self, page: Sequence[tuple[int, str, Mapping[str, Any]]]) -> bool:
         return any(
             env["type"] == "retract" and self.store.ratings.rated_after(game_id, env["data"]["to_seq"])
             for _, game_id, env in page
@@ -292,9 +318,8 @@ class RatingsModel:
         self._context[game_id] = context
         return context
 
-    def _changes(self, page: Sequence[tuple[int, str, Envelope]]) -> list[dict[str, Any]]:
-        """The explained rating changes of one page, in log order."""
-        self._load_games(game_id for _, game_id, _ in page)
+    def _changes(self, page: Sequence[tuple[int, str, Mapping[str, Any]]]) -> list[dict[str, Any]]:
+        """The explained rating changes of one page (its decoded events), in log order."""
         settling = [(pos, gid, env) for pos, gid, env in page if _may_settle(self._games[gid][0], env)]
         if not settling:
             for _, game_id, env in page:
@@ -331,15 +356,10 @@ class RatingsModel:
         return rows
 
     def _observe(self, game_id: str, env: Mapping[str, Any]) -> None:
-        """Keep the hand context of a game this process has followed from its first event (or read back)."""
-        if self._games[game_id][0] not in (SEVEN, GIN):
-            return
+        """Keep the hand context of a game this process follows from its first event (else read back)."""
         context = self._context.get(game_id)
-        if context is None:
-            if env["seq"] != 1:
-                return  # joined in the middle: read back when a result comes (`_hand_context`)
-            context = self._context[game_id] = HandContext()
-        context.observe(env)
+        if context is not None:
+            context.observe(env)
 
 
 def _may_settle(kind: str, env: Mapping[str, Any]) -> bool:

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from sqlalchemy import func, select
 
@@ -68,6 +69,10 @@ _PG_READ = (
 )
 _PG_HEAD = f"SELECT position FROM event WHERE xact_id < {HORIZON} ORDER BY xact_id DESC, position DESC LIMIT 1"
 _PLAIN_READ = f"SELECT position, game_id, {ENVELOPE_SQL} FROM event WHERE position > ? ORDER BY position LIMIT ?"
+#: the light read (`read_texts`): the same order, the payloads left encoded
+_TEXTS = "position, game_id, seq, hand, type, data, result, recorded_at"
+_PG_TEXTS = _PG_READ.replace(ENVELOPE_SQL, _TEXTS.removeprefix("position, game_id, "), 1)
+_PLAIN_TEXTS = f"SELECT {_TEXTS} FROM event WHERE position > ? ORDER BY position LIMIT ?"
 
 
 class LogReader:
@@ -78,6 +83,7 @@ class LogReader:
         #: Test-only: TABLEBOOK_LOG_HORIZON=off reads by position alone (see the module docstring).
         self.horizon = db.dialect == "postgresql" and os.environ.get("TABLEBOOK_LOG_HORIZON", "on") != "off"
         self._plain = db.sql(_PLAIN_READ)
+        self._plain_texts = db.sql(_PLAIN_TEXTS)
 
     def read_positions(self, after: int = 0, limit: int = 1000) -> list[tuple[int, str, Envelope]]:
         """`(position, game_id, envelope)` of the events after the one at position `after`, in log order.
@@ -92,6 +98,17 @@ class LogReader:
         else:
             rows = self.db.rows(self._plain, (after, limit))
         return [(int(row[0]), str(row[1]), envelope_from_values(row[2:])) for row in rows]
+
+    def read_texts(self, after: int = 0, limit: int = 1000) -> list[tuple[Any, ...]]:
+        """`read_positions` for a reader that decodes few events: `(position, game_id, seq, hand, type, data,
+        result, recorded_at)` with `data` and `result` as their stored JSON text, in the same order and
+        with the same guarantee (a read model that needs only the events that settle something)."""
+        if after >= MAX_POSITION or limit <= 0:
+            return []
+        after, limit = clamp(after, MAX_POSITION), min(limit, MAX_POSITION)
+        if self.horizon:
+            return [tuple(row) for row in self.db.rows(_PG_TEXTS, (after, after, limit))]
+        return [tuple(row) for row in self.db.rows(self._plain_texts, (after, limit))]
 
     def head_position(self) -> int:
         """The position of the last event in log order that a reader can read now (0: none)."""
