@@ -39,6 +39,10 @@ POOL_TITLES: dict[str, str] = {
 }
 
 
+#: the side a pool rates, where a kind rates two (Seven and a Half's banker and punters)
+ROLES = {"seven-and-a-half.banker": "banker", "seven-and-a-half.punter": "punter"}
+
+
 def rating_doc(mu: float, sigma: float, results: int) -> dict[str, Any]:
     """A rating as the API shows it: `mu`, `sigma`, `ordinal`, `provisional`, and `text` ("27.4?")."""
     provisional = is_provisional(sigma)
@@ -108,6 +112,8 @@ def explain(change: Mapping[str, Any], names: Names) -> dict[str, Any]:
         "won" if actual == 1 else ("lost" if actual == 0 else ("drew" if actual == 0.5 else f"scored {actual:.2f}"))
     )
     where = f"hand {change['hand']}" if change["kind"] in ("gin-rummy-3", "seven-and-a-half") else "the game"
+    if change["pool"] in ROLES:
+        where += f" as {ROLES[change['pool']]}"
     reason = (
         f"{names(change['player_id'])} {outcome} {where} against {_side_text(change['opponents'], names)}: "
         f"expected {change['expected']:.2f}, actual {actual:.2f}, "
