@@ -390,7 +390,7 @@ def bench_ratings(url: str) -> None:
         games / total,
         "games/s",
         f"{figures['events'] / total:,.0f} ev/s",
-        f"100,000 games: ~{ratings.TARGET * total / games:.0f} s; one more game rated in {figures['one'] * 1000:.1f} ms",
+        f"100,000 games: ~{ratings.TARGET * total / games:.0f} s; one more game: {figures['one'] * 1000:.1f} ms",
     )
 
 
