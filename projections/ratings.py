@@ -69,6 +69,10 @@ Progress = Callable[[int], None]
 
 #: the events that give a hand's context (stakes and banker, roles), besides a retract
 CONTEXT_TYPES = frozenset({"bet", "deal", "cut"})
+#: what the log reader may leave out of a page on SQLite: every event but these types, a game's first
+#: event, and those whose result text holds one of the marks (`LogReader.read_texts_where`)
+READ_TYPES = ("bet", "deal", "cut", "retract")
+READ_MARKS = ('"game_ended"', '"hand_ended"')
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +233,8 @@ class RatingsModel:
 
     def __init__(self, store: Store, *, batch: int = 2000) -> None:
         self.store = store
-        self.batch = batch
+        #: positions a page spans (SQLite reads only the events that matter in it; PostgreSQL a page of `batch`)
+        self.span = batch * 10 if store.dialect == "sqlite" else batch
         self._games: dict[str, tuple[str, int, list[str]]] = {}
         self._context: dict[str, HandContext] = {}
 
@@ -239,14 +244,16 @@ class RatingsModel:
     def catch_up(self, progress: Progress | None = None) -> int:
         """Rate every result after the checkpoint; returns the events read by this call.
 
-        The log is read light (`LogReader.read_texts`): only the events that settle a result or give a
-        hand's context are decoded. A retract of a result already rated starts again from zero (`rebuild`).
+        The log is read light (`LogReader.read_texts_where`): on SQLite only the events that may settle a
+        result or give a hand's context are read, on PostgreSQL every event in log order with its
+        payloads left encoded; either way only those events are decoded. A retract of a result already
+        rated starts again from zero (`rebuild`).
         """
         read = 0
         while True:
             old = self.position()
-            page = self.store.log.read_texts(old, self.batch)
-            if not page:
+            new, page = self.store.log.read_texts_where(old, self.span, READ_TYPES, READ_MARKS)
+            if new <= old:
                 return read
             self._load_games(row[1] for row in page)
             events = [self._decoded(row) for row in page]
@@ -254,15 +261,12 @@ class RatingsModel:
             if self._takes_back_rated(wanted):
                 return read + self.rebuild(progress)
             rows = self._changes(wanted)
-            new = int(page[-1][0])
             if self.store.ratings.commit_ratings(NAME, old=old, new=new, rows=rows):
-                read += len(page)
+                read += new - old
                 if progress is not None:
                     progress(new - old)
             else:  # another process did this page: our hand contexts may be ahead of it
                 self._context.clear()
-            if len(page) < self.batch:
-                return read
 
     def _decoded(self, row: Sequence[Any]) -> tuple[int, str, dict[str, Any]] | None:
         """The envelope of a light row that the ratings need (a result, a hand's context, a retract), else None."""

@@ -84,6 +84,7 @@ class LogReader:
         self.horizon = db.dialect == "postgresql" and os.environ.get("TABLEBOOK_LOG_HORIZON", "on") != "off"
         self._plain = db.sql(_PLAIN_READ)
         self._plain_texts = db.sql(_PLAIN_TEXTS)
+        self._head = db.sql("SELECT MAX(position) FROM event")
 
     def read_positions(self, after: int = 0, limit: int = 1000) -> list[tuple[int, str, Envelope]]:
         """`(position, game_id, envelope)` of the events after the one at position `after`, in log order.
@@ -109,6 +110,31 @@ class LogReader:
         if self.horizon:
             return [tuple(row) for row in self.db.rows(_PG_TEXTS, (after, after, limit))]
         return [tuple(row) for row in self.db.rows(self._plain_texts, (after, limit))]
+
+    def read_texts_where(
+        self, after: int, span: int, types: Sequence[str], marks: Sequence[str]
+    ) -> tuple[int, list[tuple[Any, ...]]]:
+        """`(upto, rows)`: the `read_texts` rows with `after < position <= upto` that are of one of `types`,
+        a game's first event, or whose result text holds one of `marks`; `upto` is where a reader may put
+        its checkpoint (every event up to it was looked at). Only on SQLite without the horizon, where
+        one writer commits positions in order, so an event at or below the head read first is visible
+        to the read after it; elsewhere (PostgreSQL) `read_texts`, unfiltered, with `upto` its last row.
+        """
+        if self.horizon or self.db.dialect != "sqlite":
+            rows = self.read_texts(after, span)
+            return (int(rows[-1][0]) if rows else after), rows
+        head = self.db.rows(self._head, ())
+        upto = min(int(head[0][0] or 0), after + span)
+        if upto <= after:
+            return after, []
+        marked = " OR ".join(["result LIKE ?"] * len(marks)) or "0"
+        held = ", ".join("?" * len(types)) or "NULL"
+        query = (
+            f"SELECT {_TEXTS} FROM event WHERE position > ? AND position <= ? "
+            f"AND (type IN ({held}) OR seq = 1 OR {marked}) ORDER BY position"
+        )
+        args = (after, upto, *types, *(f"%{mark}%" for mark in marks))
+        return upto, [tuple(row) for row in self.db.rows(query, args)]
 
     def head_position(self) -> int:
         """The position of the last event in log order that a reader can read now (0: none)."""
