@@ -846,15 +846,7 @@ class Tablebook:
         """Replace a player's name in every game's registry row (of one club, or all), and erase the player
         records called so (exactly: their aliases go too); list the free text that mentions it. This
         process's cached states of those games are dropped."""
-        erased: set[str] = set()
-        if not dry_run:  # the player records with that exact name first: their games show `replacement`
-            clubs = [club_id] if club_id is not None else list(self.store.clubs().values())
-            for club in clubs:
-                for player in self.store.players.find_players(club, name):
-                    if name in player.names():
-                        erased.update(self.store.players.erase(player.id, club_id=club, replacement=replacement))
         report = erase_player(self.store, name, replacement, club_id=club_id, dry_run=dry_run)
-        report.games = sorted(erased | set(report.games))
         if not dry_run:
             for game_id in report.games:
                 self.recorder.forget(game_id)
