@@ -141,3 +141,20 @@ def test_a_retract_of_a_rated_result_rebuilds_and_drops_it(store: Store) -> None
     assert [r for r in after if r["game_id"] == schnapsen] == []
     RatingsModel(store).rebuild()
     assert store.ratings.rows() == after  # the same as from zero: the later games rated without it
+
+
+def test_a_smear_bid_made_or_set_is_the_bidders_fact_not_the_last_players() -> None:
+    """The statistics count bids made and set at the bidder's seat, though the result comes on the last play."""
+    from projections.readmodel import facts_of
+    from projections.registry import rules_for
+
+    rules = rules_for("cutthroat-smear")
+    envelope = {
+        "type": "play",
+        "seq": 40,
+        "hand": 3,
+        "data": {"seat": 2, "card": "AS"},
+        "result": {"hand_ended": True, "made": False, "bidder": 0, "game": 1},
+    }
+    found = {(f.situation, f.seat) for f in facts_of(rules, envelope)}
+    assert ("failed_bid", 0) in found and not any(tag == "failed_bid" and seat == 2 for tag, seat in found)
