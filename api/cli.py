@@ -964,6 +964,7 @@ def players_erase(
 
 ClubOption = Annotated[str | None, typer.Option(help="only this club's games (default: every club)")]
 PlayerOption = Annotated[str | None, typer.Option(help="games with this player (a name or alias, any case)")]
+PlayerIdOption = Annotated[str | None, typer.Option("--player-id", help="games with this player (by id)")]
 StatusOption = Annotated[str | None, typer.Option(callback=_status, metavar="STATUS", help="live or finished")]
 WinnerOption = Annotated[int | None, typer.Option(min=0, max=7, help="games won by this seat")]
 LimitOption = Annotated[int, typer.Option(min=1, max=200, help="at most this many games (1 to 200)")]
@@ -982,6 +983,7 @@ def list_command(
     club: ClubOption = None,
     kind: KindOption = None,
     player: PlayerOption = None,
+    player_id: PlayerIdOption = None,
     status: StatusOption = None,
     winner: WinnerOption = None,
     since: SinceOption = None,
@@ -998,6 +1000,7 @@ def list_command(
     filters: dict[str, Any] = {
         "kind": kind,
         "player": player,
+        "player_id": player_id,
         "status": status,
         "winner": winner,
         "since": since,
@@ -1051,6 +1054,7 @@ def search(
     club: ClubOption = None,
     kind: KindOption = None,
     player: PlayerOption = None,
+    player_id: PlayerIdOption = None,
     status: StatusOption = None,
     winner: WinnerOption = None,
     since: SinceOption = None,
@@ -1075,6 +1079,7 @@ def search(
     filters: dict[str, Any] = {
         "kind": kind,
         "player": player,
+        "player_id": player_id,
         "status": status,
         "winner": winner,
         "since": since,

@@ -80,3 +80,19 @@ def test_a_merge_rebuilds_the_ratings_so_both_players_results_are_one_players(tm
     ben = [r for r in after if r["player_id"] == bens["Ben"]]
     assert len(ben) == 2 and ben[1]["mu_before"] == ben[0]["mu_after"]  # one rating, carried on
     store.dispose()
+
+
+def test_list_and_search_find_a_player_by_any_case_and_by_id(tmp_path: object) -> None:
+    url = f"sqlite:///{tmp_path}/list.db"
+    store = _club(url, games=1)
+    anna = store.players.find_players(store.ensure_club("Hearts"), "ANNA")[0].id
+    by_name = orjson.loads(_run("list", "--player", "aNNa", "--json", "--database", url))
+    by_id = orjson.loads(_run("list", "--player-id", anna, "--json", "--database", url))
+    assert [g["id"] for g in by_name["games"]] == [g["id"] for g in by_id["games"]] and len(by_id["games"]) == 1
+    hits = orjson.loads(_run("search", "marriage", "--player", "anna", "--json", "--database", url))
+    seat = by_id["games"][0]["players"].index("Anna")
+    every = orjson.loads(_run("search", "marriage", "--json", "--database", url))
+    assert every["games"], "the demo Schnapsen game has a marriage"
+    annas = [h for g in every["games"] for h in g["hits"] if h["seat"] == seat]
+    assert [h for g in hits["games"] for h in g["hits"]] == annas
+    store.dispose()
