@@ -96,3 +96,15 @@ def test_list_and_search_find_a_player_by_any_case_and_by_id(tmp_path: object) -
     annas = [h for g in every["games"] for h in g["hits"] if h["seat"] == seat]
     assert [h for g in hits["games"] for h in g["hits"]] == annas
     store.dispose()
+
+
+def test_tablebook_rebuild_gives_the_ratings_the_incremental_path_gave(tmp_path: object) -> None:
+    url = f"sqlite:///{tmp_path}/rebuild.db"
+    store = _club(url, games=3)
+    RatingsModel(store).catch_up()
+    incremental = store.ratings.rows()
+    assert len(incremental) == 6  # three Schnapsen games, two players each
+    output = _run("rebuild", "--database", url)
+    assert "rebuilt the ratings:" in output and "6 rating changes" in output
+    assert store.ratings.rows() == incremental
+    store.dispose()
