@@ -63,6 +63,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python -m bench.state_at
 	$(BIN)/python -m bench.store_appends
 	$(BIN)/python -m bench.streams
+	$(BIN)/python -m bench.ratings
 	bash scripts/ensure-wrk
 	$(BIN)/python -m bench.http_appends
 	$(BIN)/python -m bench.appends_under_load

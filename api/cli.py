@@ -640,7 +640,9 @@ def demo_keys(
 
 # --------------------------------------------------------------------------- hand histories (issue 8)
 
-players_app = typer.Typer(help="Players' personal data: erase a name from every game.", no_args_is_help=True)
+players_app = typer.Typer(
+    help="A club's players: list, add, show, rename, merge, forget; erase a name from every game.", no_args_is_help=True
+)
 app.add_typer(players_app, name="players")
 
 FormatOption = Annotated[
@@ -899,7 +901,7 @@ def _print_outcome(outcome: Any) -> None:
 
 @app.command()
 def rebuild(database: DatabaseOption = None) -> None:
-    """Rebuild every read model from zero (the hand facts behind `GET /v1/games?has=`), with a progress bar."""
+    """Rebuild every read model from zero (the hand facts behind `GET /v1/games?has=`, the ratings)."""
     service = _service(database, migrate=True)
     store = service.store
     facts = service.hand_facts()
@@ -909,6 +911,14 @@ def rebuild(database: DatabaseOption = None) -> None:
         read = facts.rebuild(lambda n: progress.advance(task, n))
     rows = len(store.hand_fact_rows())
     console.print(f"rebuilt the hand facts: {read} events read, {rows} facts, checkpoint at {facts.position()}")
+    ratings = service.ratings()
+    with _progress(err) as progress:
+        task = progress.add_task("ratings (event positions)", total=total)
+        read = ratings.rebuild(lambda n: progress.advance(task, n))
+    changes = len(store.ratings.rows())
+    console.print(
+        f"rebuilt the ratings: {read} events read, {changes} rating changes, checkpoint at {ratings.position()}"
+    )
 
 
 @players_app.command("erase")
@@ -953,7 +963,8 @@ def players_erase(
 # --------------------------------------------------------------------------- listing and search (issue 14)
 
 ClubOption = Annotated[str | None, typer.Option(help="only this club's games (default: every club)")]
-PlayerOption = Annotated[str | None, typer.Option(help="games with this player (the name exactly)")]
+PlayerOption = Annotated[str | None, typer.Option(help="games with this player (a name or alias, any case)")]
+PlayerIdOption = Annotated[str | None, typer.Option("--player-id", help="games with this player (by id)")]
 StatusOption = Annotated[str | None, typer.Option(callback=_status, metavar="STATUS", help="live or finished")]
 WinnerOption = Annotated[int | None, typer.Option(min=0, max=7, help="games won by this seat")]
 LimitOption = Annotated[int, typer.Option(min=1, max=200, help="at most this many games (1 to 200)")]
@@ -972,6 +983,7 @@ def list_command(
     club: ClubOption = None,
     kind: KindOption = None,
     player: PlayerOption = None,
+    player_id: PlayerIdOption = None,
     status: StatusOption = None,
     winner: WinnerOption = None,
     since: SinceOption = None,
@@ -988,6 +1000,7 @@ def list_command(
     filters: dict[str, Any] = {
         "kind": kind,
         "player": player,
+        "player_id": player_id,
         "status": status,
         "winner": winner,
         "since": since,
@@ -1041,6 +1054,7 @@ def search(
     club: ClubOption = None,
     kind: KindOption = None,
     player: PlayerOption = None,
+    player_id: PlayerIdOption = None,
     status: StatusOption = None,
     winner: WinnerOption = None,
     since: SinceOption = None,
@@ -1065,6 +1079,7 @@ def search(
     filters: dict[str, Any] = {
         "kind": kind,
         "player": player,
+        "player_id": player_id,
         "status": status,
         "winner": winner,
         "since": since,
@@ -1164,9 +1179,10 @@ def _p(value: float | None) -> str:
 
 def _register_commands() -> None:
     """The house-rule commands (`rescore`, `rescore-season`, `profiles`) live in their own module."""
-    from api import cli_rescore
+    from api import cli_players, cli_rescore
 
     cli_rescore.register(app)
+    cli_players.register(app, players_app)
 
 
 _register_commands()

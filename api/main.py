@@ -280,6 +280,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     from api.docs import install_docs
     from api.routes import audits, deals, events, exports, games, pages, replays, tables
     from api.routes import next as next_events
+    from api.routes import players as players_routes
     from api.routes import rescore as rescore_routes
     from api.routes import rules as rules_routes
 
@@ -332,6 +333,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.include_router(pages.router)
     app.include_router(next_events.router)
     app.include_router(deals.router)
+    app.include_router(players_routes.router)
     install_docs(app)
 
     app.mount("/static", pages.static_files(), name="static")

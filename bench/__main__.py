@@ -11,7 +11,10 @@ Rows:
   endpoint that parses the same body and writes nothing (the server runs in
   the durability mode of TABLEBOOK_DURABILITY, `full` unless set);
 - Schnapsen folds: events replayed per second (in memory, and read from
-  SQLite), beside reading + decoding alone.
+  SQLite), beside reading + decoding alone;
+- ratings and statistics rebuilt from the events (the hand facts and the
+  ratings read models, `bench/ratings.py`; `python -m bench.ratings` for
+  10,000 games), in games a second, with what 100,000 games would take.
 
 Numbers are printed, never asserted. Set BENCH_QUICK=1 for a short run.
 """
@@ -376,6 +379,21 @@ def bench_fold(url: str) -> None:
     store.dispose()
 
 
+def bench_ratings(url: str) -> None:
+    from bench import ratings
+
+    games = 500 if QUICK else 2000
+    figures = ratings.measure(url, games)
+    total = figures["facts"] + figures["ratings"]
+    report(
+        f"ratings + statistics rebuilt, {games:,} games",
+        games / total,
+        "games/s",
+        f"{figures['events'] / total:,.0f} ev/s",
+        f"100,000 games: ~{ratings.TARGET * total / games:.0f} s; one more game: {figures['one'] * 1000:.1f} ms",
+    )
+
+
 def main() -> None:
     tune_gc()  # as a server process does (projections/tuning.py)
     print(
@@ -393,6 +411,7 @@ def main() -> None:
         finally:
             drop()
         bench_fold(f"sqlite:///{tmp}/fold.db")
+        bench_ratings(f"sqlite:///{tmp}/ratings.db")
     width = [max(len(r[i]) for r in rows) for i in range(4)]
     header = ("benchmark", "measured", "ceiling (same run)", "notes")
     width = [max(w, len(h)) for w, h in zip(width, header, strict=True)]

@@ -219,3 +219,70 @@ class ServerSeed(SQLModel, table=True):
     hand: int
     seed: str = Field(max_length=64)
     created_at: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class Player(SQLModel, table=True):
+    """A club's player (migration 0010): an id, the name shown, and other names it is known by.
+
+    Games' seats refer to players through `game_player`; `game.players` keeps display copies of the
+    names, rewritten in the same transaction as a rename, merge or erasure (so every process reads
+    the new name with the game's row, which it reads on every request). `merged_into` names the
+    player this one was merged into (its games moved there); `erased_at` is set by an erasure,
+    which also empties `name` and `aliases`. Nothing here is in a hash.
+    """
+
+    __tablename__ = "player"
+
+    id: str = Field(primary_key=True, max_length=32)
+    club_id: int = Field(foreign_key="club.id", index=True)
+    name: str = Field(sa_column=Column(Text, nullable=False))
+    #: canonical JSON list of other names ("Ben K."), matched case-insensitively like the name
+    aliases: str = Field(sa_column=Column(Text, nullable=False, server_default="[]"))
+    created_at: str = Field(sa_column=Column(Text, nullable=False))
+    merged_into: str | None = Field(default=None, sa_column=Column(String(32), nullable=True))
+    erased_at: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class GamePlayer(SQLModel, table=True):
+    """Which player sat in which seat of a game (migration 0010)."""
+
+    __tablename__ = "game_player"
+
+    game_id: str = Field(primary_key=True, foreign_key="game.id", max_length=32)
+    seat: int = Field(primary_key=True)
+    player_id: str = Field(foreign_key="player.id", max_length=32, index=True)
+
+
+class RatingChange(SQLModel, table=True):
+    """Read model (`projections/ratings.py`): one player's rating change in one rated result.
+
+    A result is a game's end (Schnapsen, Casino, Smear), a Gin hand (the box against captain and
+    sitter) or a Seven and a Half hand (each punter against the banker: one row per pair and side).
+    `pool` is the rating it changes (`schnapsen`, `casino`, `cutthroat_smear`, `gin_rummy_3`,
+    `seven_and_a_half.banker`, `seven_and_a_half.punter`). Disposable: `tablebook rebuild` makes it
+    again from the events.
+    """
+
+    __tablename__ = "rating_change"
+    __table_args__ = (Index("ix_rating_change_player_pool", "player_id", "pool", "id"),)
+
+    id: int | None = Field(default=None, sa_column=Column(BigId, primary_key=True, autoincrement=True))
+    club_id: int = Field(index=True)
+    game_id: str = Field(max_length=32, index=True)
+    kind: str = Field(max_length=32)
+    pool: str = Field(max_length=48)
+    hand: int
+    seq: int
+    position: int = Field(sa_column=Column(BigId, nullable=False))
+    seat: int
+    player_id: str = Field(max_length=32)
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+    #: the win probability the model gave this player's side before the result, and what happened (1, 0.5, 0)
+    expected: float
+    actual: float
+    #: canonical JSON `[{seat, player_id, mu, sigma}]`: the opponents' ratings before
+    opponents: str = Field(sa_column=Column(Text, nullable=False))
+    recorded_at: str = Field(sa_column=Column(Text, nullable=False))

@@ -23,6 +23,9 @@ is answered from these rows.
   have facts, and those are exactly what a retract takes back: a `note` or
   `score_claimed` in the range stays in force (`engine.takes_back`) but has
   no fact to keep.
+- Whose fact: a fact is the event's `seat`'s, except a tag of `OWNER_FACTS`, whose result names
+  the seat it belongs to (Smear's `made_bid` / `failed_bid` come on the hand's last play, but are
+  the bidder's): the per-player search (`has=` with a player) and statistics count them there.
 - Facts that name an earlier event: when a tag's plural is a list of
   `{seat, seq}` in the result (Casino's `sweeps` at the round's end, which
   settle which table-clearing captures were sweeps), the fact is written at
@@ -49,6 +52,10 @@ NAME = "hand_facts"
 #: accepts these.
 SITUATIONS: dict[str, tuple[str, ...]] = {kind: tuple(rules_for(kind).situation_tags) for kind in KINDS}
 KNOWN: frozenset[str] = frozenset(tag for tags in SITUATIONS.values() for tag in tags)
+
+
+#: tags whose seat is a result fact, not the event's seat: tag -> the result key naming the seat
+OWNER_FACTS: dict[str, str] = {"made_bid": "bidder", "failed_bid": "bidder"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +88,8 @@ def facts_of(rules: GameRules[Any], envelope: Mapping[str, Any]) -> list[Fact]:
         ):
             facts.extend(Fact(envelope["hand"], r["seq"], tag, _seat(r.get("seat")), once=True) for r in refs)
         else:
-            facts.append(Fact(envelope["hand"], envelope["seq"], tag, seat))
+            owner = _seat(result.get(OWNER_FACTS[tag])) if tag in OWNER_FACTS else seat
+            facts.append(Fact(envelope["hand"], envelope["seq"], tag, owner))
     return facts
 
 

@@ -47,13 +47,15 @@ from events.errors import (
 )
 from events.notify import Subscription, notifier_for
 from events.schema import unstorable
-from events.store import GameRecord, Store
+from events.store import GameRecord, PlayerRecord, Store
 from projections import deal_report, dealing, engine, fairdeal, phrases, rescore
+from projections import players as player_pages
 from projections import profiles as rule_profiles
 from projections.audit import audit_game, compare_claim
 from projections.histories import export, importer
 from projections.histories.erasure import Erasure, erase_player
 from projections.notation import describe
+from projections.ratings import RatingsModel
 from projections.readmodel import HandFacts
 from projections.recorder import Recorder
 from projections.registry import rules_for
@@ -329,7 +331,9 @@ class Tablebook:
         """A page of games, newest first (`GET /v1/games`): the reader's club, or every club for the operator.
 
         With `situations`, the hand-facts read model catches up with the log first (one indexed read when
-        nothing is new) and each game lists its `hits`. `filters`: kind, status, player, winner, since, until.
+        nothing is new) and each game lists its `hits`. `filters`: kind, status, player (a name or alias,
+        case-insensitive), player_id, winner, since, until, event, round. With a player, `has=` counts only
+        that player's own situations (facts at the seat they held) and `hits` lists only those.
 
         Raises:
             InvalidEventError: a cursor this server did not give out.
@@ -339,18 +343,27 @@ class Tablebook:
         if situations:
             HandFacts(self.store).catch_up()
         found: list[GameRecord] = []
+        name, player_id = filters.pop("player", None), filters.pop("player_id", None)
+        players: list[str] | None = None
         for club_id in club_ids:
+            ids = self.store.registry.player_ids(club_id, name, player_id)
+            if ids is not None:
+                players = [*(players or []), *ids]
             if situations:
-                found += self.store.search_games(club_id, situations=situations, limit=limit, before=before, **filters)
+                found += self.store.search_games(
+                    club_id, situations=situations, limit=limit, before=before, player_ids=ids, **filters
+                )
             else:
-                found += self.store.list_games(club_id, limit=limit, before=before, **filters)
+                found += self.store.list_games(
+                    club_id, limit=limit, before=before, player_id=player_id, player=name, **filters
+                )
         if len(club_ids) > 1:
             found.sort(key=lambda g: (g.created_at, g.id), reverse=True)  # newest first, as each club's page
             found = found[:limit]
         next_cursor = encode_cursor(found[-1]) if len(found) == limit else None
         if not situations:
             return {"games": [game_public(g) for g in found], "next_cursor": next_cursor}
-        hits = self.store.hits([g.id for g in found], situations)
+        hits = self.store.hits([g.id for g in found], situations, player_ids=players)
         return {"games": [{**game_public(g), "hits": hits[g.id]} for g in found], "next_cursor": next_cursor}
 
     def hand_facts(self) -> HandFacts:
@@ -830,13 +843,156 @@ class Tablebook:
     def erase_player(
         self, name: str, replacement: str, *, club_id: int | None = None, dry_run: bool = False
     ) -> Erasure:
-        """Replace a player's name in every game's registry row (of one club, or all); list the free text
-        that mentions it. This process's cached states of those games are dropped."""
+        """Replace a player's name in every game's registry row (of one club, or all), and erase the player
+        records called so (exactly: their aliases go too); list the free text that mentions it. This
+        process's cached states of those games are dropped."""
         report = erase_player(self.store, name, replacement, club_id=club_id, dry_run=dry_run)
         if not dry_run:
             for game_id in report.games:
                 self.recorder.forget(game_id)
         return report
+
+    # ------------------------------------------------------------------ players, ratings, standings
+
+    def ratings(self) -> RatingsModel:
+        """The ratings read model (for the CLI's progress bar while it catches up, and `rebuild`)."""
+        return RatingsModel(self.store)
+
+    def _caught_up(self) -> None:
+        """Both read models the players' pages read, caught up with the log (one indexed read each when
+        nothing is new), so a page always shows every committed event."""
+        HandFacts(self.store).catch_up()
+        RatingsModel(self.store).catch_up()
+
+    def players(self, reader: Reader, *, name: str | None = None) -> list[PlayerRecord]:
+        """The club's players (every club's for the operator), oldest first; with `name`, those with that
+        name or alias, case-insensitively."""
+        club_ids = [reader.club_id] if reader.club_id is not None else list(self.store.clubs().values())
+        found: list[PlayerRecord] = []
+        for club_id in club_ids:
+            if name is None:
+                found += self.store.players.list_players(club_id)
+            else:
+                found += self.store.players.find_players(club_id, name)
+        return found
+
+    def player(self, reader: Reader, ref: str) -> PlayerRecord:
+        """A player of the reader's club by id, or by name or alias (case-insensitive) when that names one.
+
+        Raises:
+            NotFoundError: no such player there.
+            InvalidEventError: a name that several players have (the message lists their ids).
+        """
+        try:
+            found = self.store.players.get_player(ref, reader.club_id)
+        except NotFoundError:
+            pass
+        else:
+            if found.merged_into is not None:  # an old id still finds the player it was merged into
+                return self.store.players.get_player(found.merged_into, reader.club_id)
+            return found
+        named = self.store.players.find_players(reader.club_id, ref)
+        if not named:
+            raise NotFoundError(f"no player {ref!r}")
+        if len(named) > 1:
+            ids = [p.id for p in named]
+            raise InvalidEventError(
+                f"{len(named)} players are called {ref!r}: name one by id ({', '.join(ids)})", field="player", ids=ids
+            )
+        return named[0]
+
+    def create_player(self, reader: Reader, name: str, aliases: Sequence[str] = ()) -> PlayerRecord:
+        """A new player of the reader's club (games that name them later find them by name or alias).
+
+        Raises:
+            ForbiddenError: not a recorder key.
+        """
+        reader.require("recorder")
+        return self.store.players.create_player(_own_club(reader), name, aliases)
+
+    def rename_player(self, reader: Reader, ref: str, name: str, *, keep_alias: bool = True) -> PlayerRecord:
+        """Rename a player: shown at once in all their games, in every process (the games' rows hold the copy).
+
+        Raises:
+            ForbiddenError: not a recorder key.
+            NotFoundError: no such player.
+        """
+        reader.require("recorder")
+        player = self.player(reader, ref)
+        return self.store.players.rename(player.id, name, club_id=reader.club_id, keep_alias=keep_alias)
+
+    def merge_players(self, reader: Reader, source: str, target: str) -> PlayerRecord:
+        """Merge one player into another (their games and names become the target's); the ratings are
+        rebuilt from the events, since the two players' results are now one player's.
+
+        Raises:
+            ForbiddenError: not a recorder key.
+            NotFoundError: either player missing.
+            InvalidEventError: the same player, or both sat in one game.
+        """
+        reader.require("recorder")
+        merged = self.store.players.merge(
+            self.player(reader, source).id, self.player(reader, target).id, club_id=reader.club_id
+        )
+        RatingsModel(self.store).rebuild()
+        return merged
+
+    def erase_player_record(self, reader: Reader, ref: str, *, dry_run: bool = False) -> tuple[PlayerRecord, Erasure]:
+        """Erase a player: the name and aliases gone from the record and from every game that shows them,
+        in one transaction (every process reads the new names with the game's row); the chains are
+        untouched (events name seats). Free text mentioning the names is listed, not edited.
+
+        Raises:
+            ForbiddenError: not a recorder key.
+            NotFoundError: no such player.
+        """
+        reader.require("recorder")
+        player = self.player(reader, ref)
+        report = Erasure()
+        for name in player.names():
+            for mention in erase_player(self.store, name, name, club_id=player.club_id, dry_run=True).mentions:
+                if mention not in report.mentions:
+                    report.mentions.append(mention)
+        if dry_run:
+            report.games = sorted({g for g, _ in self.store.players.seats_of(player.id)})
+            return player, report
+        report.games = self.store.players.erase(player.id, club_id=reader.club_id)
+        for game_id in report.games:
+            self.recorder.forget(game_id)
+        return self.store.players.get_player(player.id), report
+
+    def player_profile(self, reader: Reader, ref: str, *, games: int = 100) -> dict[str, Any]:
+        """A player's page: statistics, ratings, the rating history explained change by change, their games.
+
+        Raises:
+            NotFoundError: no such player.
+        """
+        player = self.player(reader, ref)
+        self._caught_up()
+        return player_pages.profile(self.store, player, games=games)
+
+    def standings(
+        self,
+        reader: Reader,
+        kind: str,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        event: str | None = None,
+        round: str | None = None,
+    ) -> dict[str, Any]:
+        """The club's leaderboard of one game over a date range or an event/round.
+
+        Raises:
+            UnknownGameError: an unknown kind.
+            InvalidEventError: the operator without a club.
+        """
+        rules_for(kind)
+        club_id = _own_club(reader)
+        self._caught_up()
+        return player_pages.standings(
+            self.store, club_id, kind, since=since, until=until, event=event, round_name=round
+        )
 
     # ------------------------------------------------------------------ share links
 

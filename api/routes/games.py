@@ -160,7 +160,17 @@ def list_games(
     principal: PrincipalDep,
     service: ServiceDep,
     game: Annotated[GameKind | None, Query(description="game kind: " + ", ".join(KINDS))] = None,
-    player: Annotated[str | None, Query(description="a player's name, exactly")] = None,
+    player: Annotated[
+        str | None,
+        Query(
+            max_length=100, description="a player's name or alias, case-insensitive (with `has=`: their own situations)"
+        ),
+    ] = None,
+    player_id: Annotated[
+        str | None, Query(max_length=32, description="a player's id (with `has=`: their own situations)")
+    ] = None,
+    event: Annotated[str | None, Query(max_length=200, description="the event label, exactly")] = None,
+    round: Annotated[str | None, Query(max_length=200, description="the round label, exactly")] = None,
     status: Annotated[Literal["live", "finished"] | None, Query()] = None,
     winner: Annotated[int | None, Query(ge=0, le=7, description="the winning seat")] = None,
     since: Annotated[Moment | None, Query(description=SINCE)] = None,
@@ -182,6 +192,9 @@ def list_games(
         kind=game.value if game is not None else None,
         status=status,
         player=player,
+        player_id=player_id,
+        event=event,
+        round=round,
         winner=winner,
         since=stored_time(since),
         until=stored_time(until),

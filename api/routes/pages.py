@@ -134,6 +134,21 @@ async def replay_page(game_id: str) -> Response:
     return _static("replay.html")
 
 
+@router.get("/players/{ref}", include_in_schema=False)
+async def player_page(ref: str) -> Response:
+    """A player's page (`api/static/player.html`): ratings drawn as an SVG chart, statistics, games.
+    Like the replay page it holds no data: it reads `GET /v1/players/{ref}` with the viewer's key."""
+    if not 0 < len(ref) <= 100:
+        raise NotFoundError(f"no player {ref!r}")
+    return _static("player.html")
+
+
+@router.get("/standings", include_in_schema=False)
+async def standings_page() -> Response:
+    """The standings page (`api/static/standings.html`): reads `GET /v1/standings`."""
+    return _static("standings.html")
+
+
 # --------------------------------------------------------------------------- share links
 
 

@@ -37,6 +37,8 @@ from events.store.base import (
 )
 from events.store.log import LogReader
 from events.store.mapper import envelope_from_row, event_row
+from events.store.players import PlayerBook, PlayerRecord
+from events.store.ratings import RatingRecorder
 from events.store.recorder import DuplicateRequest, EventRecorder, Head, PriorRequest, commit_delay_from
 from events.store.registry import GameRecord, KeyRecord, Registry
 from events.store.seeds import SeedRow, SeedVault
@@ -60,7 +62,10 @@ __all__ = [
     "Head",
     "KeyRecord",
     "LogReader",
+    "PlayerBook",
+    "PlayerRecord",
     "PriorRequest",
+    "RatingRecorder",
     "Registry",
     "SeedRow",
     "SeedVault",
@@ -90,6 +95,9 @@ class Store:
         self.log = LogReader(self.db)
         self.tracking = TrackingRecorder(self.db)
         self.snapshots = SnapshotCache(self.db)
+        #: the club's players (`events/store/players.py`) and the ratings read model's rows
+        self.players = self.registry.players
+        self.ratings = RatingRecorder(self.db)
         #: the server seeds of server-dealt decks: read by the write side only (projections/recorder.py)
         self.seeds = SeedVault(self.db)
 

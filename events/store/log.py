@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from sqlalchemy import func, select
 
@@ -68,6 +69,10 @@ _PG_READ = (
 )
 _PG_HEAD = f"SELECT position FROM event WHERE xact_id < {HORIZON} ORDER BY xact_id DESC, position DESC LIMIT 1"
 _PLAIN_READ = f"SELECT position, game_id, {ENVELOPE_SQL} FROM event WHERE position > ? ORDER BY position LIMIT ?"
+#: the light read (`read_texts`): the same order, the payloads left encoded
+_TEXTS = "position, game_id, seq, hand, type, data, result, recorded_at"
+_PG_TEXTS = _PG_READ.replace(ENVELOPE_SQL, _TEXTS.removeprefix("position, game_id, "), 1)
+_PLAIN_TEXTS = f"SELECT {_TEXTS} FROM event WHERE position > ? ORDER BY position LIMIT ?"
 
 
 class LogReader:
@@ -78,6 +83,8 @@ class LogReader:
         #: Test-only: TABLEBOOK_LOG_HORIZON=off reads by position alone (see the module docstring).
         self.horizon = db.dialect == "postgresql" and os.environ.get("TABLEBOOK_LOG_HORIZON", "on") != "off"
         self._plain = db.sql(_PLAIN_READ)
+        self._plain_texts = db.sql(_PLAIN_TEXTS)
+        self._head = db.sql("SELECT MAX(position) FROM event")
 
     def read_positions(self, after: int = 0, limit: int = 1000) -> list[tuple[int, str, Envelope]]:
         """`(position, game_id, envelope)` of the events after the one at position `after`, in log order.
@@ -92,6 +99,42 @@ class LogReader:
         else:
             rows = self.db.rows(self._plain, (after, limit))
         return [(int(row[0]), str(row[1]), envelope_from_values(row[2:])) for row in rows]
+
+    def read_texts(self, after: int = 0, limit: int = 1000) -> list[tuple[Any, ...]]:
+        """`read_positions` for a reader that decodes few events: `(position, game_id, seq, hand, type, data,
+        result, recorded_at)` with `data` and `result` as their stored JSON text, in the same order and
+        with the same guarantee (a read model that needs only the events that settle something)."""
+        if after >= MAX_POSITION or limit <= 0:
+            return []
+        after, limit = clamp(after, MAX_POSITION), min(limit, MAX_POSITION)
+        if self.horizon:
+            return [tuple(row) for row in self.db.rows(_PG_TEXTS, (after, after, limit))]
+        return [tuple(row) for row in self.db.rows(self._plain_texts, (after, limit))]
+
+    def read_texts_where(
+        self, after: int, span: int, types: Sequence[str], marks: Sequence[str]
+    ) -> tuple[int, list[tuple[Any, ...]]]:
+        """`(upto, rows)`: the `read_texts` rows with `after < position <= upto` that are of one of `types`,
+        a game's first event, or whose result text holds one of `marks`; `upto` is where a reader may put
+        its checkpoint (every event up to it was looked at). Only on SQLite without the horizon, where
+        one writer commits positions in order, so an event at or below the head read first is visible
+        to the read after it; elsewhere (PostgreSQL) `read_texts`, unfiltered, with `upto` its last row.
+        """
+        if self.horizon or self.db.dialect != "sqlite":
+            rows = self.read_texts(after, span)
+            return (int(rows[-1][0]) if rows else after), rows
+        head = self.db.rows(self._head, ())
+        upto = min(int(head[0][0] or 0), after + span)
+        if upto <= after:
+            return after, []
+        marked = " OR ".join(["result LIKE ?"] * len(marks)) or "0"
+        held = ", ".join("?" * len(types)) or "NULL"
+        query = (
+            f"SELECT {_TEXTS} FROM event WHERE position > ? AND position <= ? "
+            f"AND (type IN ({held}) OR seq = 1 OR {marked}) ORDER BY position"
+        )
+        args = (after, upto, *types, *(f"%{mark}%" for mark in marks))
+        return upto, [tuple(row) for row in self.db.rows(query, args)]
 
     def head_position(self) -> int:
         """The position of the last event in log order that a reader can read now (0: none)."""

@@ -35,6 +35,7 @@ from events.envelope import Envelope
 from events.errors import NotFoundError, StreamConflictError
 from events.store.base import EVENTS, GAMES, MAX_SEQ, Database, clamp, new_id
 from events.store.mapper import ENVELOPE_SQL, EVENT_FIELDS, envelope_from_values, event_row, row_values
+from events.store.players import seat_players
 from events.store.registry import GameRecord, Registry, game_row
 from events.store.seeds import INSERT as INSERT_SEED
 from events.store.seeds import SeedRow
@@ -243,6 +244,7 @@ class EventRecorder:
         event_rows = [event_row(gid, env) for env in envelopes]
         with self.db.write() as conn, conn.begin():
             conn.execute(insert(GAMES).values(**row))
+            seat_players(conn, club_id, gid, players)
             for start in range(0, len(event_rows), 1000):
                 conn.execute(insert(EVENTS), event_rows[start : start + 1000])
         return self.registry.get_game(gid)

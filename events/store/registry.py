@@ -17,6 +17,7 @@ from sqlalchemy.sql import Select
 from events.codec import dumps, loads, utc_now
 from events.errors import NotFoundError
 from events.store.base import CLUBS, GAMES, KEYS, Database, new_id
+from events.store.players import SEATS, PlayerBook, seat_players
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,8 +151,13 @@ def filter_games(
     since: str | None = None,
     until: str | None = None,
     ids: Sequence[str] | None = None,
+    player_ids: Sequence[str] | None = None,
 ) -> Select[Any]:
-    """`query` narrowed by the game filters shared by listing and search (`player` is a superset: see callers)."""
+    """`query` narrowed by the game filters shared by listing and search.
+
+    `player_ids`: games where one of these players sat (`game_player`); `player` (a name, LIKE on the
+    display copies: a superset, callers filter again) is only the erasure's legacy match.
+    """
     if kind is not None:
         query = query.where(GAMES.c.kind == kind)
     if status is not None:
@@ -164,8 +170,21 @@ def filter_games(
         query = query.where(GAMES.c.created_at < until)
     if ids is not None:
         query = query.where(GAMES.c.id.in_(list(ids)))
+    if player_ids is not None:
+        query = query.where(
+            select(SEATS.c.seat).where(SEATS.c.game_id == GAMES.c.id, SEATS.c.player_id.in_(list(player_ids))).exists()
+        )
     if player is not None:  # LIKE on the JSON text: may match inside another name, so callers filter again
         query = query.where(GAMES.c.players.contains(dumps(player), autoescape=True))
+    return query
+
+
+def filter_labels(query: Select[Any], event: str | None, round: str | None) -> Select[Any]:
+    """`query` narrowed to games with this `event` and `round` label (exactly; None: any)."""
+    if event is not None:
+        query = query.where(GAMES.c.event_name == event)
+    if round is not None:
+        query = query.where(GAMES.c.round_name == round)
     return query
 
 
@@ -182,6 +201,7 @@ class Registry:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.players = PlayerBook(db)
         self._find_key = db.sql(
             "SELECT api_key.id, api_key.club_id, club.name, api_key.role, api_key.key_hash, api_key.label, "
             "api_key.created_at, api_key.revoked_at FROM api_key JOIN club ON club.id = api_key.club_id "
@@ -281,6 +301,7 @@ class Registry:
         )
         with self.db.write() as conn, conn.begin():
             conn.execute(insert(GAMES).values(**row))
+            seat_players(conn, club_id, gid, players)
         return self.get_game(gid)
 
     def get_game(self, game_id: str, club_id: int | None = None) -> GameRecord:
@@ -309,23 +330,39 @@ class Registry:
         since: str | None = None,
         until: str | None = None,
         ids: Sequence[str] | None = None,
+        player_id: str | None = None,
+        event: str | None = None,
+        round: str | None = None,
         limit: int = 50,
         before: tuple[str, str] | None = None,
     ) -> list[GameRecord]:
-        """Games of a club, newest first; `before` is the (created_at, id) keyset cursor."""
+        """Games of a club, newest first; `before` is the (created_at, id) keyset cursor.
+
+        `player`: a name or alias of a player of the club, case-insensitively (every player so named);
+        `player_id`: that player; `event`, `round`: the labels, exactly.
+        """
         query = filter_games(
             select(GAMES).where(GAMES.c.club_id == club_id),
             kind=kind,
             status=status,
-            player=player,
             winner=winner,
             since=since,
             until=until,
             ids=ids,
+            player_ids=self.player_ids(club_id, player, player_id),
         )
+        query = filter_labels(query, event, round)
         with self.db.engine.connect() as conn:
-            records = [game_record(row) for row in conn.execute(newest_first(query, before, limit))]
-        return [r for r in records if player in r.players] if player is not None else records
+            return [game_record(row) for row in conn.execute(newest_first(query, before, limit))]
+
+    def player_ids(self, club_id: int | None, name: str | None, player_id: str | None) -> list[str] | None:
+        """The players a `player` (name) and `player_id` filter name together (None: no filter)."""
+        if name is None and player_id is None:
+            return None
+        ids = None if name is None else [p.id for p in self.players.find_players(club_id, name)]
+        if player_id is not None:
+            ids = [player_id] if ids is None or player_id in ids else []
+        return ids
 
     def game_ids(self) -> list[str]:
         with self.db.engine.connect() as conn:

@@ -17,15 +17,57 @@ from sqlalchemy.exc import IntegrityError
 
 from events.codec import utc_now
 from events.store.base import GAMES, Database
-from events.store.registry import GameRecord, filter_games, game_record, newest_first
+from events.store.players import SEATS
+from events.store.registry import GameRecord, filter_games, filter_labels, game_record, newest_first
 from events.tables import HandFact, ProjectionCheckpoint
 
 FACTS = HandFact.__table__  # type: ignore[attr-defined]
 CHECKPOINTS = ProjectionCheckpoint.__table__  # type: ignore[attr-defined]
 
 
-class _Lost(Exception):
+class Lost(Exception):
     """Another process moved the checkpoint inside our transaction: roll it all back."""
+
+
+def check_checkpoint(conn: Any, name: str, old: int) -> None:
+    """Inside a read model's transaction: the checkpoint `name` is still at `old` (made at 0 if new).
+
+    Raises:
+        Lost: another process moved it (or made it) first.
+    """
+    current = conn.execute(select(CHECKPOINTS.c.position).where(CHECKPOINTS.c.name == name)).scalar()
+    if current is None:
+        if old != 0:
+            raise Lost()
+        try:
+            with conn.begin_nested():
+                conn.execute(insert(CHECKPOINTS).values(name=name, position=0, updated_at=utc_now()))
+        except IntegrityError:  # another process made the row first: it is catching up
+            raise Lost() from None
+    elif int(current) != old:
+        raise Lost()
+
+
+def move_checkpoint(conn: Any, name: str, old: int, new: int) -> None:
+    """Move the checkpoint `name` from `old` to `new`, last in a read model's transaction.
+
+    Raises:
+        Lost: another process moved it in between.
+    """
+    moved = conn.execute(
+        update(CHECKPOINTS)
+        .where(CHECKPOINTS.c.name == name, CHECKPOINTS.c.position == old)
+        .values(position=new, updated_at=utc_now())
+    )
+    if moved.rowcount != 1:
+        raise Lost()
+
+
+def reset_checkpoint(conn: Any, name: str) -> None:
+    """Put the checkpoint `name` back to 0 (made if missing), before a rebuild."""
+    done = conn.execute(update(CHECKPOINTS).where(CHECKPOINTS.c.name == name).values(position=0, updated_at=utc_now()))
+    if done.rowcount == 0:
+        conn.execute(insert(CHECKPOINTS).values(name=name, position=0, updated_at=utc_now()))
 
 
 class TrackingRecorder:
@@ -60,7 +102,7 @@ class TrackingRecorder:
         try:
             with self.db.write() as conn, conn.begin():
                 self._write_hand_facts(conn, name, old, new, deletes, inserts, once)
-        except _Lost:
+        except Lost:
             return False
         return True
 
@@ -74,17 +116,7 @@ class TrackingRecorder:
         inserts: Sequence[Mapping[str, Any]],
         once: Sequence[Mapping[str, Any]],
     ) -> None:
-        current = conn.execute(select(CHECKPOINTS.c.position).where(CHECKPOINTS.c.name == name)).scalar()
-        if current is None:
-            if old != 0:
-                raise _Lost()
-            try:
-                with conn.begin_nested():
-                    conn.execute(insert(CHECKPOINTS).values(name=name, position=0, updated_at=utc_now()))
-            except IntegrityError:  # another process made the row first: it is catching up
-                raise _Lost() from None
-        elif int(current) != old:
-            raise _Lost()
+        check_checkpoint(conn, name, old)
         for game_id, above, below in deletes:
             conn.execute(FACTS.delete().where(FACTS.c.game_id == game_id, FACTS.c.seq > above, FACTS.c.seq < below))
         rows = [dict(r) for r in inserts]
@@ -105,13 +137,7 @@ class TrackingRecorder:
                 rows.append(dict(row))
         if rows:
             conn.execute(insert(FACTS), rows)
-        moved = conn.execute(
-            update(CHECKPOINTS)
-            .where(CHECKPOINTS.c.name == name, CHECKPOINTS.c.position == old)
-            .values(position=new, updated_at=utc_now())
-        )
-        if moved.rowcount != 1:
-            raise _Lost()
+        move_checkpoint(conn, name, old, new)
 
     def reset_hand_facts(self, name: str) -> None:
         """Empty the hand-fact read model and put its checkpoint back to 0 (before a rebuild)."""
@@ -132,8 +158,15 @@ class TrackingRecorder:
         with self.db.engine.connect() as conn:
             return [dict(row._mapping) for row in conn.execute(query)]
 
-    def hits(self, game_ids: Sequence[str], situations: Sequence[str], per_game: int = 200) -> dict[str, list[Any]]:
-        """`{game_id: [{hand, seq, situation, seat}]}` for these games and situations, in seq order."""
+    def hits(
+        self,
+        game_ids: Sequence[str],
+        situations: Sequence[str],
+        per_game: int = 200,
+        player_ids: Sequence[str] | None = None,
+    ) -> dict[str, list[Any]]:
+        """`{game_id: [{hand, seq, situation, seat}]}` for these games and situations, in seq order; with
+        `player_ids`, only the facts at those players' seats."""
         out: dict[str, list[Any]] = {gid: [] for gid in game_ids}
         if not game_ids or not situations:
             return out
@@ -142,6 +175,16 @@ class TrackingRecorder:
             .where(FACTS.c.game_id.in_(list(game_ids)), FACTS.c.situation.in_(list(situations)))
             .order_by(FACTS.c.game_id, FACTS.c.seq, FACTS.c.situation, FACTS.c.seat)
         )
+        if player_ids is not None:
+            query = query.where(
+                select(SEATS.c.seat)
+                .where(
+                    SEATS.c.game_id == FACTS.c.game_id,
+                    SEATS.c.seat == FACTS.c.seat,
+                    SEATS.c.player_id.in_(list(player_ids)),
+                )
+                .exists()
+            )
         with self.db.engine.connect() as conn:
             for row in conn.execute(query):
                 found = out[row.game_id]
@@ -156,20 +199,38 @@ class TrackingRecorder:
         situations: Sequence[str],
         kind: str | None = None,
         status: str | None = None,
-        player: str | None = None,
+        player_ids: Sequence[str] | None = None,
         winner: int | None = None,
         since: str | None = None,
         until: str | None = None,
+        event: str | None = None,
+        round: str | None = None,
         limit: int = 50,
         before: tuple[str, str] | None = None,
     ) -> list[GameRecord]:
-        """`Registry.list_games` with one more filter: games with a hand fact of *every* situation given."""
+        """`Registry.list_games` with one more filter: games with a hand fact of *every* situation given.
+
+        With `player_ids`, the games where one of these players sat, and the facts must be that
+        player's own: a fact at the seat the player held (`game_player`), so that "Anna's sweeps"
+        are not another player's sweeps in a game Anna played.
+        """
         query = select(GAMES).where(GAMES.c.club_id == club_id)
         for situation in situations:
-            query = query.where(
-                select(FACTS.c.id).where(FACTS.c.game_id == GAMES.c.id, FACTS.c.situation == situation).exists()
-            )
-        query = filter_games(query, kind=kind, status=status, player=player, winner=winner, since=since, until=until)
+            fact = select(FACTS.c.id).where(FACTS.c.game_id == GAMES.c.id, FACTS.c.situation == situation)
+            if player_ids is not None:
+                fact = fact.where(
+                    select(SEATS.c.seat)
+                    .where(
+                        SEATS.c.game_id == FACTS.c.game_id,
+                        SEATS.c.seat == FACTS.c.seat,
+                        SEATS.c.player_id.in_(list(player_ids)),
+                    )
+                    .exists()
+                )
+            query = query.where(fact.exists())
+        query = filter_games(
+            query, kind=kind, status=status, player_ids=player_ids, winner=winner, since=since, until=until
+        )
+        query = filter_labels(query, event, round)
         with self.db.engine.connect() as conn:
-            records = [game_record(row) for row in conn.execute(newest_first(query, before, limit))]
-        return [r for r in records if player in r.players] if player is not None else records
+            return [game_record(row) for row in conn.execute(newest_first(query, before, limit))]

@@ -29,14 +29,25 @@ class Erasure:
 def erase_player(
     store: Store, name: str, replacement: str, *, club_id: int | None = None, dry_run: bool = False
 ) -> Erasure:
-    """Replace `name` with `replacement` in every game (of a club) that names it; list the free text
+    """Replace `name` with `replacement` in every game (of a club) that names it, and erase the player
+    records called `name` (exactly; their aliases with them: `PlayerBook.erase`); list the free text
     that mentions it (case-insensitively), in every game of that scope."""
     report = Erasure()
+    erased: set[str] = set()
+    clubs = [club_id] if club_id is not None else list(store.clubs().values())
+    for club in clubs:  # the player records so named (exactly: their aliases go too), and their games
+        for player in store.players.find_players(club, name):
+            if name in player.names():
+                if dry_run:
+                    erased.update(game_id for game_id, _ in store.players.seats_of(player.id))
+                else:
+                    erased.update(store.players.erase(player.id, club_id=club, replacement=replacement))
     for game in store.games_with_player(name, club_id):
         players = [replacement if p == name else p for p in game.players]
         if not dry_run:
             store.set_players(game.id, players)
         report.games.append(game.id)
+    report.games = sorted(erased | set(report.games))
     scope = None
     if club_id is not None:
         scope = [g.id for g in store.iter_games(club_id=club_id)]

@@ -274,6 +274,19 @@ def test_every_answer_of_every_route_is_documented(setup: tuple[Checker, Club, S
     assert c("delete", template, f"{live_path}/share/{share_id}", key=rec).status_code == 200
     assert c("delete", template, f"{live_path}/share/nope", key=rec).status_code == 404
 
+    # players and standings (issue 20)
+    assert c("get", "/v1/players", key=view, params={"name": "a"}).status_code == 200
+    made_player = c("post", "/v1/players", key=rec, json={"name": "Zed", "aliases": ["Z"]})
+    assert made_player.status_code == 201
+    zed = made_player.json()["id"]
+    other_player = c("post", "/v1/players", key=rec, json={"name": "Yan"}).json()["id"]
+    assert c("get", "/v1/players/{ref}", f"/v1/players/{zed}", key=view).status_code == 200
+    assert c("get", "/v1/players/{ref}", "/v1/players/nobody", key=view).status_code == 404
+    merged = c("post", "/v1/players/{ref}/merge", f"/v1/players/{other_player}/merge", key=rec, json={"into": zed})
+    assert merged.status_code == 200
+    assert c("delete", "/v1/players/{ref}", f"/v1/players/{zed}", key=rec).status_code == 200
+    assert c("get", "/v1/standings", key=view, params={"game": "schnapsen"}).status_code == 200
+
     # the appends' refusals
     append = "/v1/games/{game_id}/events"
     assert (

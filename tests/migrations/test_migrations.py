@@ -135,3 +135,73 @@ def test_0007_adds_the_game_labels_to_a_database_with_games_and_takes_them_back(
     upgrade(fresh_url)
     assert _game_columns(fresh_url) >= LABEL_COLUMNS
     assert _diff(fresh_url) == []  # the batch copy kept the table's indexes and keys
+
+
+def _game_insert(conn: object, game_id: str, club: int, players: str) -> None:
+    conn.execute(  # type: ignore[attr-defined]
+        text(
+            "INSERT INTO game (id, club_id, kind, players, options, created_at, updated_at, genesis_hash, seq, "
+            "hand, status, totals, head_hash) VALUES (:id, :club, 'schnapsen', :players, '{}', :created, 't', 'h', 1, "
+            "0, 'live', '{}', 'h')"
+        ),
+        {"id": game_id, "club": club, "players": players, "created": game_id},
+    )
+
+
+@pytest.mark.filterwarnings("ignore:Did not recognize type 'xid8'")
+def test_0010_makes_players_of_the_names_of_existing_games_without_touching_an_event(fresh_url: str) -> None:
+    """Each distinct name of a club becomes one player of that club; every seat gets its `game_player`
+    row; the event rows are byte for byte what they were; down again drops the new tables only."""
+    upgrade(fresh_url, "0009")
+    engine = create_engine(fresh_url)
+    with engine.begin() as conn:
+        one = conn.execute(text("INSERT INTO club (name, created_at) VALUES ('c1', 't') RETURNING id")).scalar_one()
+        two = conn.execute(text("INSERT INTO club (name, created_at) VALUES ('c2', 't') RETURNING id")).scalar_one()
+        _game_insert(conn, "g1", one, '["Anna","Ben"]')
+        _game_insert(conn, "g2", one, '["Ben","Cleo"]')
+        _game_insert(conn, "g3", two, '["Anna","Dora"]')
+        conn.execute(
+            text(
+                "INSERT INTO event (game_id, seq, hand, type, data, result, recorded_at, actor, prev_hash, hash) "
+                "VALUES ('g1', 1, 0, 'note', '{\"text\":\"Anna was late\"}', '{}', 't', 'a', 'h', 'x')"
+            )
+        )
+        before = [tuple(r) for r in conn.execute(text("SELECT * FROM event ORDER BY position"))]
+    engine.dispose()
+    upgrade(fresh_url)
+    assert _diff(fresh_url) == []
+    engine = create_engine(fresh_url)
+    with engine.connect() as conn:
+        after = [tuple(r) for r in conn.execute(text("SELECT * FROM event ORDER BY position"))]
+        players = {(r.club_id, r.name): r.id for r in conn.execute(text("SELECT id, club_id, name FROM player"))}
+        seats = {
+            (r.game_id, r.seat): r.player_id
+            for r in conn.execute(text("SELECT game_id, seat, player_id FROM game_player"))
+        }
+    engine.dispose()
+    assert after == before
+    assert set(players) == {(one, "Anna"), (one, "Ben"), (one, "Cleo"), (two, "Anna"), (two, "Dora")}
+    assert seats[("g1", 1)] == seats[("g2", 0)] == players[(one, "Ben")]  # one Ben in club 1
+    assert seats[("g1", 0)] != seats[("g3", 0)]  # the Annas of two clubs are two players
+    assert len(seats) == 6
+    store = Store(fresh_url)
+    try:
+        assert [g.id for g in store.list_games(one, player="ben")] == ["g2", "g1"]
+        made = store.create_game(
+            club_id=one,
+            kind="schnapsen",
+            players=["cleo", "Eve"],
+            options={},
+            created_at="z",
+            genesis_hash="h",
+            totals={},
+        )
+        assert store.players.game_seats([made.id])[made.id][0] == players[(one, "Cleo")]
+    finally:
+        store.dispose()
+    downgrade(fresh_url, "0009")
+    engine = create_engine(fresh_url)
+    assert not {"player", "game_player", "rating_change"} & set(inspect(engine).get_table_names())
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM game")).scalar_one() == 4
+    engine.dispose()

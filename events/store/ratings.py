@@ -1,0 +1,194 @@
+"""The ratings read model's rows (`rating_change`) and checkpoint, and the queries over them: SQL only.
+
+`projections/ratings.py` decides the changes; this writes a page of them with the checkpoint move
+in one transaction (guarded like the hand facts, `events/store/tracking.py`), empties them for a
+rebuild, and answers: a player's latest rating per pool, their history, a pool's leaderboard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import func, insert, select
+
+from events.codec import loads
+from events.store.base import EVENTS, GAMES, Database
+from events.store.players import SEATS
+from events.store.tracking import FACTS, Lost, check_checkpoint, move_checkpoint, reset_checkpoint
+from events.tables import RatingChange
+
+CHANGES = RatingChange.__table__  # type: ignore[attr-defined]
+
+
+def change_dict(row: Any) -> dict[str, Any]:
+    """A `rating_change` row as a plain dict (opponents decoded), without its row id."""
+    out = dict(row._mapping)
+    out.pop("id", None)
+    out["opponents"] = loads(out["opponents"])
+    return out
+
+
+class RatingRecorder:
+    """Rating changes and their checkpoint."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def commit_ratings(self, name: str, *, old: int, new: int, rows: Sequence[Mapping[str, Any]]) -> bool:
+        """Write a page's rating changes and move the checkpoint `name` from `old` to `new`, in one transaction.
+
+        False, and nothing written, when another process moved the checkpoint first (it did this work).
+        """
+        try:
+            with self.db.write() as conn, conn.begin():
+                check_checkpoint(conn, name, old)
+                for start in range(0, len(rows), 1000):
+                    conn.execute(insert(CHANGES), [dict(r) for r in rows[start : start + 1000]])
+                move_checkpoint(conn, name, old, new)
+        except Lost:
+            return False
+        return True
+
+    def reset_ratings(self, name: str) -> None:
+        """Empty the ratings and put their checkpoint back to 0 (before a rebuild)."""
+        with self.db.write() as conn, conn.begin():
+            conn.execute(CHANGES.delete())
+            reset_checkpoint(conn, name)
+
+    def latest(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], tuple[float, float, int]]:
+        """`{(player_id, pool): (mu, sigma, results)}`: the rating after each player's last change in each pool."""
+        wanted = set(keys)
+        if not wanted:
+            return {}
+        players = sorted({p for p, _ in wanted})
+        out: dict[tuple[str, str], tuple[float, float, int]] = {}
+        with self.db.engine.connect() as conn:
+            for start in range(0, len(players), 500):
+                some = players[start : start + 500]
+                last = (
+                    select(
+                        CHANGES.c.player_id, CHANGES.c.pool, func.max(CHANGES.c.id).label("id"), func.count().label("n")
+                    )
+                    .where(CHANGES.c.player_id.in_(some))
+                    .group_by(CHANGES.c.player_id, CHANGES.c.pool)
+                    .subquery()
+                )
+                query = select(
+                    CHANGES.c.player_id, CHANGES.c.pool, CHANGES.c.mu_after, CHANGES.c.sigma_after, last.c.n
+                ).join(last, last.c.id == CHANGES.c.id)
+                for row in conn.execute(query):
+                    key = (row.player_id, row.pool)
+                    if key in wanted:
+                        out[key] = (float(row.mu_after), float(row.sigma_after), int(row.n))
+        return out
+
+    def retracts_of(self, game_ids: Sequence[str]) -> dict[str, list[tuple[int, int]]]:
+        """`{game_id: [(seq, to_seq)]}`: every retract these games hold (their later ones too)."""
+        out: dict[str, list[tuple[int, int]]] = {}
+        ids = sorted(set(game_ids))
+        with self.db.engine.connect() as conn:
+            for start in range(0, len(ids), 500):
+                query = (
+                    select(EVENTS.c.game_id, EVENTS.c.seq, EVENTS.c.data)
+                    .where(EVENTS.c.type == "retract", EVENTS.c.game_id.in_(ids[start : start + 500]))
+                    .order_by(EVENTS.c.game_id, EVENTS.c.seq)
+                )
+                for row in conn.execute(query):
+                    out.setdefault(row.game_id, []).append((int(row.seq), int(loads(row.data)["to_seq"])))
+        return out
+
+    def rated_after(self, game_id: str, seq: int) -> bool:
+        """Whether the game has a rating change from an event after `seq` (a retract to `seq` voids it)."""
+        query = select(CHANGES.c.id).where(CHANGES.c.game_id == game_id, CHANGES.c.seq > seq).limit(1)
+        with self.db.engine.connect() as conn:
+            return conn.execute(query).first() is not None
+
+    def history(self, player_id: str, pool: str | None = None) -> list[dict[str, Any]]:
+        """A player's rating changes, oldest first, with the game's creation time."""
+        query = (
+            select(CHANGES, GAMES.c.created_at.label("game_created_at"))
+            .join(GAMES, GAMES.c.id == CHANGES.c.game_id)
+            .where(CHANGES.c.player_id == player_id)
+        )
+        if pool is not None:
+            query = query.where(CHANGES.c.pool == pool)
+        with self.db.engine.connect() as conn:
+            return [change_dict(row) for row in conn.execute(query.order_by(CHANGES.c.id))]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Every rating change in order, without row ids or write times (to compare a rebuild)."""
+        with self.db.engine.connect() as conn:
+            found = [change_dict(row) for row in conn.execute(select(CHANGES).order_by(CHANGES.c.id))]
+        for row in found:
+            row.pop("recorded_at", None)
+        return found
+
+    def changes_in(
+        self,
+        club_id: int,
+        pools: Sequence[str],
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        event: str | None = None,
+        round: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """The rating changes of a club's games in these pools, in order, for games created in the range
+        and with these labels: what a leaderboard is made of."""
+        query = (
+            select(CHANGES, GAMES.c.winner, GAMES.c.status, GAMES.c.created_at.label("game_created_at"))
+            .join(GAMES, GAMES.c.id == CHANGES.c.game_id)
+            .where(CHANGES.c.club_id == club_id, CHANGES.c.pool.in_(list(pools)))
+        )
+        if since is not None:
+            query = query.where(GAMES.c.created_at >= since)
+        if until is not None:
+            query = query.where(GAMES.c.created_at < until)
+        if event is not None:
+            query = query.where(GAMES.c.event_name == event)
+        if round is not None:
+            query = query.where(GAMES.c.round_name == round)
+        with self.db.engine.connect() as conn:
+            return [change_dict(row) for row in conn.execute(query.order_by(CHANGES.c.id))]
+
+    def player_games(self, player_id: str) -> list[dict[str, Any]]:
+        """`{game_id, seat, kind, status, winner, totals, created_at, players}` of every game the player sat in."""
+        query = (
+            select(SEATS.c.seat, GAMES)
+            .join(GAMES, GAMES.c.id == SEATS.c.game_id)
+            .where(SEATS.c.player_id == player_id)
+            .order_by(GAMES.c.created_at.desc(), GAMES.c.id.desc())
+        )
+        with self.db.engine.connect() as conn:
+            return [
+                {
+                    "game_id": row.id,
+                    "seat": int(row.seat),
+                    "kind": row.kind,
+                    "status": row.status,
+                    "winner": row.winner,
+                    "totals": loads(row.totals),
+                    "created_at": row.created_at,
+                    "players": loads(row.players),
+                    "event": row.event_name,
+                    "round": row.round_name,
+                }
+                for row in conn.execute(query)
+            ]
+
+    def situation_counts(self, player_id: str) -> dict[str, dict[str, int]]:
+        """`{kind: {situation: count}}` of the hand facts at the player's own seats."""
+        query = (
+            select(GAMES.c.kind, FACTS.c.situation, func.count().label("n"))
+            .select_from(FACTS)
+            .join(SEATS, (SEATS.c.game_id == FACTS.c.game_id) & (SEATS.c.seat == FACTS.c.seat))
+            .join(GAMES, GAMES.c.id == FACTS.c.game_id)
+            .where(SEATS.c.player_id == player_id)
+            .group_by(GAMES.c.kind, FACTS.c.situation)
+        )
+        out: dict[str, dict[str, int]] = {}
+        with self.db.engine.connect() as conn:
+            for row in conn.execute(query):
+                out.setdefault(row.kind, {})[row.situation] = int(row.n)
+        return out

@@ -1,0 +1,371 @@
+"""Ratings: a read model of the events, one rating model per game shape, every change explained.
+
+The library is `openskill` (Weng-Lin Bayesian ratings, MIT, pure Python, kept up to date, typed),
+model `BradleyTerryFull`: each player has a `mu` (skill) and a `sigma` (how unsure it is), and a
+result updates everyone in it by comparing *every pair* of sides by rank, which is exactly the
+"every player against every other by final rank" the clubs asked for, while its expected result for
+a pair is the same logistic of the rating difference that each change's explanation shows (so the
+numbers a player reads are the model's own). It handles teams (Gin's captain and sitter) and ties
+(a draw in Seven and a Half) with no special cases, and unlike Elo it knows how unsure a new
+player's rating is: a rating is **provisional** while `sigma > PROVISIONAL_SIGMA` (about the first
+ten results), shown with a `?`. Leaderboards order by the conservative `ordinal` (`mu - 3 sigma`)
+so that a newcomer with two lucky wins does not top the table; the rating shown is `mu`.
+
+One rating per game shape (`pool`):
+
+- Schnapsen: the winner against the loser, when the game ends.
+- Casino, Cutthroat Smear: every player against every other by final rank (totals, higher first;
+  equal totals tie), when the game ends.
+- Gin Rummy for three: every scored hand, the box against the team of captain and sitter (the
+  roles of that hand, from its deal); a drawn or voided hand is not rated.
+- Seven and a Half: every settled hand, each punter who staked against the banker, one pair after
+  another by seat; the banker's rating (`seven_and_a_half.banker`) and the punters' rating
+  (`seven_and_a_half.punter`) are apart. A punter's points decide the pair: won, lost, or a tie.
+
+The projection follows the global log like the hand facts (`projections/readmodel.py`): a stored
+checkpoint (`ratings`), each page's changes written with the checkpoint's move in one transaction,
+so an append is rated incrementally without refolding any game (only the event that settles a
+result is read, with the hand's context kept in memory: the banker, the stakes, the roles).
+`rebuild()` empties it and reads the whole log again through the same code, so it gives the same
+rows (tested). A result taken back by a `retract` (its seq between the retract's `to_seq` and the
+retract) is never rated; a retract that takes back a result already rated makes the projection
+rebuild from zero, because every later rating depends on it: ratings change by rebuilding from the
+events, never by hand. A merge of two players rebuilds too (their results are now one player's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from openskill.models import BradleyTerryFull, BradleyTerryFullRating
+
+from events.codec import dumps, loads
+from events.store import Store
+
+#: the checkpoint's name in `projection_checkpoint`
+NAME = "ratings"
+
+MODEL = BradleyTerryFull()
+#: a rating is provisional while its sigma is above this (it starts at 25/3 ~ 8.33)
+PROVISIONAL_SIGMA = 6.0
+
+SEVEN = "seven-and-a-half"
+GIN = "gin-rummy-3"
+BANKER_POOL = "seven-and-a-half.banker"
+PUNTER_POOL = "seven-and-a-half.punter"
+
+#: every pool a kind rates, in the order pages show them
+POOLS: dict[str, tuple[str, ...]] = {
+    "schnapsen": ("schnapsen",),
+    "casino": ("casino",),
+    "cutthroat-smear": ("cutthroat-smear",),
+    GIN: (GIN,),
+    SEVEN: (BANKER_POOL, PUNTER_POOL),
+}
+
+Progress = Callable[[int], None]
+
+#: the events that give a hand's context (stakes and banker, roles), besides a retract
+CONTEXT_TYPES = frozenset({"bet", "deal", "cut"})
+#: what the log reader may leave out of a page on SQLite: every event but these types, a game's first
+#: event, and those whose result text holds one of the marks (`LogReader.read_texts_where`)
+READ_TYPES = ("bet", "deal", "cut", "retract")
+READ_MARKS = ('"game_ended"', '"hand_ended"')
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One rated result: sides of seats, each rated in its pool, and their ranks (lower is better, ties equal)."""
+
+    hand: int
+    seq: int
+    sides: tuple[tuple[int, ...], ...]
+    pools: tuple[str, ...]
+    ranks: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class HandContext:
+    """What a game's hand in progress has shown so far that its result needs (from its own events)."""
+
+    hand: int = -1
+    banker: tuple[int, int] | None = None  # (seat, seq)
+    stakes: dict[int, int] = field(default_factory=dict)  # seat -> seq of its first stake
+    roles: dict[str, int] | None = None  # Gin: box, captain, sitter
+
+    def observe(self, envelope: Mapping[str, Any]) -> None:
+        """Take in one event of the game (in seq order)."""
+        if envelope["hand"] != self.hand:
+            self.hand, self.banker, self.stakes, self.roles = envelope["hand"], None, {}, None
+        result = envelope.get("result") or {}
+        data = envelope.get("data") or {}
+        kind = envelope["type"]
+        if kind == "retract":
+            floor = data["to_seq"]
+            self.stakes = {s: q for s, q in self.stakes.items() if q <= floor}
+            if self.banker is not None and self.banker[1] > floor:
+                self.banker = None
+            return
+        if isinstance(result.get("banker"), int):
+            self.banker = (result["banker"], envelope["seq"])
+        if kind == "bet" and isinstance(data.get("seat"), int):
+            self.stakes.setdefault(data["seat"], envelope["seq"])
+        if all(isinstance(result.get(role), int) for role in ("box", "captain", "sitter")):
+            self.roles = {role: result[role] for role in ("box", "captain", "sitter")}
+
+
+def _ranks_by_totals(totals: Mapping[str, Any], seats: int) -> tuple[int, ...]:
+    """Competition ranks by total, highest first (1, 2, 2, 4 style; 0-based)."""
+    values = [int(totals.get(str(s), 0)) for s in range(seats)]
+    return tuple(sum(1 for other in values if other > mine) for mine in values)
+
+
+def matches_of(kind: str, seats: int, envelope: Mapping[str, Any], context: HandContext) -> list[Match]:
+    """The rated results one stored envelope settles (pure: the envelope and its hand's context)."""
+    result = envelope.get("result") or {}
+    hand, seq = envelope["hand"], envelope["seq"]
+    if kind == SEVEN:
+        if not result.get("hand_ended") or result.get("voided") or context.banker is None:
+            return []
+        banker = context.banker[0]
+        points = result.get("points") or {}
+        found = []
+        for punter in sorted(context.stakes):
+            if punter == banker:
+                continue
+            won = int(points.get(str(punter), 0))
+            ranks = (0, 0) if won == 0 else ((0, 1) if won > 0 else (1, 0))
+            found.append(Match(hand, seq, ((punter,), (banker,)), (PUNTER_POOL, BANKER_POOL), ranks))
+        return found
+    if kind == GIN:
+        if not result.get("hand_ended") or "box_won" not in result or context.roles is None:
+            return []
+        roles = context.roles
+        ranks = (0, 1) if result["box_won"] else (1, 0)
+        return [Match(hand, seq, ((roles["box"],), (roles["captain"], roles["sitter"])), (GIN, GIN), ranks)]
+    if not result.get("game_ended"):
+        return []
+    if kind == "schnapsen":
+        winner = result.get("winner")
+        if not isinstance(winner, int):
+            return []
+        return [Match(hand, seq, ((0,), (1,)), (kind, kind), (0, 1) if winner == 0 else (1, 0))]
+    if kind in POOLS:
+        by_total = _ranks_by_totals(result.get("totals") or {}, seats)
+        return [Match(hand, seq, tuple((s,) for s in range(seats)), (kind,) * seats, by_total)]
+    return []
+
+
+def _score(mine: int, theirs: int) -> float:
+    return 1.0 if mine < theirs else (0.5 if mine == theirs else 0.0)
+
+
+def is_provisional(sigma: float) -> bool:
+    return sigma > PROVISIONAL_SIGMA
+
+
+def ordinal(mu: float, sigma: float) -> float:
+    """The conservative rating leaderboards order by: `mu - 3 sigma`."""
+    return mu - 3.0 * sigma
+
+
+Ratings = dict[tuple[str, str], tuple[float, float, int]]
+
+
+def rate(
+    match: Match,
+    players: Sequence[str],
+    ratings: Ratings,
+    base: Mapping[str, Any],
+) -> list[dict[str, Any]]:
+    """Rate one match: update `ratings` in place and return one explained `rating_change` row per player."""
+    sides: list[list[BradleyTerryFullRating]] = []
+    for side, pool in zip(match.sides, match.pools, strict=True):
+        current = []
+        for seat in side:
+            mu, sigma, _ = ratings.get((players[seat], pool), (MODEL.mu, MODEL.sigma, 0))
+            current.append(MODEL.rating(mu=mu, sigma=sigma))
+        sides.append(current)
+    after = MODEL.rate(sides, ranks=list(match.ranks))
+    rows: list[dict[str, Any]] = []
+    count = len(sides)
+    for i, (side, pool) in enumerate(zip(match.sides, match.pools, strict=True)):
+        others = [j for j in range(count) if j != i]
+        expected = sum(MODEL.predict_win([sides[i], sides[j]])[0] for j in others) / len(others)
+        actual = sum(_score(match.ranks[i], match.ranks[j]) for j in others) / len(others)
+        opponents = [
+            {"seat": seat, "player_id": players[seat], "mu": r.mu, "sigma": r.sigma}
+            for j in others
+            for seat, r in zip(match.sides[j], sides[j], strict=True)
+        ]
+        for seat, before, new in zip(side, sides[i], after[i], strict=True):
+            key = (players[seat], pool)
+            ratings[key] = (new.mu, new.sigma, ratings.get(key, (0.0, 0.0, 0))[2] + 1)
+            rows.append(
+                {
+                    **base,
+                    "pool": pool,
+                    "hand": match.hand,
+                    "seq": match.seq,
+                    "seat": seat,
+                    "player_id": players[seat],
+                    "mu_before": before.mu,
+                    "sigma_before": before.sigma,
+                    "mu_after": new.mu,
+                    "sigma_after": new.sigma,
+                    "expected": expected,
+                    "actual": actual,
+                    "opponents": dumps(opponents),
+                }
+            )
+    return rows
+
+
+def _voided(seq: int, retracts: Iterable[tuple[int, int]]) -> bool:
+    """Whether a retract (seq R back to seq T) takes back the event at `seq`: T < seq < R."""
+    return any(to_seq < seq < at for at, to_seq in retracts)
+
+
+class RatingsModel:
+    """The projection: catch up from the checkpoint, or rebuild from zero."""
+
+    def __init__(self, store: Store, *, batch: int = 2000) -> None:
+        self.store = store
+        #: positions a page spans (SQLite reads only the events that matter in it; PostgreSQL a page of `batch`)
+        self.span = batch * 10 if store.dialect == "sqlite" else batch
+        self._games: dict[str, tuple[str, int, list[str]]] = {}
+        self._context: dict[str, HandContext] = {}
+
+    def position(self) -> int:
+        return self.store.projection_position(NAME)
+
+    def catch_up(self, progress: Progress | None = None) -> int:
+        """Rate every result after the checkpoint; returns the events read by this call.
+
+        The log is read light (`LogReader.read_texts_where`): on SQLite only the events that may settle a
+        result or give a hand's context are read, on PostgreSQL every event in log order with its
+        payloads left encoded; either way only those events are decoded. A retract of a result already
+        rated starts again from zero (`rebuild`).
+        """
+        read = 0
+        while True:
+            old = self.position()
+            new, page = self.store.log.read_texts_where(old, self.span, READ_TYPES, READ_MARKS)
+            if new <= old:
+                return read
+            self._load_games(row[1] for row in page)
+            events = [self._decoded(row) for row in page]
+            wanted = [e for e in events if e is not None]
+            if self._takes_back_rated(wanted):
+                return read + self.rebuild(progress)
+            rows = self._changes(wanted)
+            if self.store.ratings.commit_ratings(NAME, old=old, new=new, rows=rows):
+                read += new - old
+                if progress is not None:
+                    progress(new - old)
+            else:  # another process did this page: our hand contexts may be ahead of it
+                self._context.clear()
+
+    def _decoded(self, row: Sequence[Any]) -> tuple[int, str, dict[str, Any]] | None:
+        """The envelope of a light row that the ratings need (a result, a hand's context, a retract), else None."""
+        position, game_id, seq, hand, kind, data, result, recorded_at = row
+        game_kind = self._games[game_id][0]
+        contextual = game_kind in (SEVEN, GIN)
+        if contextual and seq == 1:
+            self._context[game_id] = HandContext()  # followed from its first event: no read-back needed
+        settles = '"game_ended"' in result or (contextual and '"hand_ended"' in result)
+        if not (settles or kind == "retract" or (contextual and kind in CONTEXT_TYPES)):
+            return None
+        envelope = {
+            "seq": seq,
+            "hand": hand,
+            "type": kind,
+            "data": loads(data),
+            "result": loads(result),
+            "recorded_at": recorded_at,
+        }
+        return int(position), str(game_id), envelope
+
+    def rebuild(self, progress: Progress | None = None) -> int:
+        """Empty the ratings and read the whole log again; returns the events read."""
+        self.store.ratings.reset_ratings(NAME)
+        self._games.clear()
+        self._context.clear()
+        return self.catch_up(progress)
+
+    def _takes_back_rated(self, page: Sequence[tuple[int, str, Mapping[str, Any]]]) -> bool:
+        return any(
+            env["type"] == "retract" and self.store.ratings.rated_after(game_id, env["data"]["to_seq"])
+            for _, game_id, env in page
+        )
+
+    def _load_games(self, game_ids: Iterable[str]) -> None:
+        missing = sorted({g for g in game_ids if g not in self._games})
+        if not missing:
+            return
+        seats = self.store.players.game_seats(missing)
+        for game_id, (kind, club_id) in self.store.game_kinds(missing).items():
+            self._games[game_id] = (kind, club_id, seats.get(game_id, []))
+
+    def _hand_context(self, game_id: str, envelope: Mapping[str, Any]) -> HandContext:
+        """The game's context for this event's hand: kept from earlier pages, or read back from its hand's events."""
+        context = self._context.get(game_id)
+        if context is not None and context.hand == envelope["hand"]:
+            return context
+        context = HandContext()
+        span = self.store.hand_seqs(game_id, envelope["hand"], envelope["seq"] - 1)
+        if span is not None:
+            for earlier in self.store.read_events(game_id, span[0] - 1, upto=envelope["seq"] - 1):
+                context.observe(earlier)
+        self._context[game_id] = context
+        return context
+
+    def _changes(self, page: Sequence[tuple[int, str, Mapping[str, Any]]]) -> list[dict[str, Any]]:
+        """The explained rating changes of one page (its decoded events), in log order."""
+        settling = [(pos, gid, env) for pos, gid, env in page if _may_settle(self._games[gid][0], env)]
+        if not settling:
+            for _, game_id, env in page:
+                self._observe(game_id, env)
+            return []
+        retracts = self.store.ratings.retracts_of([gid for _, gid, _ in settling])
+        keys = {
+            (pid, pool)
+            for _, gid, _ in settling
+            for pid in self._games[gid][2]
+            for pool in POOLS.get(self._games[gid][0], ())
+        }
+        ratings: Ratings = self.store.ratings.latest(keys)
+        rows: list[dict[str, Any]] = []
+        for position, game_id, env in page:
+            kind, club_id, players = self._games[game_id]
+            if (
+                kind in POOLS
+                and _may_settle(kind, env)
+                and players
+                and not _voided(env["seq"], retracts.get(game_id, ()))
+            ):
+                context = self._hand_context(game_id, env) if kind in (SEVEN, GIN) else HandContext()
+                base = {
+                    "club_id": club_id,
+                    "game_id": game_id,
+                    "kind": kind,
+                    "position": position,
+                    "recorded_at": env["recorded_at"],
+                }
+                for match in matches_of(kind, len(players), env, context):
+                    rows += rate(match, players, ratings, base)
+            self._observe(game_id, env)
+        return rows
+
+    def _observe(self, game_id: str, env: Mapping[str, Any]) -> None:
+        """Keep the hand context of a game this process follows from its first event (else read back)."""
+        context = self._context.get(game_id)
+        if context is not None:
+            context.observe(env)
+
+
+def _may_settle(kind: str, env: Mapping[str, Any]) -> bool:
+    result = env.get("result") or {}
+    return bool(result.get("game_ended") or (kind in (SEVEN, GIN) and result.get("hand_ended")))

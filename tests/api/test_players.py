@@ -1,0 +1,176 @@
+"""Players as records (issue 20), on SQLite and PostgreSQL: identity, filters, rename, merge, erasure
+seen by another process at once, `has=` restricted to a player's own situations, the player page's
+data and the standings."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.main import create_app
+from api.settings import Settings
+from events.store import Store
+from projections.service import Tablebook
+from tests.api.test_search import DEAL, MARRIAGE, schnapsen, search
+from tests.conftest import Club, new_game
+
+
+@pytest.fixture
+def other_process(store: Store) -> Iterator[TestClient]:
+    """A second server process on the same database: its own store, engine and state cache."""
+    second = Store(store.url)
+    app = create_app(Settings(database_url=store.url), second)
+    with TestClient(app) as c:
+        yield c
+    second.dispose()
+
+
+def _players(client: TestClient, club: Club, query: str = "") -> list[dict[str, Any]]:
+    response = client.get(f"/v1/players{query}", headers=club.viewer)
+    assert response.status_code == 200, response.text
+    found: list[dict[str, Any]] = response.json()["players"]
+    return found
+
+
+def _names(client: TestClient, club: Club, game_id: str) -> list[str]:
+    response = client.get(f"/v1/games/{game_id}", headers=club.viewer)
+    assert response.status_code == 200, response.text
+    names: list[str] = response.json()["players"]
+    return names
+
+
+def test_a_game_names_players_who_become_records_found_by_name_in_any_case(client: TestClient, club: Club) -> None:
+    first = new_game(client, club, players=["Anna", "Ben"])
+    second = new_game(client, club, players=["anna", "Cleo"])
+    players = _players(client, club)
+    assert [p["name"] for p in players] == ["Anna", "Ben", "Cleo"]  # "anna" is Anna
+    anna = players[0]["id"]
+    for query in ("player=ANNA", "player=anna", f"player_id={anna}"):
+        ids = {g["id"] for g in search(client, club, query)["games"]}
+        assert ids == {first["id"], second["id"]}, query
+    assert {g["id"] for g in search(client, club, "player=cleo")["games"]} == {second["id"]}
+    assert search(client, club, "player=Dora")["games"] == []
+
+
+def test_a_rename_shows_at_once_in_every_process_and_the_old_name_still_finds_the_player(
+    client: TestClient, other_process: TestClient, club: Club
+) -> None:
+    game = new_game(client, club, players=["Anna", "Ben"])
+    assert _names(other_process, club, game["id"]) == ["Anna", "Ben"]  # the other process has it cached now
+    anna = _players(client, club, "?name=anna")[0]["id"]
+    response = client.patch(f"/v1/players/{anna}", json={"name": "Anna M."}, headers=club.recorder)
+    assert response.status_code == 200, response.text
+    assert response.json()["aliases"] == ["Anna"]
+    assert _names(other_process, club, game["id"]) == ["Anna M.", "Ben"]
+    state = other_process.get(f"/v1/games/{game['id']}/state", headers=club.viewer).json()
+    assert [s["name"] for s in state["seats"]] == ["Anna M.", "Ben"]
+    assert [g["id"] for g in search(other_process, club, "player=anna")["games"]] == [game["id"]]
+    viewer = client.patch(f"/v1/players/{anna}", json={"name": "X"}, headers=club.viewer)
+    assert viewer.status_code == 403
+
+
+def test_merging_two_players_moves_the_games_and_names(client: TestClient, club: Club) -> None:
+    one = new_game(client, club, players=["Ben", "Anna"])
+    two = new_game(client, club, players=["Ben K.", "Cleo"])
+    response = client.post("/v1/players/Ben K./merge", json={"into": "ben"}, headers=club.recorder)
+    assert response.status_code == 200, response.text
+    merged = response.json()
+    assert merged["name"] == "Ben" and merged["aliases"] == ["Ben K."]
+    assert _names(client, club, two["id"]) == ["Ben", "Cleo"]
+    ids = {g["id"] for g in search(client, club, f"player_id={merged['id']}")["games"]}
+    assert ids == {one["id"], two["id"]}
+    assert [p["name"] for p in _players(client, club)] == ["Ben", "Anna", "Cleo"]
+    # two people who sat at one table are not one player
+    refused = client.post("/v1/players/Anna/merge", json={"into": "Ben"}, headers=club.recorder)
+    assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid"
+
+
+def test_an_erased_player_is_gone_everywhere_at_once_and_the_chains_still_verify(
+    client: TestClient, other_process: TestClient, club: Club
+) -> None:
+    game = {"id": schnapsen(client, club, ["Anna", "Ben"], [DEAL, MARRIAGE])}
+    other = new_game(client, club, players=["Cleo", "Anna"])
+    assert _names(other_process, club, other["id"]) == ["Cleo", "Anna"]
+    anna = _players(client, club, "?name=Anna")[0]["id"]
+    response = client.delete(f"/v1/players/{anna}", headers=club.recorder)
+    assert response.status_code == 200, response.text
+    assert sorted(response.json()["games"]) == sorted([game["id"], other["id"]])
+    for process in (client, other_process):
+        assert _names(process, club, game["id"]) == ["(erased)", "Ben"]
+        assert _names(process, club, other["id"]) == ["Cleo", "(erased)"]
+        text = process.get(f"/v1/games/{game['id']}/export?format=text", headers=club.viewer).text
+        assert "Anna" not in text
+        assert _players(process, club, "?name=anna") == []
+        page = process.get(f"/v1/players/{anna}", headers=club.viewer).json()
+        assert page["player"]["name"] == "(erased)" and page["player"]["erased"] is True
+        verified = process.get(f"/v1/games/{game['id']}/verify", headers=club.viewer).json()
+        assert verified["ok"] is True
+    assert search(client, club, "player=anna")["games"] == []
+
+
+def test_has_with_a_player_counts_only_that_players_own_situations(client: TestClient, club: Club) -> None:
+    annas = {"id": schnapsen(client, club, ["Anna", "Ben"], [DEAL, MARRIAGE])}  # seat 0 declares it: Anna
+    bens = {"id": schnapsen(client, club, ["Ben", "Anna"], [DEAL, MARRIAGE])}  # seat 0 is Ben here
+    found = search(client, club, "has=marriage&player=anna")["games"]
+    assert [g["id"] for g in found] == [annas["id"]]
+    assert {h["seat"] for h in found[0]["hits"]} == {0}
+    assert [g["id"] for g in search(client, club, "has=marriage&player=BEN")["games"]] == [bens["id"]]
+    assert {g["id"] for g in search(client, club, "has=marriage")["games"]} == {annas["id"], bens["id"]}
+
+
+def _demo_games(store: Store, club: Club, kind: str, count: int) -> list[str]:
+    service = Tablebook.open(store)
+    club_id = store.ensure_club(club.name)
+    rng = random.Random(11)
+    return [service.record_demo_game(club_id, kind, rng) for _ in range(count)]
+
+
+def test_the_player_page_has_statistics_ratings_and_an_explained_history(
+    client: TestClient, store: Store, club: Club
+) -> None:
+    ids = _demo_games(store, club, "schnapsen", 3)
+    games = [store.get_game(g) for g in ids]
+    anna = _players(client, club, "?name=Anna")[0]
+    page = client.get(f"/v1/players/{anna['id']}", headers=club.viewer).json()
+    stats = page["statistics"]["schnapsen"]
+    seat = {g.id: g.players.index("Anna") for g in games}
+    assert stats["games"] == 3 and stats["finished"] == 3
+    assert stats["wins"] == sum(1 for g in games if g.winner == seat[g.id])
+    assert stats["points"] == sum(int(g.totals[str(seat[g.id])]) for g in games)
+    marriages = sum(
+        1 for row in store.hand_fact_rows(ids) if row["situation"] == "marriage" and row["seat"] == seat[row["game_id"]]
+    )
+    assert stats["marriages"] == marriages
+    rating = page["ratings"]["schnapsen"]
+    assert rating["results"] == 3 and rating["provisional"] is True and rating["text"].endswith("?")
+    history = page["history"]
+    assert [h["game_id"] for h in history] == [g.id for g in sorted(games, key=lambda g: g.created_at)]
+    for h in history:
+        assert h["change"] == pytest.approx(h["after"]["mu"] - h["before"]["mu"], abs=2e-3)
+        assert h["opponents"][0]["name"] == "Ben" and "against Ben" in h["reason"]
+        assert ("won" in h["reason"]) == (h["actual"] == 1)
+    assert {g["id"] for g in page["games"]} == set(ids)
+    assert all(g["won"] == (g["winner"] == g["seat"]) for g in page["games"])
+
+
+def test_standings_rank_the_club_by_rating_over_a_range_and_by_event(
+    client: TestClient, store: Store, club: Club
+) -> None:
+    ids = _demo_games(store, club, "casino", 2)
+    store.registry.set_labels(ids[0], {"event": "Winter league"})
+    response = client.get("/v1/standings?game=casino", headers=club.viewer)
+    assert response.status_code == 200, response.text
+    table = response.json()["pools"]["casino"]["standings"]
+    assert [r["place"] for r in table] == list(range(1, len(table) + 1))
+    assert {r["name"] for r in table} == set(store.get_game(ids[0]).players)
+    assert all(r["results"] == 2 and r["games"] == 2 for r in table)
+    ordinals = [r["rating"]["ordinal"] for r in table]
+    assert ordinals == sorted(ordinals, reverse=True)
+    league = client.get("/v1/standings?game=casino&event=Winter league", headers=club.viewer).json()
+    assert all(r["results"] == 1 for r in league["pools"]["casino"]["standings"])
+    later = client.get("/v1/standings?game=casino&since=2999-01-01", headers=club.viewer).json()
+    assert later["pools"]["casino"]["standings"] == []

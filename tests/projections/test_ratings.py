@@ -1,0 +1,160 @@
+"""Ratings (projections/ratings.py): the matches each game shape rates, explained changes, rebuild =
+incremental, and a retract of a rated result rebuilding from the events."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import pytest
+
+from events.store import Store
+from projections.ratings import (
+    BANKER_POOL,
+    MODEL,
+    PUNTER_POOL,
+    HandContext,
+    Match,
+    RatingsModel,
+    matches_of,
+    rate,
+)
+from projections.service import Operator, Tablebook
+
+
+def _env(kind: str, seq: int, hand: int, result: dict[str, Any], data: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"type": kind, "seq": seq, "hand": hand, "data": data or {}, "result": result}
+
+
+def test_schnapsen_rates_the_winner_against_the_loser_at_the_game_end_only() -> None:
+    context = HandContext()
+    assert matches_of("schnapsen", 2, _env("play", 9, 3, {"hand_ended": True}), context) == []
+    (match,) = matches_of("schnapsen", 2, _env("play", 10, 3, {"game_ended": True, "winner": 1}), context)
+    assert match.sides == ((0,), (1,)) and match.ranks == (1, 0) and match.pools == ("schnapsen", "schnapsen")
+
+
+def test_casino_and_smear_rank_everyone_by_final_totals_with_ties() -> None:
+    result = {"game_ended": True, "totals": {"0": 17, "1": 21, "2": 17, "3": 5}}
+    (match,) = matches_of("casino", 4, _env("capture", 80, 6, result), HandContext())
+    assert match.sides == ((0,), (1,), (2,), (3,))
+    assert match.ranks == (1, 0, 1, 3)  # 21 first, the two 17s tie second, 5 last
+    (smear,) = matches_of(
+        "cutthroat-smear", 3, _env("play", 50, 4, {"game_ended": True, "totals": {"0": 3}}), HandContext()
+    )
+    assert smear.pools == ("cutthroat-smear",) * 3 and smear.ranks == (0, 1, 1)
+
+
+def test_gin_rates_each_scored_hand_box_against_captain_and_sitter() -> None:
+    context = HandContext()
+    context.observe(_env("deal", 2, 1, {"box": 2, "captain": 0, "sitter": 1}))
+    (match,) = matches_of("gin-rummy-3", 3, _env("lay_off", 20, 1, {"hand_ended": True, "box_won": False}), context)
+    assert match.sides == ((2,), (0, 1)) and match.ranks == (1, 0)
+    drawn = _env("discard", 30, 1, {"hand_ended": True, "drawn": True})
+    assert matches_of("gin-rummy-3", 3, drawn, context) == []
+
+
+def test_seven_and_a_half_pairs_each_staking_punter_with_the_banker_in_separate_pools() -> None:
+    context = HandContext()
+    context.observe(_env("bet", 1, 1, {"banker": 0}, {"seat": 1, "amount": 2}))
+    context.observe(_env("bet", 2, 1, {}, {"seat": 3, "amount": 1}))
+    context.observe(_env("bet", 3, 1, {}, {"seat": 2, "amount": 1}))
+    result = {"hand_ended": True, "points": {"0": 1, "1": -2, "2": 0, "3": 1}}
+    found = matches_of("seven-and-a-half", 4, _env("stand", 9, 1, result), context)
+    assert [(m.sides, m.ranks) for m in found] == [
+        (((1,), (0,)), (1, 0)),  # seat 1 lost to the bank
+        (((2,), (0,)), (0, 0)),  # seat 2 tied
+        (((3,), (0,)), (0, 1)),  # seat 3 won
+    ]
+    assert all(m.pools == (PUNTER_POOL, BANKER_POOL) for m in found)
+    # a retract back before seat 2's stake takes it out of the hand
+    context.observe(_env("retract", 4, 1, {}, {"to_seq": 2}))
+    assert [m.sides[0] for m in matches_of("seven-and-a-half", 4, _env("stand", 9, 1, result), context)] == [(1,), (3,)]
+
+
+def test_a_rating_change_is_explained_with_the_opponents_before_and_the_expected_result() -> None:
+    ratings: dict[tuple[str, str], tuple[float, float, int]] = {("pB", "schnapsen"): (30.0, 5.0, 12)}
+    match = Match(3, 40, ((0,), (1,)), ("schnapsen", "schnapsen"), (0, 1))
+    rows = rate(match, ["pA", "pB"], ratings, {"game_id": "g1"})
+    anna, ben = rows
+    assert anna["player_id"] == "pA" and anna["mu_before"] == MODEL.mu and anna["actual"] == 1.0
+    assert anna["expected"] < 0.5 < ben["expected"]  # Ben was rated higher: Anna's win was the surprise
+    assert abs(anna["expected"] + ben["expected"] - 1.0) < 1e-9
+    assert anna["mu_after"] > anna["mu_before"] and ben["mu_after"] < ben["mu_before"]
+    assert '"mu":30.0' in anna["opponents"] and '"player_id":"pB"' in anna["opponents"]
+    assert ratings[("pA", "schnapsen")][2] == 1 and ratings[("pB", "schnapsen")][2] == 13
+
+
+KINDS = ("schnapsen", "casino", "cutthroat-smear", "gin-rummy-3", "seven-and-a-half")
+
+
+def _demo(store: Store, rounds: int, seed: int, *, follow: RatingsModel | None = None) -> list[str]:
+    service = Tablebook.open(store)
+    club = store.ensure_club("c")
+    rng = random.Random(seed)
+    ids = []
+    for _ in range(rounds):
+        for kind in KINDS:
+            ids.append(service.record_demo_game(club, kind, rng))
+            if follow is not None:
+                follow.catch_up()
+    return ids
+
+
+def test_rebuild_gives_the_same_ratings_as_the_incremental_updates(store: Store) -> None:
+    follow = RatingsModel(store, batch=97)  # pages that end inside hands: the hand context is read back
+    _demo(store, 2, 7, follow=follow)
+    for _ in range(100):  # on PostgreSQL the log's horizon waits for any older open transaction in the cluster
+        if follow.position() == store.head_position():
+            break
+        time.sleep(0.1)
+        follow.catch_up()
+    incremental = store.ratings.rows()
+    pools = {row["pool"] for row in incremental}
+    assert pools == {"schnapsen", "casino", "cutthroat-smear", "gin-rummy-3", BANKER_POOL, PUNTER_POOL}
+    assert follow.position() == store.head_position()
+    RatingsModel(store).rebuild()
+    assert store.ratings.rows() == incremental
+    # each change follows from the one before it for the same player and pool
+    last: dict[tuple[str, str], float] = {}
+    for row in incremental:
+        key = (row["player_id"], row["pool"])
+        assert row["mu_before"] == pytest.approx(last.get(key, MODEL.mu))
+        last[key] = row["mu_after"]
+
+
+def test_a_retract_of_a_rated_result_rebuilds_and_drops_it(store: Store) -> None:
+    ids = _demo(store, 1, 3)
+    model = RatingsModel(store)
+    model.catch_up()
+    schnapsen = ids[0]
+    rated = [r for r in store.ratings.rows() if r["game_id"] == schnapsen]
+    assert len(rated) == 2  # winner and loser
+    service = Tablebook.open(store)
+    reader = Operator(club_id=store.ensure_club("c"), club="c")
+    end = store.get_game(schnapsen).seq
+    service.append(
+        reader, schnapsen, [{"type": "retract", "to_seq": end - 1, "reason": "the last trick was misrecorded"}]
+    )
+    model.catch_up()
+    after = store.ratings.rows()
+    assert [r for r in after if r["game_id"] == schnapsen] == []
+    RatingsModel(store).rebuild()
+    assert store.ratings.rows() == after  # the same as from zero: the later games rated without it
+
+
+def test_a_smear_bid_made_or_set_is_the_bidders_fact_not_the_last_players() -> None:
+    """The statistics count bids made and set at the bidder's seat, though the result comes on the last play."""
+    from projections.readmodel import facts_of
+    from projections.registry import rules_for
+
+    rules = rules_for("cutthroat-smear")
+    envelope = {
+        "type": "play",
+        "seq": 40,
+        "hand": 3,
+        "data": {"seat": 2, "card": "AS"},
+        "result": {"hand_ended": True, "made": False, "bidder": 0, "game": 1},
+    }
+    found = {(f.situation, f.seat) for f in facts_of(rules, envelope)}
+    assert ("failed_bid", 0) in found and not any(tag == "failed_bid" and seat == 2 for tag, seat in found)
