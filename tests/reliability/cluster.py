@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import psycopg
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "cluster"
@@ -95,6 +96,32 @@ class Cluster:
                 raise TimeoutError(f"the cluster in {self.directory} is not healthy after {timeout:.0f} s")
             time.sleep(0.2)
         return time.monotonic() - started
+
+    def wait_writable(self, database: str, killed: int, killed_at: float, timeout: float = 120.0) -> int:
+        """The node on which a write commits (synchronously) again after the kill of `killed`'s postmaster
+        at `killed_at` (time.time()): another node, or the same one restarted after the kill."""
+        dsn = (
+            self.url(database)
+            .replace("postgresql+psycopg://", "postgresql://")
+            .replace("connect_timeout=2", "connect_timeout=1")
+        )
+        started = time.monotonic()
+        while time.monotonic() - started < timeout:
+            try:
+                with psycopg.connect(dsn, autocommit=True) as conn:
+                    conn.execute("SET statement_timeout = '2s'")
+                    row = conn.execute(
+                        "SELECT inet_server_port(), extract(epoch FROM pg_postmaster_start_time()), "
+                        "pg_current_xact_id() IS NOT NULL"
+                    ).fetchone()
+                assert row is not None
+                node = int(row[0]) - self.base
+                if node != killed or float(row[1]) > killed_at:
+                    return node
+            except psycopg.Error:
+                pass
+            time.sleep(0.05)
+        raise TimeoutError(f"no writable primary {timeout:.0f} s after the kill of pg{killed}")
 
     def kill_postmaster(self, node: int) -> int:
         """SIGKILL to the node's postmaster (its children die with it: they lose their parent's pipe)."""
