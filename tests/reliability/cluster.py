@@ -30,10 +30,52 @@ class Cluster:
 
     directory: Path
     base: int
+    #: pg1 in this network namespace (scripts/cluster's TABLEBOOK_CLUSTER_NETNS), for `partition`
+    netns: str | None = None
 
     @property
     def env(self) -> dict[str, str]:
-        return {**os.environ, "TABLEBOOK_CLUSTER_DIR": str(self.directory), "TABLEBOOK_CLUSTER_PORT": str(self.base)}
+        env = {**os.environ, "TABLEBOOK_CLUSTER_DIR": str(self.directory), "TABLEBOOK_CLUSTER_PORT": str(self.base)}
+        env["TABLEBOOK_CLUSTER_NETNS"] = self.netns or ""
+        return env
+
+    def addr(self, node: int) -> str:
+        """Where the node listens (the script's `addr_of`)."""
+        if self.netns is None:
+            return "127.0.0.1"
+        return "10.231.0.2" if node == 1 else "10.231.0.1"
+
+    def partition(self) -> None:
+        self.run("partition")
+
+    def heal(self) -> None:
+        self.run("heal")
+
+    def switchover_to(self, node: int) -> None:
+        """A planned switchover to `node` (patronictl), waited for."""
+        leader = self.primary()
+        subprocess.run(
+            [
+                "patronictl",
+                "-c",
+                str(self.directory / f"pg{node}.yml"),
+                "switchover",
+                "--leader",
+                f"pg{leader}",
+                "--candidate",
+                f"pg{node}",
+                "--force",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        started = time.monotonic()
+        while self.primary() != node:
+            if time.monotonic() - started > 60:
+                raise TimeoutError(f"no switchover to pg{node} within 60 s")
+            time.sleep(0.2)
 
     def run(self, command: str, timeout: float = 300) -> str:
         done = subprocess.run(
@@ -57,7 +99,7 @@ class Cluster:
         return self.base + node
 
     def hosts(self) -> str:
-        return "&".join(f"host=127.0.0.1:{self.pg_port(n)}" for n in NODES)
+        return "&".join(f"host={self.addr(n)}:{self.pg_port(n)}" for n in NODES)
 
     def url(self, database: str, attrs: str = "read-write") -> str:
         """A multi-host URL: libpq tries each node and keeps the first whose session is `attrs`."""
@@ -66,11 +108,11 @@ class Cluster:
         )
 
     def node_url(self, node: int, database: str) -> str:
-        return f"postgresql+psycopg://postgres@127.0.0.1:{self.pg_port(node)}/{database}?connect_timeout=2"
+        return f"postgresql+psycopg://postgres@{self.addr(node)}:{self.pg_port(node)}/{database}?connect_timeout=2"
 
     def _answers(self, node: int, path: str) -> bool:
         try:
-            return httpx.get(f"http://127.0.0.1:{self.base + 10 + node}{path}", timeout=1.0).status_code == 200
+            return httpx.get(f"http://{self.addr(node)}:{self.base + 10 + node}{path}", timeout=1.0).status_code == 200
         except httpx.HTTPError:
             return False
 

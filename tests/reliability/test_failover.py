@@ -25,13 +25,14 @@ and none it read may be missing from the final log (phantoms: 0).
 
 from __future__ import annotations
 
+import os
 import secrets
 import shutil
 import statistics
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
@@ -47,6 +48,7 @@ from tests.reliability.load import Api, Check, Ledger, check_game, note
 pytestmark = pytest.mark.reliability
 
 KILLS = 6
+PARTITIONS = 3
 GAMES = 24
 CLIENTS = 8
 #: seconds of appends before the first kill, and after each failover before the next
@@ -63,6 +65,23 @@ def cluster(full: bool) -> Iterator[Cluster]:
     directory = Path(tempfile.mkdtemp(prefix="tablebook-failover-"))
     directory.chmod(0o755)
     found = Cluster(directory, 55540)
+    found.start()
+    try:
+        yield found
+    finally:
+        found.destroy()
+
+
+@pytest.fixture(scope="module")
+def netns_cluster(full: bool) -> Iterator[Cluster]:
+    """The cluster with pg1 in its own network namespace (scripts/cluster, TABLEBOOK_CLUSTER_NETNS)."""
+    if not full:
+        pytest.skip("the partition run needs the cluster: make reliability")
+    if os.geteuid() != 0 or not shutil.which("ip"):
+        pytest.skip("a network namespace needs root and iproute2 (ip netns)")
+    directory = Path(tempfile.mkdtemp(prefix="tablebook-partition-"))
+    directory.chmod(0o755)
+    found = Cluster(directory, 55640, netns="tbpart")
     found.start()
     try:
         yield found
@@ -173,7 +192,38 @@ class Follower(threading.Thread):
             after = new
 
 
-def test_failover_under_load(cluster: Cluster, launch) -> None:  # type: ignore[no-untyped-def]
+Disrupt = Callable[[Cluster, str], tuple[int, int, float]]
+
+
+def kill_the_primary(cluster: Cluster, database: str) -> tuple[int, int, float]:
+    """SIGKILL to the primary's postmaster: (old primary, new primary, seconds without a writable primary)."""
+    primary = cluster.primary()
+    assert primary is not None
+    killed_at, killed_wall = time.monotonic(), time.time()
+    cluster.kill_postmaster(primary)
+    new = cluster.wait_writable(database, primary, killed_wall, timeout=120)
+    return primary, new, time.monotonic() - killed_at
+
+
+def cut_the_primary_off(cluster: Cluster, database: str) -> tuple[int, int, float]:
+    """pg1 made primary (a switchover), then cut off from etcd until another node is writable; healed after."""
+    if cluster.primary() != 1:
+        cluster.switchover_to(1)
+        cluster.wait_healthy(180)
+        time.sleep(STEADY)
+    cut_at = time.monotonic()
+    cluster.partition()
+    try:
+        new = cluster.wait_writable(database, 1, float("inf"), timeout=120)
+        outage = time.monotonic() - cut_at
+        # pg1 must have stopped being a primary (Patroni demotes it when it cannot renew its key)
+        assert cluster.primary() != 1
+    finally:
+        cluster.heal()
+    return 1, new, outage
+
+
+def run_under_load(cluster: Cluster, launch, rounds: int, disrupt: Disrupt, what: str) -> None:  # type: ignore[no-untyped-def]
     name = _database(cluster)
     write_url = cluster.url(name)
     store = Store(write_url)
@@ -191,15 +241,11 @@ def test_failover_under_load(cluster: Cluster, launch) -> None:  # type: ignore[
     outages: list[float] = []
     promoted: list[str] = []
     try:
-        for _ in range(KILLS):
+        for _ in range(rounds):
             time.sleep(STEADY)
-            primary = cluster.primary()
-            assert primary is not None
-            killed_at, killed_wall = time.monotonic(), time.time()
-            cluster.kill_postmaster(primary)
-            new = cluster.wait_writable(name, primary, killed_wall, timeout=120)
-            outages.append(time.monotonic() - killed_at)
-            promoted.append(f"pg{primary} -> pg{new}")
+            old, new, outage = disrupt(cluster, name)
+            outages.append(outage)
+            promoted.append(f"pg{old} -> pg{new}")
             cluster.wait_healthy(180)  # the old primary back as a replica, a synchronous standby again
         time.sleep(STEADY)
     finally:
@@ -240,13 +286,13 @@ def test_failover_under_load(cluster: Cluster, launch) -> None:  # type: ignore[
         gaps=total.gaps,
         chains_verified=verified,
         chains_broken=len(games) - verified,
-        crashes=KILLS,
+        crashes=rounds if disrupt is kill_the_primary else 0,
         retries=retries,
         server_errors=sum(c.server_errors for c in clients),
         skips_in_log_order=skipped,
     )
     figures = (
-        f"{KILLS} kills -9 of the primary's postmaster ({', '.join(promoted)}), {CLIENTS} clients, {GAMES} games: "
+        f"{rounds} {what} ({', '.join(promoted)}), {CLIENTS} clients, {GAMES} games: "
         f"appends tried {tried:,}, acknowledged {acked:,}, lost {total.lost}, duplicated {total.duplicated}, "
         f"seq gaps {total.gaps}, retried requests {retries:,}, chains verifying {verified}/{len(games)}; "
         f"time without a writable primary per failover: median {statistics.median(outages):.1f} s, "
@@ -255,9 +301,21 @@ def test_failover_under_load(cluster: Cluster, launch) -> None:  # type: ignore[
         f"phantoms {phantoms}, read twice {repeated}, read errors across failovers {follower.errors}"
     )
     FIGURES.note("failover", figures)
+    figures_seen.append(figures)
     print("\n" + figures)
     store.dispose()
     assert not problems, problems[:5]
     assert acked > 0 and total.lost == 0 and total.duplicated == 0 and total.gaps == 0
     assert verified == len(games)
     assert skipped == 0 and phantoms == 0
+
+
+figures_seen: list[str] = []
+
+
+def test_failover_under_load(cluster: Cluster, launch) -> None:  # type: ignore[no-untyped-def]
+    run_under_load(cluster, launch, KILLS, kill_the_primary, "kills -9 of the primary's postmaster")
+
+
+def test_partition_of_the_primary_from_etcd_under_load(netns_cluster: Cluster, launch) -> None:  # type: ignore[no-untyped-def]
+    run_under_load(netns_cluster, launch, PARTITIONS, cut_the_primary_off, "partitions of the primary from etcd")
