@@ -142,10 +142,12 @@ class Cluster:
     def wait_writable(self, database: str, killed: int, killed_at: float, timeout: float = 120.0) -> int:
         """The node on which a write commits (synchronously) again after the kill of `killed`'s postmaster
         at `killed_at` (time.time()): another node, or the same one restarted after the kill."""
+        # libpq's own form: in a URI a repeated `host=` keeps the last (SQLAlchemy's URL joins them itself)
+        hosts = ",".join(self.addr(n) for n in NODES)
+        ports = ",".join(str(self.pg_port(n)) for n in NODES)
         dsn = (
-            self.url(database)
-            .replace("postgresql+psycopg://", "postgresql://")
-            .replace("connect_timeout=2", "connect_timeout=1")
+            f"host={hosts} port={ports} dbname={database} user=postgres "
+            "target_session_attrs=read-write connect_timeout=1"
         )
         started = time.monotonic()
         while time.monotonic() - started < timeout:

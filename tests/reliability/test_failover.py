@@ -56,7 +56,7 @@ STEADY = 6.0
 
 
 @pytest.fixture(scope="module")
-def cluster(full: bool) -> Iterator[Cluster]:
+def cluster(full: bool, request: pytest.FixtureRequest) -> Iterator[Cluster]:
     if not full:
         pytest.skip("the failover run needs the cluster: make reliability")
     if not shutil.which("patroni") and not Path("/usr/bin/apt-get").exists():
@@ -65,15 +65,20 @@ def cluster(full: bool) -> Iterator[Cluster]:
     directory = Path(tempfile.mkdtemp(prefix="tablebook-failover-"))
     directory.chmod(0o755)
     found = Cluster(directory, 55540)
+    failed = request.session.testsfailed
     found.start()
     try:
         yield found
     finally:
-        found.destroy()
+        if request.session.testsfailed == failed:
+            found.destroy()
+        else:  # the logs of Patroni, PostgreSQL and etcd stay for a look
+            found.stop()
+            FIGURES.note("cluster logs", f"kept in {directory}")
 
 
 @pytest.fixture(scope="module")
-def netns_cluster(full: bool) -> Iterator[Cluster]:
+def netns_cluster(full: bool, request: pytest.FixtureRequest) -> Iterator[Cluster]:
     """The cluster with pg1 in its own network namespace (scripts/cluster, TABLEBOOK_CLUSTER_NETNS)."""
     if not full:
         pytest.skip("the partition run needs the cluster: make reliability")
@@ -82,11 +87,16 @@ def netns_cluster(full: bool) -> Iterator[Cluster]:
     directory = Path(tempfile.mkdtemp(prefix="tablebook-partition-"))
     directory.chmod(0o755)
     found = Cluster(directory, 55640, netns="tbpart")
+    failed = request.session.testsfailed
     found.start()
     try:
         yield found
     finally:
-        found.destroy()
+        if request.session.testsfailed == failed:
+            found.destroy()
+        else:  # the logs of Patroni, PostgreSQL and etcd stay for a look
+            found.stop()
+            FIGURES.note("cluster logs", f"kept in {directory}")
 
 
 def _database(cluster: Cluster) -> str:
