@@ -51,31 +51,33 @@ class Cluster:
     def heal(self) -> None:
         self.run("heal")
 
-    def switchover_to(self, node: int) -> None:
-        """A planned switchover to `node` (patronictl), waited for."""
-        leader = self.primary()
+    def patronictl(self, *args: str) -> None:
         subprocess.run(
-            [
-                "patronictl",
-                "-c",
-                str(self.directory / f"pg{node}.yml"),
-                "switchover",
-                "--leader",
-                f"pg{leader}",
-                "--candidate",
-                f"pg{node}",
-                "--force",
-            ],
+            ["patronictl", "-c", str(self.directory / "pg1.yml"), *args],
             capture_output=True,
             text=True,
             timeout=60,
             check=True,
         )
-        started = time.monotonic()
-        while self.primary() != node:
-            if time.monotonic() - started > 60:
-                raise TimeoutError(f"no switchover to pg{node} within 60 s")
-            time.sleep(0.2)
+
+    def switchover_to(self, node: int) -> None:
+        """A planned switchover to `node`, waited for.
+
+        In synchronous mode Patroni takes only the synchronous standby as a candidate, so synchronous mode
+        is turned off for the switchover (a clean one: the old primary's shutdown sends its WAL to the
+        replicas first) and on again after it.
+        """
+        leader = self.primary()
+        self.patronictl("edit-config", "--force", "-s", "synchronous_mode=false")
+        try:
+            self.patronictl("switchover", "--leader", f"pg{leader}", "--candidate", f"pg{node}", "--force")
+            started = time.monotonic()
+            while self.primary() != node:
+                if time.monotonic() - started > 60:
+                    raise TimeoutError(f"no switchover to pg{node} within 60 s")
+                time.sleep(0.2)
+        finally:
+            self.patronictl("edit-config", "--force", "-s", "synchronous_mode=true")
 
     def run(self, command: str, timeout: float = 300) -> str:
         done = subprocess.run(
