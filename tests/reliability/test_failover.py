@@ -55,7 +55,7 @@ CLIENTS = 8
 STEADY = 6.0
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # one cluster at a time (two would share the 2 cores)
 def cluster(full: bool, request: pytest.FixtureRequest) -> Iterator[Cluster]:
     if not full:
         pytest.skip("the failover run needs the cluster: make reliability")
@@ -77,7 +77,7 @@ def cluster(full: bool, request: pytest.FixtureRequest) -> Iterator[Cluster]:
             FIGURES.note("cluster logs", f"kept in {directory}")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # one cluster at a time (two would share the 2 cores)
 def netns_cluster(full: bool, request: pytest.FixtureRequest) -> Iterator[Cluster]:
     """The cluster with pg1 in its own network namespace (scripts/cluster, TABLEBOOK_CLUSTER_NETNS)."""
     if not full:
