@@ -11,9 +11,11 @@ replica's copy of the game has reached seq N (its `game.seq`, one indexed row): 
 waits up to `wait` seconds for it (polling every `poll`), and else sends the read to the primary,
 which has every acknowledged event. Without a min seq a read goes to the next replica as it is.
 
-A replica that fails (down, or promoted and restarted by the failover manager) is left out for
-`down_for` seconds, its reads going to the next one or to the primary: a read never fails because a
-replica did. With no replica configured, everything is the primary, exactly as before.
+Every routed read first reads one row on the replica it picks (the game's head, or `SELECT 1`); a
+replica that fails there (down, or restarted by the failover manager) is left out for `down_for`
+seconds, its reads going to the next one or to the primary. A replica that fails after that, in
+the middle of the read itself, fails that read (a 500 the client retries).
+With no replica configured, everything is the primary, exactly as before.
 """
 
 from __future__ import annotations
@@ -79,6 +81,13 @@ class ReadRoutes:
             seq = conn.execute(select(GAMES.c.seq).where(GAMES.c.id == game_id)).scalar()
         return None if seq is None else int(seq)
 
+    def _probe(self, store: Store, game_id: str | None) -> None:
+        if game_id is not None:
+            self.head_on(store, game_id)
+            return
+        with store.engine.connect() as conn:
+            conn.execute(select(1)).scalar()
+
     def store_for(self, game_id: str | None = None, min_seq: int | None = None) -> tuple[Store, str]:
         """The store a read of `game_id` goes to, and `"replica"` or `"primary"`.
 
@@ -89,7 +98,15 @@ class ReadRoutes:
         if not candidates:
             return self.primary, PRIMARY
         if game_id is None or min_seq is None or min_seq <= 0:
-            return self.replicas[candidates[0]], REPLICA
+            # the next replica that answers (one indexed read, or `SELECT 1`), as it is
+            for index in candidates:
+                try:
+                    self._probe(self.replicas[index], game_id)
+                except SQLAlchemyError as error:
+                    self._mark_down(index, error)
+                    continue
+                return self.replicas[index], REPLICA
+            return self.primary, PRIMARY
         deadline = time.monotonic() + self.wait
         for index in candidates:
             replica = self.replicas[index]
