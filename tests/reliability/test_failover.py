@@ -34,6 +34,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -329,3 +330,68 @@ def test_failover_under_load(cluster: Cluster, launch) -> None:  # type: ignore[
 
 def test_partition_of_the_primary_from_etcd_under_load(netns_cluster: Cluster, launch) -> None:  # type: ignore[no-untyped-def]
     run_under_load(netns_cluster, launch, PARTITIONS, cut_the_primary_off, "partitions of the primary from etcd")
+
+
+def test_reads_on_replicas_see_your_writes(cluster: Cluster, launch) -> None:  # type: ignore[no-untyped-def]
+    """Appends on the primary, reads on the two replicas (TABLEBOOK_READ_URLS) with `Tablebook-Min-Seq`:
+    no read shows less than the seq its append answered; which node served each is counted. For 50 appends
+    WAL replay waits on both replicas (a lock conflict): those reads must go to the primary."""
+    name = _database(cluster)
+    store = Store(cluster.url(name))
+    key = create_key(store, f"club-{secrets.token_hex(3)}", "recorder")
+    primary = cluster.primary()
+    replicas = [n for n in (1, 2, 3) if n != primary]
+    reads = ",".join(cluster.node_url(n, name) for n in replicas)
+    group = launch(cluster.url(name), processes=1, TABLEBOOK_READ_URLS=reads, TABLEBOOK_READ_WAIT="0.1")
+    served = {"replica": 0, "primary": 0}
+    stale = 0
+    rounds, paused = 300, range(150, 200)
+
+    # Replicas made to fall behind: each holds a lock on a table the primary then locks exclusively, so
+    # its WAL replay waits (up to max_standby_streaming_delay, 30 s) until the holder lets go. WAL still
+    # arrives and is flushed, so synchronous commits go on. (pg_wal_replay_pause would do, but Patroni
+    # resumes a paused replay within its loop.)
+    primary_dsn = cluster.node_url(primary or 1, name).replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(primary_dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE lagger (x int)")
+    holders: list[psycopg.Connection[Any]] = []
+
+    def replay(what: str) -> None:
+        if what == "pause":
+            for n in replicas:
+                conn = psycopg.connect(cluster.node_url(n, name).replace("postgresql+psycopg://", "postgresql://"))
+                conn.execute("SELECT * FROM lagger")  # the transaction stays open: AccessShareLock held
+                holders.append(conn)
+            with psycopg.connect(primary_dsn) as conn:  # a transaction, committed on leaving
+                conn.execute("LOCK TABLE lagger IN ACCESS EXCLUSIVE MODE")
+        else:
+            for conn in holders:
+                conn.close()
+
+    with Api(group.url, key) as api:
+        games = [api.create_game("schnapsen") for _ in range(3)]
+        for turn in range(rounds):
+            if turn == paused.start:
+                replay("pause")
+            if turn == paused.stop:
+                replay("resume")
+            game = games[turn % len(games)]
+            status, body = api.append(game, [note(f"ryw/{turn}")], idempotency_key=f"ryw-{turn}")
+            assert status == 201, (status, body)
+            seq = body["events"][-1]["seq"]
+            for path in (f"/v1/games/{game}", f"/v1/games/{game}/events"):
+                answer = api.http.get(path, headers={"Tablebook-Min-Seq": str(seq)})
+                assert answer.status_code == 200, answer.text
+                shown = answer.json()
+                stale += (shown["seq"] if "seq" in shown else shown["head"]) < seq
+                served[answer.headers["Tablebook-Read-From"]] += 1
+    figures = (
+        f"read-your-writes on the cluster: {rounds} appends, each read back twice with Tablebook-Min-Seq: "
+        f"{served['replica']} reads served by a replica, {served['primary']} by the primary (replay held back on both "
+        f"replicas for {len(paused)} appends), {stale} stale"
+    )
+    FIGURES.note("failover", figures)
+    print("\n" + figures)
+    store.dispose()
+    assert stale == 0
+    assert served["replica"] > 0 and served["primary"] >= 2 * len(paused)
