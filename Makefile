@@ -11,14 +11,16 @@ PORT := $(or $(TABLEBOOK_PORT),8000)
 endif
 export TABLEBOOK_DATABASE_URL ?= sqlite:///./data/tablebook.db
 
-.PHONY: run test services lint typecheck format bench reliability lock clean help
+.PHONY: run test services lint typecheck format bench reliability cluster cluster-stop lock clean help
 
 help:
 	@echo "make run          create .venv, migrate ./data/tablebook.db, record demo games if empty, serve on $(HOST):$(PORT)"
 	@echo "make test         install Chromium and start PostgreSQL if needed, then ruff, mypy and the whole test suite"
 	@echo "make lock         re-resolve requirements.lock after a change to pyproject.toml (keeps the other pins)"
 	@echo "make bench        benchmarks: append and fold rates beside raw ceilings"
-	@echo "make reliability  the long reliability runs"
+	@echo "make reliability  the long reliability runs (with the failover run on a Patroni cluster)"
+	@echo "make cluster      a primary, two replicas, Patroni and etcd on this machine (docs/replication.md)"
+	@echo "make cluster-stop stop it (the data stays in \$$TABLEBOOK_CLUSTER_DIR, default /tmp/tablebook-cluster)"
 
 # the venv, with the tested versions of requirements.lock (dev and postgres extras), then the project itself
 $(BIN)/.installed: pyproject.toml requirements.lock
@@ -70,6 +72,13 @@ bench: $(BIN)/.installed
 
 reliability: $(BIN)/.installed
 	$(BIN)/python -m pytest tests/reliability -m "reliability or not reliability" --full-reliability
+
+# PostgreSQL streaming replication managed by Patroni, with etcd (installed with apt-get when root)
+cluster:
+	bash scripts/cluster start
+
+cluster-stop:
+	bash scripts/cluster stop
 
 lock: $(BIN)/.installed
 	$(BIN)/python -m pip install --quiet uv

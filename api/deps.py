@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from api.auth import Principal, authenticate
-from events.errors import ForbiddenError, NotFoundError
+from events.errors import ForbiddenError, InvalidEventError, NotFoundError
 from events.store import Store
+from events.store.replicas import ReadRoutes
 from projections.recorder import Recorder
 from projections.service import Tablebook
 
@@ -44,15 +45,70 @@ SHARE_ROUTES = frozenset(
 QUERY_TOKEN_ROUTES = frozenset({"/v1/games/{game_id}/stream"})
 
 
+#: the reads a replica may serve when TABLEBOOK_READ_URLS names some (docs/replication.md); the stream stays
+#: on the primary (NOTIFY is not replicated), and so does every write and every read that writes (search
+#: catches the read model up, keys, next)
+REPLICA_ROUTES = frozenset(
+    {
+        "/v1/games/{game_id}",
+        "/v1/games/{game_id}/state",
+        "/v1/games/{game_id}/replay",
+        "/v1/games/{game_id}/score",
+        "/v1/games/{game_id}/verify",
+        "/v1/games/{game_id}/events",
+        "/v1/games/{game_id}/audit",
+        "/v1/games/{game_id}/export",
+        "/v1/export",
+    }
+)
+#: read-your-writes: the seq a read must reflect at least (the one an append answered)
+MIN_SEQ_HEADER = "Tablebook-Min-Seq"
+#: on every answer routed by ReadRoutes: `replica` or `primary`
+READ_FROM_HEADER = "Tablebook-Read-From"
+
+
+def min_seq_of(request: Request) -> int | None:
+    """The `Tablebook-Min-Seq` header: None if absent.
+
+    Raises:
+        InvalidEventError: it is not a whole number.
+    """
+    raw = request.headers.get(MIN_SEQ_HEADER)
+    if raw is None or not raw.strip():
+        return None
+    try:
+        return int(raw.strip())
+    except ValueError:
+        raise InvalidEventError(f"{MIN_SEQ_HEADER} must be a whole number (a seq), not {raw[:40]!r}") from None
+
+
 async def get_recorder(request: Request) -> Recorder:
     recorder: Recorder = request.app.state.recorder
     return recorder
 
 
-async def get_service(request: Request) -> Tablebook:
+async def get_service(request: Request, response: Response) -> Tablebook:
     """The app's service, over `app.state.recorder` (made at the first request; an `async` dependency runs on
-    the event loop's one thread, so it is made once)."""
+    the event loop's one thread, so it is made once).
+
+    With replicas (TABLEBOOK_READ_URLS), a GET of `REPLICA_ROUTES` gets the service of the replica
+    `ReadRoutes` chooses (with `Tablebook-Min-Seq`: one that has reached it, else the primary's), and the
+    answer says which in `Tablebook-Read-From`.
+    """
     state = request.app.state
+    routes: ReadRoutes | None = getattr(state, "read_routes", None)
+    if routes is not None and request.method in ("GET", "HEAD") and _route_path(request) in REPLICA_ROUTES:
+        game_id = request.path_params.get("game_id")
+        chosen, where = await run_in_threadpool(routes.store_for, game_id, min_seq_of(request))
+        response.headers[READ_FROM_HEADER] = where
+        if chosen is not routes.primary:
+            services: dict[int, Tablebook] | None = getattr(state, "replica_services", None)
+            if services is None:
+                services = state.replica_services = {}
+            found = services.get(id(chosen))
+            if found is None:
+                found = services[id(chosen)] = Tablebook(state.replica_recorders[id(chosen)])
+            return found
     recorder: Recorder = state.recorder
     service: Tablebook | None = getattr(state, "service", None)
     if service is None or service.recorder is not recorder:

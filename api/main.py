@@ -27,8 +27,9 @@ from api.settings import Settings
 from events.errors import TablebookError, clip
 from events.schema import unstorable
 from events.store import Store, make_engine
+from events.store.replicas import ReadRoutes
 from projections import phrases
-from projections.recorder import Recorder, StateCache
+from projections.recorder import Recorder, ReplicaRecorder, StateCache
 
 log = logging.getLogger("tablebook")
 
@@ -297,6 +298,12 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     )
     app.state.settings = settings
     app.state.recorder = Recorder(store, StateCache(settings.cache_size))
+    if settings.read_urls:  # reads on replicas (docs/replication.md); none: every read on `store`, as before
+        replicas = [Store(url, make_engine(url, settings.durability)) for url in settings.read_urls]
+        app.state.read_routes = ReadRoutes(store, replicas, wait=settings.read_wait)
+        app.state.replica_recorders = {
+            id(replica): ReplicaRecorder(replica, StateCache(settings.cache_size)) for replica in replicas
+        }
 
     @app.exception_handler(TablebookError)
     async def domain_error(request: Request, exc: TablebookError) -> ORJSONResponse:

@@ -26,6 +26,18 @@ class Settings(BaseSettings):
         description="the database: sqlite:///PATH, or postgresql+psycopg://USER@HOST:PORT/DB "
         "(with psycopg: pip install -e '.[postgres]')",
     )
+    read_urls: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="replicas that may serve reads (replays, exports, states, a game's events), comma-separated "
+        "database URLs; empty (the default): every read goes to database_url. Appends always go to database_url "
+        "(docs/replication.md)",
+    )
+    read_wait: float = Field(
+        default=0.5,
+        ge=0,
+        description="seconds a read with Tablebook-Min-Seq waits for a replica to reach that seq before it goes "
+        "to the primary",
+    )
     durability: str = Field(
         default="full",
         description="'full': an acknowledged event is on disk (SQLite synchronous=FULL, PostgreSQL "
@@ -59,6 +71,13 @@ class Settings(BaseSettings):
     def _durability(cls, value: Any) -> str:
         # the same check and message as events.store.make_engine: it names the variable and its values
         return durability_from("" if value is None else str(value))
+
+    @field_validator("read_urls", mode="before")
+    @classmethod
+    def _read_urls(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
 
     @field_validator("cors_origins", mode="before")
     @classmethod

@@ -477,6 +477,13 @@ class Recorder:
         return entry, self.store.read_events(game_id, after, limit, upto=entry.state.seq)
 
 
+class ReplicaRecorder(Recorder):
+    """A recorder over a replica (events.store.replicas): it reads snapshots there and never writes one."""
+
+    def _keep(self, game: GameRecord, rules: GameRules[Any], passed: Sequence[tuple[int, Any]]) -> None:
+        return None
+
+
 def replay_events(envelopes: Sequence[Envelope]) -> list[dict[str, Any]]:
     """The client events of stored envelopes, for re-import or re-validation."""
     return [event_of(env) for env in envelopes]

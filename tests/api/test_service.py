@@ -132,6 +132,8 @@ def test_head_is_answered_wherever_get_is(client: TestClient, club: Club) -> Non
 def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     values = {
         "TABLEBOOK_DATABASE_URL": "sqlite:///elsewhere.db",
+        "TABLEBOOK_READ_URLS": "sqlite:///r1.db, sqlite:///r2.db",
+        "TABLEBOOK_READ_WAIT": "0.25",
         "TABLEBOOK_DURABILITY": "fast",
         "TABLEBOOK_HOST": "0.0.0.0",
         "TABLEBOOK_PORT": "9123",
@@ -148,6 +150,8 @@ def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     settings = Settings()
     assert settings.model_dump() == {
         "database_url": "sqlite:///elsewhere.db",
+        "read_urls": ["sqlite:///r1.db", "sqlite:///r2.db"],
+        "read_wait": 0.25,
         "durability": "fast",
         "host": "0.0.0.0",
         "port": 9123,
@@ -187,7 +191,12 @@ def test_the_readme_lists_every_setting_with_its_default() -> None:
         cells[1].strip("` "): cells[2].strip()
         for cells in (line.split("|") for line in readme.splitlines() if line.startswith("| `TABLEBOOK_"))
     }
-    shown = {"access_log": "`true`", "cors_origins": "empty (no CORS)", "body_timeout": "`60`"}
+    shown = {
+        "access_log": "`true`",
+        "cors_origins": "empty (no CORS)",
+        "body_timeout": "`60`",
+        "read_urls": "empty (every read on the database URL)",
+    }
     for name, field in Settings.model_fields.items():
         assert env_name(name) in rows, f"README has no row for {env_name(name)}"
         assert rows[env_name(name)] == shown.get(name, f"`{field.default}`"), name

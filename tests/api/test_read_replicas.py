@@ -1,0 +1,116 @@
+"""Reads on replicas with read-your-writes (events.store.replicas, api.deps), on two plain SQLite databases.
+
+The "replica" is a copy of the primary taken with SQLite's backup API: it lags by whatever was
+appended since. The real cluster (streaming replication, failover) is tests/reliability/test_failover.py.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.main import create_app
+from api.settings import Settings
+from events.migrate import upgrade
+from events.store import Store
+from events.store.replicas import PRIMARY, REPLICA, ReadRoutes
+from tests.conftest import Club, make_club, new_game
+
+
+def copy_db(source: Path, target: Path) -> None:
+    """`target` becomes a copy of `source` as committed now (what a replica that caught up holds)."""
+    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+        src.backup(dst)
+    src.close()
+    dst.close()
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    primary, replica = tmp_path / "primary.db", tmp_path / "replica.db"
+    upgrade(f"sqlite:///{primary}")
+    yield primary, replica
+
+
+def note(client: TestClient, club: Club, game_id: str, text: str) -> int:
+    answer = client.post(
+        f"/v1/games/{game_id}/events", json={"events": [{"type": "note", "text": text}]}, headers=club.recorder
+    )
+    assert answer.status_code == 201, answer.text
+    seq: int = answer.json()["events"][-1]["seq"]
+    return seq
+
+
+def test_routes_wait_for_the_replica_or_fall_back_to_the_primary(pair: tuple[Path, Path]) -> None:
+    primary_path, replica_path = pair
+    primary = Store(f"sqlite:///{primary_path}")
+    club = make_club(primary)
+    with TestClient(create_app(Settings(database_url=primary.url), primary)) as client:
+        game_id = new_game(client, club)["id"]
+        note(client, club, game_id, "one")
+        copy_db(primary_path, replica_path)
+        head = note(client, club, game_id, "two")
+    replica = Store(f"sqlite:///{replica_path}")
+    routes = ReadRoutes(primary, [replica], wait=0.1, poll=0.01)
+
+    assert routes.store_for(game_id, None) == (replica, REPLICA)  # no min seq: the replica as it is
+    assert routes.store_for(game_id, head - 1) == (replica, REPLICA)  # it has reached that seq
+    started = time.monotonic()
+    assert routes.store_for(game_id, head) == (primary, PRIMARY)  # behind: waited, then the primary
+    assert time.monotonic() - started >= 0.09
+    assert routes.store_for("g-unknown", 1) == (primary, PRIMARY)  # a game the replica has not got yet
+
+    # the replica catches up during the wait: the read stays on it
+    routes.wait = 2.0
+    catch_up = threading.Timer(0.1, copy_db, (primary_path, replica_path))
+    catch_up.start()
+    started = time.monotonic()
+    assert routes.store_for(game_id, head) == (replica, REPLICA)
+    assert 0.05 < time.monotonic() - started < 1.5
+    catch_up.join()
+    primary.dispose()
+    replica.dispose()
+
+
+def test_a_replica_that_fails_is_left_out(pair: tuple[Path, Path], tmp_path: Path) -> None:
+    primary = Store(f"sqlite:///{pair[0]}")
+    broken_path = tmp_path / "not-a-database"
+    broken_path.mkdir()  # a directory: every connection fails
+    broken = Store(f"sqlite:///{broken_path}")
+    routes = ReadRoutes(primary, [broken], wait=0.05, down_for=60.0)
+    assert routes.store_for("g-any", 1) == (primary, PRIMARY)
+    assert routes.store_for("g-any", None) == (primary, PRIMARY)  # left out now, even without a min seq
+    primary.dispose()
+
+
+def test_the_api_routes_reads_and_says_where(pair: tuple[Path, Path]) -> None:
+    primary_path, replica_path = pair
+    primary = Store(f"sqlite:///{primary_path}")
+    club = make_club(primary)
+    settings = Settings(database_url=primary.url, read_urls=f"sqlite:///{replica_path}", read_wait=0.05)
+    copy_db(primary_path, replica_path)  # the club's keys; the game comes after
+    with TestClient(create_app(settings, primary)) as client:
+        game_id = new_game(client, club)["id"]
+        seq = note(client, club, game_id, "one")  # appends go to the primary
+        behind = client.get(f"/v1/games/{game_id}", headers={**club.viewer, "Tablebook-Min-Seq": str(seq)})
+        assert behind.status_code == 200 and behind.headers["Tablebook-Read-From"] == PRIMARY
+        assert behind.json()["seq"] == seq
+        copy_db(primary_path, replica_path)
+        caught_up = client.get(f"/v1/games/{game_id}", headers={**club.viewer, "Tablebook-Min-Seq": str(seq)})
+        assert caught_up.status_code == 200 and caught_up.headers["Tablebook-Read-From"] == REPLICA
+        assert caught_up.json() == behind.json()
+        events = client.get(f"/v1/games/{game_id}/events", headers=club.viewer)
+        assert events.headers["Tablebook-Read-From"] == REPLICA and events.json()["head"] == seq
+        bad = client.get(f"/v1/games/{game_id}", headers={**club.viewer, "Tablebook-Min-Seq": "soon"})
+        assert bad.status_code == 422
+        # a write never goes to a replica, and the single-URL default routes nothing
+        assert "Tablebook-Read-From" not in client.post("/v1/games", json={}, headers=club.recorder).headers
+    with TestClient(create_app(Settings(database_url=primary.url), primary)) as client:
+        assert "Tablebook-Read-From" not in client.get(f"/v1/games/{game_id}", headers=club.viewer).headers
+    primary.dispose()

@@ -1,0 +1,397 @@
+"""Failover under load: the primary's postmaster killed -9 several times while clients append (issue 22).
+
+`make reliability` only (the short suite of `make test` skips it: the cluster takes two minutes to
+start and the run several more). The cluster is `scripts/cluster`'s (Patroni, etcd, three PostgreSQL
+nodes, synchronous replication), on its own directory and ports.
+
+Clients append one note at a time to many games, each with `expected_seq` and an `Idempotency-Key`,
+through two API processes whose database URL lists the three nodes with
+`target_session_attrs=read-write` (libpq keeps the first node that is the primary). Meanwhile the
+primary's postmaster is killed with SIGKILL; Patroni promotes the synchronous standby and rejoins the
+old primary as a replica (pg_rewind). A request without an answer, or with a 5xx, is sent again with
+the same key and the same `expected_seq` until it is answered. Afterwards, read on the primary:
+
+- lost: an acknowledged append not stored as acknowledged (goal 0);
+- duplicated: a note stored twice (goal 0);
+- seq gaps: a game whose seqs are not 1..n (0); every chain verifies;
+- time without a writable primary, per failover: from the kill until a probe's transaction (one with an id,
+  so its commit waits for the synchronous standby) commits on a primary that is not the killed postmaster.
+
+A follower reads the global order (events.store.log) from a replica all along, through a
+`target_session_attrs=prefer-standby` URL, and across each failover goes on from its cursor on
+whichever node answers: afterwards every event of the final log must have been read (skipped: 0),
+and none it read may be missing from the final log (phantoms: 0).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from api.auth import create_key
+from events.migrate import upgrade
+from events.store import Store
+from tests.reliability.cluster import Cluster
+from tests.reliability.figures import FIGURES
+from tests.reliability.load import Api, Check, Ledger, check_game, note
+
+pytestmark = pytest.mark.reliability
+
+KILLS = 6
+PARTITIONS = 3
+GAMES = 24
+CLIENTS = 8
+#: seconds of appends before the first kill, and after each failover before the next
+STEADY = 6.0
+
+
+@pytest.fixture  # one cluster at a time (two would share the 2 cores)
+def cluster(full: bool, request: pytest.FixtureRequest) -> Iterator[Cluster]:
+    if not full:
+        pytest.skip("the failover run needs the cluster: make reliability")
+    if not shutil.which("patroni") and not Path("/usr/bin/apt-get").exists():
+        pytest.skip("Patroni is not installed and cannot be (no apt-get)")
+    # not under pytest's own temp folder, whose parents the `postgres` user may not enter
+    directory = Path(tempfile.mkdtemp(prefix="tablebook-failover-"))
+    directory.chmod(0o755)
+    found = Cluster(directory, 55540)
+    failed = request.session.testsfailed
+    found.start()
+    try:
+        yield found
+    finally:
+        if request.session.testsfailed == failed:
+            found.destroy()
+        else:  # the logs of Patroni, PostgreSQL and etcd stay for a look
+            found.stop()
+            FIGURES.note("cluster logs", f"kept in {directory}")
+
+
+@pytest.fixture  # one cluster at a time (two would share the 2 cores)
+def netns_cluster(full: bool, request: pytest.FixtureRequest) -> Iterator[Cluster]:
+    """The cluster with pg1 in its own network namespace (scripts/cluster, TABLEBOOK_CLUSTER_NETNS)."""
+    if not full:
+        pytest.skip("the partition run needs the cluster: make reliability")
+    if os.geteuid() != 0 or not shutil.which("ip"):
+        pytest.skip("a network namespace needs root and iproute2 (ip netns)")
+    directory = Path(tempfile.mkdtemp(prefix="tablebook-partition-"))
+    directory.chmod(0o755)
+    found = Cluster(directory, 55640, netns="tbpart")
+    failed = request.session.testsfailed
+    found.start()
+    try:
+        yield found
+    finally:
+        if request.session.testsfailed == failed:
+            found.destroy()
+        else:  # the logs of Patroni, PostgreSQL and etcd stay for a look
+            found.stop()
+            FIGURES.note("cluster logs", f"kept in {directory}")
+
+
+def _database(cluster: Cluster) -> str:
+    name = f"failover_{secrets.token_hex(4)}"
+    primary = cluster.primary()
+    assert primary is not None
+    dsn = cluster.node_url(primary, "postgres").replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    upgrade(cluster.url(name))
+    return name
+
+
+class Client(threading.Thread):
+    """Appends notes to its games, one at a time, retrying each with its key until it is answered."""
+
+    def __init__(self, index: int, urls: list[str], key: str, games: list[str], stop: threading.Event) -> None:
+        super().__init__(daemon=True)
+        self.index, self.urls, self.key, self.games, self.stop = index, urls, key, games, stop
+        self.ledgers = {game: Ledger() for game in games}
+        self.heads = dict.fromkeys(games, 0)
+        self.tried = self.acked = self.retries = self.conflicts = self.server_errors = 0
+        self.ack_times: list[float] = []
+        self.problems: list[str] = []
+
+    def run(self) -> None:
+        apis = [Api(url, self.key, timeout=10.0) for url in self.urls]
+        try:
+            turn = 0
+            while not self.stop.is_set():
+                game = self.games[turn % len(self.games)]
+                self.append(apis[turn % len(apis)], apis, game, turn)
+                turn += 1
+        finally:
+            for api in apis:
+                api.close()
+
+    def append(self, api: Api, apis: list[Api], game: str, turn: int) -> None:
+        idem = f"c{self.index}-{turn}-{secrets.token_hex(4)}"
+        text = f"failover/{idem}"
+        expected = self.heads[game]
+        self.tried += 1
+        attempt = 0
+        while True:
+            status, body = api.append(game, [note(text)], expected_seq=expected, idempotency_key=idem)
+            if status == 201:
+                self.acked += 1
+                self.ack_times.append(time.monotonic())
+                self.ledgers[game].ack(body["events"])
+                self.heads[game] = body["events"][-1]["seq"]
+                return
+            if status == 409:  # not ours: another writer moved the head (there is none): a bug to report
+                self.conflicts += 1
+                self.problems.append(f"{game}: 409 on {idem} at expected {expected}: {body}")
+                self.ledgers[game].refused_texts.append(text)
+                return
+            if status is not None and status < 500:
+                self.problems.append(f"{game}: {status} on {idem}: {body}")
+                return
+            if status is not None:
+                self.server_errors += 1
+            attempt += 1
+            self.retries += 1
+            api = apis[attempt % len(apis)]
+            time.sleep(min(0.05 * attempt, 0.5))
+
+
+class Follower(threading.Thread):
+    """Reads the global order from a replica (prefer-standby), page after page from its cursor."""
+
+    def __init__(self, url: str, stop: threading.Event) -> None:
+        super().__init__(daemon=True)
+        self.url, self.stop = url, stop
+        self.seen: list[int] = []
+        self.errors = 0
+        self.store: Store | None = None
+
+    def run(self) -> None:
+        self.store = Store(self.url)
+        after = 0
+        while not self.stop.is_set():
+            after = self.step(after)
+            time.sleep(0.05)
+
+    def step(self, after: int) -> int:
+        assert self.store is not None
+        try:
+            page = self.store.log.read_positions(after, 500)
+        except Exception:  # the node went away: the next read reconnects (pool_pre_ping)
+            self.errors += 1
+            self.store.engine.dispose()
+            time.sleep(0.2)
+            return after
+        self.seen.extend(position for position, _, _ in page)
+        return page[-1][0] if page else after
+
+    def catch_up(self) -> None:
+        after = self.seen[-1] if self.seen else 0
+        while True:
+            new = self.step(after)
+            if new == after:
+                return
+            after = new
+
+
+Disrupt = Callable[[Cluster, str], tuple[int, int, float]]
+
+
+def kill_the_primary(cluster: Cluster, database: str) -> tuple[int, int, float]:
+    """SIGKILL to the primary's postmaster: (old primary, new primary, seconds without a writable primary)."""
+    primary = cluster.primary()
+    assert primary is not None
+    killed_at, killed_wall = time.monotonic(), time.time()
+    cluster.kill_postmaster(primary)
+    new = cluster.wait_writable(database, primary, killed_wall, timeout=120)
+    return primary, new, time.monotonic() - killed_at
+
+
+def cut_the_primary_off(cluster: Cluster, database: str) -> tuple[int, int, float]:
+    """pg1 made primary (a switchover), then cut off from etcd until another node is writable; healed after."""
+    if cluster.primary() != 1:
+        cluster.switchover_to(1)
+        cluster.wait_healthy(180)
+        time.sleep(STEADY)
+    cut_at = time.monotonic()
+    cluster.partition()
+    try:
+        new = cluster.wait_writable(database, 1, float("inf"), timeout=120)
+        outage = time.monotonic() - cut_at
+        # pg1 must have stopped being a primary (Patroni demotes it when it cannot renew its key)
+        assert cluster.primary() != 1
+    finally:
+        cluster.heal()
+    return 1, new, outage
+
+
+def run_under_load(cluster: Cluster, launch, rounds: int, disrupt: Disrupt, what: str) -> None:  # type: ignore[no-untyped-def]
+    name = _database(cluster)
+    write_url = cluster.url(name)
+    store = Store(write_url)
+    key = create_key(store, f"club-{secrets.token_hex(3)}", "recorder")
+    group = launch(write_url, processes=2)
+    with Api(group.url, key) as api:
+        games = [api.create_game("schnapsen") for _ in range(GAMES)]
+
+    stop = threading.Event()
+    clients = [Client(i, group.urls, key, games[i::CLIENTS], stop) for i in range(CLIENTS)]
+    follower = Follower(cluster.url(name, "prefer-standby"), stop)
+    for thread in (*clients, follower):
+        thread.start()
+
+    outages: list[float] = []
+    promoted: list[str] = []
+    try:
+        for _ in range(rounds):
+            time.sleep(STEADY)
+            old, new, outage = disrupt(cluster, name)
+            outages.append(outage)
+            promoted.append(f"pg{old} -> pg{new}")
+            cluster.wait_healthy(180)  # the old primary back as a replica, a synchronous standby again
+        time.sleep(STEADY)
+    finally:
+        stop.set()
+        for thread in (*clients, follower):
+            thread.join(60)
+
+    cluster.wait_healthy(180)
+    total = Check()
+    for client in clients:
+        for game, ledger in client.ledgers.items():
+            total.merge(check_game(store, game, ledger))
+    with Api(group.url, key) as api:
+        verified = sum(1 for game in games if api.verify(game).get("ok"))
+
+    # the follower, caught up on a replica, against the final log read on the primary
+    time.sleep(1.0)
+    follower.catch_up()
+    final: list[int] = []
+    after = 0
+    while page := store.log.read_positions(after, 5000):
+        final.extend(p for p, _, _ in page)
+        after = page[-1][0]
+    skipped = len(set(final) - set(follower.seen))
+    phantoms = len(set(follower.seen) - set(final))
+    repeated = len(follower.seen) - len(set(follower.seen))
+
+    tried = sum(c.tried for c in clients)
+    acked = sum(c.acked for c in clients)
+    retries = sum(c.retries for c in clients)
+    problems = [p for c in clients for p in c.problems] + total.problems
+    FIGURES.add(
+        appends_tried=tried,
+        acknowledged=acked,
+        refused_409=sum(c.conflicts for c in clients),
+        lost=total.lost,
+        duplicated=total.duplicated,
+        gaps=total.gaps,
+        chains_verified=verified,
+        chains_broken=len(games) - verified,
+        crashes=rounds if disrupt is kill_the_primary else 0,
+        retries=retries,
+        server_errors=sum(c.server_errors for c in clients),
+        skips_in_log_order=skipped,
+    )
+    figures = (
+        f"{rounds} {what} ({', '.join(promoted)}), {CLIENTS} clients, {GAMES} games: "
+        f"appends tried {tried:,}, acknowledged {acked:,}, lost {total.lost}, duplicated {total.duplicated}, "
+        f"seq gaps {total.gaps}, retried requests {retries:,}, chains verifying {verified}/{len(games)}; "
+        f"time without a writable primary per failover: median {statistics.median(outages):.1f} s, "
+        f"max {max(outages):.1f} s ({', '.join(f'{o:.1f}' for o in outages)}); "
+        f"log follower on a replica: {len(set(follower.seen)):,} events read, skipped {skipped}, "
+        f"phantoms {phantoms}, read twice {repeated}, read errors across failovers {follower.errors}"
+    )
+    FIGURES.note("failover", figures)
+    figures_seen.append(figures)
+    print("\n" + figures)
+    store.dispose()
+    assert not problems, problems[:5]
+    assert acked > 0 and total.lost == 0 and total.duplicated == 0 and total.gaps == 0
+    assert verified == len(games)
+    assert skipped == 0 and phantoms == 0
+
+
+figures_seen: list[str] = []
+
+
+def test_failover_under_load(cluster: Cluster, launch) -> None:  # type: ignore[no-untyped-def]
+    run_under_load(cluster, launch, KILLS, kill_the_primary, "kills -9 of the primary's postmaster")
+
+
+def test_partition_of_the_primary_from_etcd_under_load(netns_cluster: Cluster, launch) -> None:  # type: ignore[no-untyped-def]
+    run_under_load(netns_cluster, launch, PARTITIONS, cut_the_primary_off, "partitions of the primary from etcd")
+
+
+def test_reads_on_replicas_see_your_writes(cluster: Cluster, launch) -> None:  # type: ignore[no-untyped-def]
+    """Appends on the primary, reads on the two replicas (TABLEBOOK_READ_URLS) with `Tablebook-Min-Seq`:
+    no read shows less than the seq its append answered; which node served each is counted. For 50 appends
+    WAL replay waits on both replicas (a lock conflict): those reads must go to the primary."""
+    name = _database(cluster)
+    store = Store(cluster.url(name))
+    key = create_key(store, f"club-{secrets.token_hex(3)}", "recorder")
+    primary = cluster.primary()
+    replicas = [n for n in (1, 2, 3) if n != primary]
+    reads = ",".join(cluster.node_url(n, name) for n in replicas)
+    group = launch(cluster.url(name), processes=1, TABLEBOOK_READ_URLS=reads, TABLEBOOK_READ_WAIT="0.1")
+    served = {"replica": 0, "primary": 0}
+    stale = 0
+    rounds, paused = 300, range(150, 200)
+
+    # Replicas made to fall behind: each holds a lock on a table the primary then locks exclusively, so
+    # its WAL replay waits (up to max_standby_streaming_delay, 30 s) until the holder lets go. WAL still
+    # arrives and is flushed, so synchronous commits go on. (pg_wal_replay_pause would do, but Patroni
+    # resumes a paused replay within its loop.)
+    primary_dsn = cluster.node_url(primary or 1, name).replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(primary_dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE lagger (x int)")
+    holders: list[psycopg.Connection[Any]] = []
+
+    def replay(what: str) -> None:
+        if what == "pause":
+            for n in replicas:
+                conn = psycopg.connect(cluster.node_url(n, name).replace("postgresql+psycopg://", "postgresql://"))
+                conn.execute("SELECT * FROM lagger")  # the transaction stays open: AccessShareLock held
+                holders.append(conn)
+            with psycopg.connect(primary_dsn) as conn:  # a transaction, committed on leaving
+                conn.execute("LOCK TABLE lagger IN ACCESS EXCLUSIVE MODE")
+        else:
+            for conn in holders:
+                conn.close()
+
+    with Api(group.url, key) as api:
+        games = [api.create_game("schnapsen") for _ in range(3)]
+        for turn in range(rounds):
+            if turn == paused.start:
+                replay("pause")
+            if turn == paused.stop:
+                replay("resume")
+            game = games[turn % len(games)]
+            status, body = api.append(game, [note(f"ryw/{turn}")], idempotency_key=f"ryw-{turn}")
+            assert status == 201, (status, body)
+            seq = body["events"][-1]["seq"]
+            for path in (f"/v1/games/{game}", f"/v1/games/{game}/events"):
+                answer = api.http.get(path, headers={"Tablebook-Min-Seq": str(seq)})
+                assert answer.status_code == 200, answer.text
+                shown = answer.json()
+                stale += (shown["seq"] if "seq" in shown else shown["head"]) < seq
+                served[answer.headers["Tablebook-Read-From"]] += 1
+    figures = (
+        f"read-your-writes on the cluster: {rounds} appends, each read back twice with Tablebook-Min-Seq: "
+        f"{served['replica']} reads served by a replica, {served['primary']} by the primary (replay held back on both "
+        f"replicas for {len(paused)} appends), {stale} stale"
+    )
+    FIGURES.note("failover", figures)
+    print("\n" + figures)
+    store.dispose()
+    assert stale == 0
+    assert served["replica"] > 0 and served["primary"] >= 2 * len(paused)
