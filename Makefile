@@ -72,6 +72,7 @@ bench: $(BIN)/.installed
 
 reliability: $(BIN)/.installed
 	$(BIN)/python -m pytest tests/reliability -m "reliability or not reliability" --full-reliability
+	$(BIN)/python -m pytest -m slow --run-slow
 
 # PostgreSQL streaming replication managed by Patroni, with etcd (installed with apt-get when root)
 cluster:

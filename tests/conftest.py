@@ -140,3 +140,22 @@ def error_of(response: Any, status: int, code: str) -> dict[str, Any]:
 
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--run-slow",
+        action="store_true",
+        default=False,
+        help="also run the tests marked slow (make reliability does; make test keeps under 10 minutes)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`slow` tests (a whole Gin match through the browser, say) run in `make reliability`, not `make test`."""
+    if config.getoption("--run-slow"):
+        return
+    skip = pytest.mark.skip(reason="long-running: make reliability runs it (--run-slow)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -204,7 +204,12 @@ def shoot(page: Page, name: str) -> None:
 # --------------------------------------------------------------------------- whole games
 
 
-@pytest.mark.parametrize("kind", list(SHORT))
+#: a whole Gin match (to 100, a minute of tapping) runs in `make reliability`; its hands are tapped in make
+#: test by the offline and undo tests
+WHOLE_GAMES = [pytest.param(k, marks=pytest.mark.slow) if k == "gin-rummy-3" else k for k in SHORT]
+
+
+@pytest.mark.parametrize("kind", WHOLE_GAMES)
 def test_a_whole_game_is_recorded_by_tapping_what_the_pad_offers(pad: Any, server: Server, kind: str) -> None:
     game_id = new_game(server, kind, SHORT[kind], table="4")
     page = pad(game_id)
