@@ -204,7 +204,9 @@ def serve(
     console.print(
         f"Table pad:      {base}/record/   (record a game at the table, from a phone)", highlight=False, soft_wrap=True
     )
-    console.print(f"Standings:      {base}/standings   (a player: /players/<id or name>)", highlight=False, soft_wrap=True)
+    console.print(
+        f"Standings:      {base}/standings   (a player: /players/<id or name>)", highlight=False, soft_wrap=True
+    )
     shown = shown_url(url)
     console.print(f"Health:         {base}/healthz   (database: {shown})", highlight=False, soft_wrap=True)
     # uvicorn's own messages from warnings up; the access log (stdout) on unless turned off
