@@ -13,7 +13,7 @@ import socket
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
@@ -21,7 +21,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from api.cli_output import GAME_COLUMNS, Output, Part, frame_lines, game_row, hit_text
+from api.cli_common import DatabaseOption, console, err, out
+from api.cli_common import database_url as _url
+from api.cli_common import fail as _fail
+from api.cli_common import operator_of as _operator_of
+from api.cli_common import service as _service
+from api.cli_common import settings as _settings
+from api.cli_common import store as _store
+from api.cli_output import GAME_COLUMNS, Part, frame_lines, game_row, hit_text
 from events.errors import TablebookError
 from projections import phrases
 
@@ -42,7 +49,6 @@ def _lazy(module: str, name: str) -> Any:
 
 if TYPE_CHECKING:
     from api.auth import authenticate, create_key
-    from api.settings import Settings
     from events.migrate import upgrade
     from events.store import Store
     from projections.registry import available
@@ -58,60 +64,6 @@ else:
 app = typer.Typer(help="Tablebook: the record of every hand your club plays.", no_args_is_help=True)
 keys_app = typer.Typer(help="API keys: create, list, revoke.", no_args_is_help=True)
 app.add_typer(keys_app, name="keys")
-
-console = Console()
-err = Console(stderr=True)
-#: what the reading commands print: rich on a terminal, plain unwrapped lines when piped (api/cli_output.py)
-out = Output(console)
-
-DatabaseOption = Annotated[
-    str | None, typer.Option("--database", "-d", help="database URL (default: TABLEBOOK_DATABASE_URL or ./data)")
-]
-
-
-def _settings() -> Settings:
-    """The settings of the environment (`TABLEBOOK_*`), or exit with status 2 naming each bad variable."""
-    from pydantic import ValidationError
-
-    from api.settings import Settings, env_name
-
-    try:
-        return Settings()
-    except ValidationError as exc:
-        problems = []
-        for error in exc.errors():
-            name = env_name(str(error["loc"][0])) if error["loc"] else "TABLEBOOK_*"
-            message = str(error["msg"]).removeprefix("Value error, ")
-            problems.append(message if message.startswith(name) else f"{name}={error.get('input')!r}: {message}")
-        _fail("; ".join(problems), 2)
-
-
-def _url(database: str | None) -> str:
-    return database or _settings().database_url
-
-
-def _store(database: str | None, *, migrate: bool = False) -> Store:
-    from events.store import Store
-
-    url = _url(database)
-    if migrate:
-        upgrade(url)
-    return Store(url)
-
-
-def _service(database: str | None, *, migrate: bool = False) -> Tablebook:
-    """The application service (`projections/service.py`) on the database: the same use cases as the API."""
-    from projections.service import Tablebook
-
-    return Tablebook.open(_store(database, migrate=migrate))
-
-
-def _fail(message: str, code: int = 1) -> NoReturn:
-    """Print the error and exit; a message still marked (raised where no game was known) is rendered
-    without names as a last resort, so that no marker reaches a person (`projections/phrases.py`)."""
-    err.print(Text.assemble(("error:", "red"), " ", phrases.render(message)), soft_wrap=not err.is_terminal)
-    raise typer.Exit(code)
-
 
 def _game(service: Tablebook, game_id: str) -> dict[str, Any]:
     """The game (as `GET /v1/games/{id}` shows it), or exit with status 1 and the reason."""
@@ -803,16 +755,6 @@ def export_command(
             sink.close()
 
 
-def _operator_of(service: Tablebook, club: str | None) -> Operator:
-    """The operator of one existing club (an export or a listing never creates one), or of every club."""
-    if club is None:
-        return Operator()
-    club_id = service.club_id(club)
-    if club_id is None:
-        _fail(f"no club {club!r}")
-    return Operator(club_id=club_id, club=club)
-
-
 def _file_lines(handle: Any, advance: Callable[[int], None]) -> Any:
     """`(number, line)` of a binary file, advancing the progress bar by the bytes read."""
     for number, raw in enumerate(handle, start=1):
@@ -832,7 +774,7 @@ def import_command(
     ] = None,
     fmt: Annotated[str | None, typer.Option("--format", "-f", help="json, jsonl or text (default: recognised)")] = None,
     copy: Annotated[
-        bool, typer.Option("--copy", help="import a game the club has already as a new game (a copy)")
+        bool, typer.Option("--copy", help="import a game the club has already as a copy: a record, never rated")
     ] = False,
     skip_existing: Annotated[bool, typer.Option(hidden=True, help="the opposite of --copy (older name)")] = True,
     database: DatabaseOption = None,
@@ -842,7 +784,8 @@ def import_command(
     A bad game is skipped with its reason, the others are imported; a summary at the end. Exit
     status 1 if a game was bad. A game the club has already (the same genesis and head hash, or the
     same genesis and the same events: a text history imported again) is not imported again: it is
-    named as already there, unless --copy."""
+    named as already there, unless --copy: then it is stored as a copy of the club's game, a record and
+    not a second result (ratings, statistics and standings skip it)."""
     import os
 
     from projections.histories import importer
@@ -902,7 +845,8 @@ def _print_outcome(outcome: Any) -> None:
     source = f" ({outcome.source_id})" if outcome.source_id else ""
     at = f" at line {outcome.line}" if outcome.line else ""
     if outcome.game is not None:
-        out.line(("imported", "green"), f" {outcome.game.id}{source}: {outcome.events} events")
+        copy = f", a copy of {outcome.game.copy_of} (not rated)" if outcome.game.copy_of else ""
+        out.line(("imported", "green"), f" {outcome.game.id}{source}: {outcome.events} events{copy}")
     elif outcome.duplicate_of is not None:
         out.line(("already there", "yellow"), f"  game{at}{source}: {phrases.render(outcome.reason or '')}")
     else:

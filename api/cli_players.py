@@ -18,7 +18,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from api.cli_rescore import DatabaseOption, JsonOption, _fail, _operator, _service, console, out
+from api.cli_common import DatabaseOption, JsonOption, console, out
+from api.cli_common import fail as _fail
+from api.cli_common import operator_of as _operator
+from api.cli_common import service as _service
 from events.errors import TablebookError
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ The same use cases as `POST /v1/games/{id}/rescore`, `POST /v1/rescore` and the 
 (`projections/rescore.py`, `projections/profiles.py`), on the database of `--database` (or
 `TABLEBOOK_DATABASE_URL`), for the operator who holds it. Nothing is written by a re-score.
 
-Registered by `api/cli.py` (its owner adds, after the other commands):
+Registered by `api/cli.py` (after the other commands):
 
     from api import cli_rescore
     cli_rescore.register(app)
@@ -16,30 +16,19 @@ text (`flat`); a profile's option is named `game.option=value` (`gin-rummy-3.und
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import orjson
 import typer
-from rich.console import Console
-from rich.text import Text
 
-from api.cli_output import Output
+from api.cli_common import DatabaseOption, JsonOption, out
+from api.cli_common import fail as _fail
+from api.cli_common import operator_of as _operator
+from api.cli_common import service as _service
 from events.errors import TablebookError
-from projections import phrases
-
-if TYPE_CHECKING:
-    from projections.service import Operator, Tablebook
-
-console = Console()
-err = Console(stderr=True)
-out = Output(console)
 
 profiles_app = typer.Typer(help="Rule profiles: a club's house rules, per game.", no_args_is_help=True)
 
-DatabaseOption = Annotated[
-    str | None, typer.Option("--database", "-d", help="database URL (default: TABLEBOOK_DATABASE_URL or ./data)")
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="print the API's JSON document")]
 ClubOption = Annotated[str, typer.Option("--club", help="the club's name")]
 
 
@@ -48,31 +37,6 @@ def register(app: typer.Typer) -> None:
     app.command("rescore")(rescore)
     app.command("rescore-season")(rescore_season)
     app.add_typer(profiles_app, name="profiles")
-
-
-def _fail(message: str, code: int = 1) -> NoReturn:
-    err.print(Text.assemble(("error:", "red"), " ", phrases.render(message)), soft_wrap=not err.is_terminal)
-    raise typer.Exit(code)
-
-
-def _service(database: str | None) -> Tablebook:
-    from api.settings import Settings
-    from events.store import Store
-    from projections.service import Tablebook
-
-    return Tablebook.open(Store(database or Settings().database_url))
-
-
-def _operator(service: Tablebook, club: str | None) -> Operator:
-    """The operator of one club (by name), or of every club."""
-    from projections.service import OPERATOR, Operator
-
-    if club is None:
-        return OPERATOR
-    club_id = service.club_id(club)
-    if club_id is None:
-        _fail(f"no club {club!r}")
-    return Operator(club_id=club_id, club=club)
 
 
 def parse_value(text: str) -> Any:
