@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -328,7 +329,8 @@ def test_list_prints_a_row_a_game_newest_first_and_its_json_is_the_apis_page(rec
     assert [g["id"] for g in everyone] == [recorded.d, *recorded.c[::-1]]  # every club, newest first
     # --since: a time with its zone, compared as a time (the same instant written at +01:00)
     second = recorded.store.get_game(recorded.c[1]).created_at  # 2026-11-29T14:02:11.123456Z
-    at_plus_one = f"{second[:11]}{int(second[11:13]) + 1:02d}{second[13:-1]}+01:00"
+    plus_one = datetime.fromisoformat(second).astimezone(timezone(timedelta(hours=1)))
+    at_plus_one = plus_one.isoformat(timespec="microseconds")  # the next day after 23:00 UTC
     since = recorded.cli("list", "--club", "c", "--since", at_plus_one)["games"]
     assert [g["id"] for g in since] == recorded.c[:0:-1]
     later = runner.invoke(app, ["list", "--since", "2999-01-01", "--database", recorded.url])
