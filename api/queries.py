@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from fastapi import Request
+from fastapi import Depends, Query, Request
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from pydantic import (
@@ -100,6 +100,44 @@ def stored_time(moment: datetime | None) -> str | None:
     if moment is None:
         return None
     return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def game_filters(
+    game: Annotated[GameKind | None, Query(description="game kind: " + ", ".join(KINDS))] = None,
+    player: Annotated[
+        str | None,
+        Query(
+            max_length=100, description="a player's name or alias, case-insensitive (with `has=`: their own situations)"
+        ),
+    ] = None,
+    player_id: Annotated[
+        str | None, Query(max_length=32, description="a player's id (with `has=`: their own situations)")
+    ] = None,
+    event: Annotated[str | None, Query(max_length=200, description="the event label, exactly")] = None,
+    round: Annotated[str | None, Query(max_length=200, description="the round label, exactly")] = None,
+    status: Annotated[Literal["live", "finished"] | None, Query()] = None,
+    winner: Annotated[int | None, Query(ge=0, le=7, description="the winning seat (as recorded)")] = None,
+    since: Annotated[Moment | None, Query(description=SINCE)] = None,
+    until: Annotated[Moment | None, Query(description=UNTIL)] = None,
+) -> dict[str, Any]:
+    """The filters that pick a club's games, as the store takes them (`kind`, times in the store's form):
+    one declaration for `GET /v1/games` and a season's re-score (`POST /v1/rescore`), so both read the same
+    query the same way."""
+    return {
+        "kind": game.value if game is not None else None,
+        "player": player,
+        "player_id": player_id,
+        "event": event,
+        "round": round,
+        "status": status,
+        "winner": winner,
+        "since": stored_time(since),
+        "until": stored_time(until),
+    }
+
+
+#: the games filters of a route (`game_filters`)
+GameFiltersDep = Annotated[dict[str, Any], Depends(game_filters)]
 
 
 def _query_names(dependant: Dependant) -> set[str]:

@@ -544,7 +544,7 @@ def shown_record(store: Store, reader: Reader, rules: GameRules[Any], game: Game
 
 
 #: the filters of a season (those of `GET /v1/games`)
-SEASON_FILTERS = ("kind", "player", "status", "winner", "since", "until")
+SEASON_FILTERS = ("kind", "player", "player_id", "event", "round", "status", "winner", "since", "until")
 #: games a season re-scores at most
 MAX_SEASON = 10_000
 #: games read from the registry at a time

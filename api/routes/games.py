@@ -18,7 +18,7 @@ from pydantic_core import PydanticCustomError
 
 from api.deps import PrincipalDep, ServiceDep
 from api.models import AUTH, BODY, errors
-from api.queries import SINCE, UNTIL, GameKind, Moment, stored_time
+from api.queries import GameFiltersDep
 from api.requests import StrictJSONRoute
 from events.schema import unstorable
 from projections.readmodel import KNOWN, check_situations
@@ -112,6 +112,11 @@ class GamePublic(BaseModel):
     event: str | None = Field(default=None, description="given at creation, else null")
     round: str | None = Field(default=None, description="given at creation, else null")
     table: str | None = Field(default=None, description="given at creation, else null")
+    copy_of: str | None = Field(
+        default=None,
+        description="a copy (a record the club had, imported again with `copy=true`): the original's id; "
+        "a copy is a record, not a second result (ratings, statistics and standings skip it); null for an original",
+    )
 
 
 class Hit(BaseModel):
@@ -159,22 +164,7 @@ def create_game(body: GameCreate, principal: PrincipalDep, service: ServiceDep) 
 def list_games(
     principal: PrincipalDep,
     service: ServiceDep,
-    game: Annotated[GameKind | None, Query(description="game kind: " + ", ".join(KINDS))] = None,
-    player: Annotated[
-        str | None,
-        Query(
-            max_length=100, description="a player's name or alias, case-insensitive (with `has=`: their own situations)"
-        ),
-    ] = None,
-    player_id: Annotated[
-        str | None, Query(max_length=32, description="a player's id (with `has=`: their own situations)")
-    ] = None,
-    event: Annotated[str | None, Query(max_length=200, description="the event label, exactly")] = None,
-    round: Annotated[str | None, Query(max_length=200, description="the round label, exactly")] = None,
-    status: Annotated[Literal["live", "finished"] | None, Query()] = None,
-    winner: Annotated[int | None, Query(ge=0, le=7, description="the winning seat")] = None,
-    since: Annotated[Moment | None, Query(description=SINCE)] = None,
-    until: Annotated[Moment | None, Query(description=UNTIL)] = None,
+    filters: GameFiltersDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, Query(description="next_cursor of the previous page")] = None,
     has: Annotated[
@@ -189,17 +179,9 @@ def list_games(
     return service.games(
         principal,
         situations=check_situations(has or []),
-        kind=game.value if game is not None else None,
-        status=status,
-        player=player,
-        player_id=player_id,
-        event=event,
-        round=round,
-        winner=winner,
-        since=stored_time(since),
-        until=stored_time(until),
         limit=limit,
         cursor=cursor,
+        **filters,
     )
 
 

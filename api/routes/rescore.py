@@ -20,10 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import PrincipalDep, ServiceDep
 from api.models import AUTH, BODY, GAME, Doc, ScoreSheet, errors
-from api.queries import SINCE, UNTIL, GameKind, Moment, stored_time
+from api.queries import GameFiltersDep
 from api.requests import StrictJSONRoute
 from projections import rescore
-from projections.registry import KINDS
 
 router = APIRouter(tags=["rescore"], route_class=StrictJSONRoute)
 
@@ -128,13 +127,8 @@ def rescore_game(
 def rescore_season(
     principal: PrincipalDep,
     service: ServiceDep,
+    filters: GameFiltersDep,
     body: SeasonRequest | None = None,
-    game: Annotated[GameKind | None, Query(description="game kind: " + ", ".join(KINDS))] = None,
-    player: Annotated[str | None, Query(description="a player's name, exactly")] = None,
-    status: Annotated[Literal["live", "finished"] | None, Query()] = None,
-    winner: Annotated[int | None, Query(ge=0, le=7, description="the winning seat (as recorded)")] = None,
-    since: Annotated[Moment | None, Query(description=SINCE)] = None,
-    until: Annotated[Moment | None, Query(description=UNTIL)] = None,
     limit: Annotated[int, Query(ge=1, le=rescore.MAX_SEASON)] = rescore.MAX_SEASON,
 ) -> StreamingResponse:
     """The games matching the filters of `GET /v1/games`, newest first, one line each as it is done:
@@ -148,12 +142,7 @@ def rescore_season(
         games=asked.games,
         against=asked.against,
         limit=limit,
-        kind=game.value if game is not None else None,
-        player=player,
-        status=status,
-        winner=winner,
-        since=stored_time(since),
-        until=stored_time(until),
+        **filters,
     )
     encoded = (orjson.dumps(line) + b"\n" for line in lines)
     first = next(encoded, b"")  # the first game is read before the answer starts: an error is a status, not a cut

@@ -224,6 +224,25 @@ def test_a_season_streams_each_game_and_the_standings_under_both_profiles(client
     error_of(client.post("/v1/rescore", json={"profile": "nope"}, headers=club.recorder), 404, "not_found")
 
 
+def test_a_season_picks_its_games_with_the_filters_of_the_games_list(client: TestClient, club: Club) -> None:
+    """`POST /v1/rescore` reads the query as `GET /v1/games` does (one declaration, `api.queries.game_filters`):
+    a player by name in any case, an unknown kind or parameter refused before anything is read."""
+    _record(client, club)
+    client.post(
+        "/v1/profiles", json={"name": "flat", "games": {"gin-rummy-3": {"gin_scoring": "flat"}}}, headers=club.recorder
+    )
+    for player in ("jo", "ANN", "Zed"):
+        listed = client.get("/v1/games", params={"player": player}, headers=club.viewer).json()["games"]
+        response = client.post("/v1/rescore", json={"profile": "flat"}, headers=club.viewer, params={"player": player})
+        assert response.status_code == 200, response.text
+        *games, season = [orjson.loads(line) for line in response.content.splitlines()]
+        assert [g["game"] for g in games] == [g["id"] for g in listed]
+        assert season["season"]["games"] == len(listed) == (0 if player == "Zed" else 1)
+    for bad in ({"game": "go"}, {"plyer": "Jo"}):
+        refused = client.post("/v1/rescore", json={"profile": "flat"}, headers=club.viewer, params=bad)
+        assert error_of(refused, 422, "invalid")["field"] in ("game", "plyer")
+
+
 def _cli() -> Any:
     """A `tablebook`-like app with the commands of api/cli_rescore.py registered (as api/cli.py registers them)."""
     import typer
