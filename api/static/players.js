@@ -5,6 +5,8 @@
 // The rating history is drawn as an inline SVG (no script or style from anywhere else: the page's
 // Content-Security-Policy allows this server only). Text goes in with textContent, never as HTML.
 
+import { requestJson } from "./request.js";
+
 const KEY_STORE = "tablebook.key";
 const SVG = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
@@ -22,23 +24,8 @@ const GAME_TITLES = {
   "gin-rummy-3": "Gin Rummy for three", "seven-and-a-half": "Seven and a Half",
 };
 
-class ApiError extends Error {
-  constructor(status, body) {
-    super(body && body.error ? body.error.message : `HTTP ${status}`);
-    this.status = status;
-  }
-}
-
-async function api(path) {
-  const key = sessionStorage.getItem(KEY_STORE);
-  const headers = { Accept: "application/json" };
-  if (key) headers.Authorization = `Bearer ${key}`;
-  const response = await fetch(path, { headers, cache: "no-store" });
-  let body = null;
-  try { body = await response.json(); } catch { body = null; }
-  if (!response.ok) throw new ApiError(response.status, body);
-  return body;
-}
+/** A request with the key of this tab (`request.js`). */
+const api = (path) => requestJson(path, { token: sessionStorage.getItem(KEY_STORE) });
 
 function el(tag, text, attrs = {}) {
   const node = document.createElement(tag);

@@ -25,6 +25,7 @@
 import {
   SUITS, add, cardEl, cardText, describe, fieldText, h, isCard, rankText, unitsOf, who,
 } from "./cards.js";
+import { ApiError, NetworkError, requestJson } from "./request.js";
 import { TITLES, renderTable } from "./tables.js";
 
 const KEY_STORE = "tablebook.key";
@@ -65,39 +66,8 @@ const app = {
 
 // --------------------------------------------------------------------------- the API
 
-class ApiError extends Error {
-  constructor(status, body) {
-    super((body && body.error && body.error.message) || `the server answered ${status}`);
-    this.status = status;
-    this.body = body;
-    this.code = body && body.error ? body.error.code : null;
-  }
-}
-
-class NetworkError extends Error {}
-
-async function api(path, options = {}) {
-  const headers = { Accept: "application/json", ...(options.headers || {}) };
-  if (app.token) headers.Authorization = `Bearer ${app.token}`;
-  if (options.body !== undefined) headers["Content-Type"] = "application/json";
-  let response;
-  try {
-    response = await fetch(path, {
-      method: options.method || "GET", headers, cache: "no-store",
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    });
-  } catch (error) {
-    throw new NetworkError(String(error));
-  }
-  let body = null;
-  try {
-    body = await response.json();
-  } catch {
-    body = null;
-  }
-  if (!response.ok) throw new ApiError(response.status, body);
-  return body;
-}
+/** A request with the pad's key (`request.js`): ApiError when refused, NetworkError when offline. */
+const api = (path, options = {}) => requestJson(path, { ...options, token: app.token });
 
 const gamePath = (suffix = "") => `/v1/games/${encodeURIComponent(app.gameId)}${suffix}`;
 

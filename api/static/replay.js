@@ -13,6 +13,7 @@
 // and cursor pages (the filters stay in the address: /replay?game=casino&player=Ann).
 
 import { cardText, describe, fieldText, h, textNodes, unitsOf, who } from "./cards.js";
+import { ApiError, requestJson } from "./request.js";
 import { TITLES, renderTable } from "./tables.js";
 
 //: engine events that a retract does not take back: claims and notes stay in force
@@ -30,15 +31,6 @@ const PAGE_SIZE = 25;
 const KEY_STORE = "tablebook.key";
 const SHARE_STORE = "tablebook.share.";
 const $ = (id) => document.getElementById(id);
-
-class ApiError extends Error {
-  constructor(status, body) {
-    const message = body && body.error ? body.error.message : `the server answered ${status}`;
-    super(message);
-    this.status = status;
-    this.code = body && body.error ? body.error.code : "error";
-  }
-}
 
 const app = {
   gameId: null,
@@ -69,23 +61,8 @@ const gameUnits = () => unitsOf({ game: app.meta ? app.meta.game : null, units: 
 
 // --------------------------------------------------------------------------- the API
 
-async function api(path, options = {}) {
-  const headers = { Accept: "application/json" };
-  if (app.token) headers.Authorization = `Bearer ${app.token}`;
-  if (options.body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(path, {
-    method: options.method || "GET", headers, cache: "no-store",
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  let body = null;
-  try {
-    body = await response.json();
-  } catch {
-    body = null;
-  }
-  if (!response.ok) throw new ApiError(response.status, body);
-  return body;
-}
+/** A request with the viewer's key or share token (`request.js`). */
+const api = (path, options = {}) => requestJson(path, { ...options, token: app.token });
 
 const gamePath = (suffix = "") => `/v1/games/${encodeURIComponent(app.gameId)}${suffix}`;
 
