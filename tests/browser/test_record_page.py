@@ -204,9 +204,11 @@ def shoot(page: Page, name: str) -> None:
 # --------------------------------------------------------------------------- whole games
 
 
-#: a whole Gin match (to 100, a minute of tapping) runs in `make reliability`; its hands are tapped in make
-#: test by the offline and undo tests
-WHOLE_GAMES = [pytest.param(k, marks=pytest.mark.slow) if k == "gin-rummy-3" else k for k in SHORT]
+#: the long whole games (a Gin match to 100 is a minute of tapping; Smear to 11 and Casino to 21 half a
+#: minute) run in `make reliability`; `make test` taps whole Schnapsen and Seven and a Half games, and the
+#: offline and undo tests tap hands of the others
+LONG_GAMES = ("gin-rummy-3", "cutthroat-smear", "casino")
+WHOLE_GAMES = [pytest.param(k, marks=pytest.mark.slow) if k in LONG_GAMES else k for k in SHORT]
 
 
 @pytest.mark.parametrize("kind", WHOLE_GAMES)

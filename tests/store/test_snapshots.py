@@ -44,13 +44,18 @@ def test_every_hand_boundary_state_survives_the_codec(kind: str) -> None:
     names = players_of(kind)
     states = play(rules, names, {}, rng=random.Random(7), keep_states=True).states
     before = engine.start(rules, names, rules.options_for(names, {}))
-    checked = 0
+    boundaries = []
     for state in states:
-        if snapshots.is_boundary(rules, before, state) or state is states[-1]:
-            assert snapshots.decode(snapshots.encode(state)) == state
-            checked += 1
+        if snapshots.is_boundary(rules, before, state):
+            boundaries.append(state)
         before = state
-    assert checked >= 2
+    # a long 7½ session has hundreds of boundaries whose states carry every hand's score: 15 spread over
+    # the game, its first and the end, keep this test to a second per game
+    step = max(1, len(boundaries) // 15)
+    checked = [*boundaries[:3], *boundaries[3::step], states[-1]]
+    for state in checked:
+        assert snapshots.decode(snapshots.encode(state)) == state
+    assert len(boundaries) >= 1 and len(checked) >= 2
 
 
 @pytest.mark.parametrize(
