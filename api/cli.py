@@ -65,6 +65,7 @@ app = typer.Typer(help="Tablebook: the record of every hand your club plays.", n
 keys_app = typer.Typer(help="API keys: create, list, revoke.", no_args_is_help=True)
 app.add_typer(keys_app, name="keys")
 
+
 def _game(service: Tablebook, game_id: str) -> dict[str, Any]:
     """The game (as `GET /v1/games/{id}` shows it), or exit with status 1 and the reason."""
     from projections.service import OPERATOR

@@ -509,7 +509,12 @@ class ImportedGame(Doc):
     """`POST /v1/import`: the game (new, or the one the club had), and where it came from."""
 
     game: dict[str, Any] = Field(description="the game's metadata, as `GET /v1/games/{id}` answers it")
-    duplicate_of: str | None
+    duplicate_of: str | None = Field(description="200: the club's game the file is a record of (nothing written)")
+    copy_of: str | None = Field(
+        default=None,
+        description="201 with `copy=true`: the club's game the new one is a copy of (a record, not a second "
+        "result: ratings, statistics and standings skip it); null for a new original",
+    )
     format: Literal["json", "jsonl", "text"]
     events: int
     head_hash: str

@@ -59,6 +59,9 @@ class Game(SQLModel, table=True):
     event_name: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     round_name: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     table_name: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    #: an import of a record the club holds already, stored on purpose (migration 0011): the original's id.
+    #: A copy is a record, not a second result: ratings, statistics and standings skip it
+    copy_of: str | None = Field(default=None, sa_column=Column(String(32), nullable=True))
 
 
 class Event(SQLModel, table=True):
@@ -91,10 +94,15 @@ class Event(SQLModel, table=True):
 POSTGRES_ONLY = {("column", "xact_id"), ("index", "ix_event_xact_position")}
 
 
+#: What migration 0012 adds outside the models: the read models' partial indexes on `event` (their
+#: WHERE is the read's own SQL text, `events/store/log.py` `LogFilter`; on PostgreSQL over `xact_id`).
+READ_MODEL_INDEXES = {("index", "ix_event_hand_facts"), ("index", "ix_event_ratings"), ("index", "ix_event_retracts")}
+
+
 def include_object(obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any) -> bool:
-    """Alembic's `include_object` hook: everything but the PostgreSQL-only objects of `POSTGRES_ONLY`."""
+    """Alembic's `include_object` hook: everything but the objects of `POSTGRES_ONLY` and `READ_MODEL_INDEXES`."""
     table = getattr(getattr(obj, "table", None), "name", None)
-    return not (table == "event" and (type_, name) in POSTGRES_ONLY)
+    return not (table == "event" and ((type_, name) in POSTGRES_ONLY or (type_, name) in READ_MODEL_INDEXES))
 
 
 class AppendRequest(SQLModel, table=True):

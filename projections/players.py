@@ -9,6 +9,11 @@ Statistics per kind: `games` (sat in), `finished`, `wins` (the game's winner was
 `points` (the sum of the player's final totals in finished games, in the game's own unit: Schnapsen
 counts game points still *to go*, so fewer is better there), and the game's own counts from the
 hand facts at the player's seat (`STATS`).
+
+A *copy* (`GameRecord.copy_of`: a record the club had, imported again on purpose) is a record, not
+a second result: the statistics count no game and no hand fact of it, and the ratings rate none of
+its results (so the standings, made of the ratings, show none); a player's list of games shows it,
+marked with the original's id (`copy_of`).
 """
 
 from __future__ import annotations
@@ -57,16 +62,20 @@ def rating_doc(mu: float, sigma: float, results: int) -> dict[str, Any]:
 
 
 def statistics(store: Store, player_id: str) -> dict[str, dict[str, Any]]:
-    """`{kind: {games, finished, wins, points, <the game's own counts>}}` of a player."""
+    """`{kind: {games, finished, wins, points, <the game's own counts>}}` of a player, copies left out."""
     out: dict[str, dict[str, Any]] = {}
-    for game in store.ratings.player_games(player_id):
+    played = store.ratings.player_games(player_id)
+    copies = store.players.copies(g["game_id"] for g in played)
+    for game in played:
+        if game["game_id"] in copies:
+            continue
         row = out.setdefault(game["kind"], {"games": 0, "finished": 0, "wins": 0, "points": 0})
         row["games"] += 1
         if game["status"] == "finished":
             row["finished"] += 1
             row["wins"] += int(game["winner"] == game["seat"])
             row["points"] += int(game["totals"].get(str(game["seat"]), 0))
-    counts = store.ratings.situation_counts(player_id)
+    counts = store.players.situation_counts(player_id)
     for kind, row in out.items():
         for label, tag in STATS.get(kind, {}).items():
             row[label] = counts.get(kind, {}).get(tag, 0)
@@ -141,6 +150,7 @@ def profile(store: Store, player: PlayerRecord, *, games: int = 100) -> dict[str
     """A player's page: the record, statistics, current ratings, the explained history, their games."""
     names = Names(store, player.club_id)
     played = store.ratings.player_games(player.id)
+    copies = store.players.copies(g["game_id"] for g in played[:games])
     return {
         "player": player.to_public(),
         "statistics": statistics(store, player.id),
@@ -159,6 +169,7 @@ def profile(store: Store, player: PlayerRecord, *, games: int = 100) -> dict[str
                 "created_at": g["created_at"],
                 "event": g["event"],
                 "round": g["round"],
+                "copy_of": copies.get(g["game_id"]),
             }
             for g in played[:games]
         ],

@@ -150,6 +150,7 @@ def game_public(game: GameRecord) -> dict[str, Any]:
         "event": game.event,
         "round": game.round,
         "table": game.table,
+        "copy_of": game.copy_of,
     }
 
 
@@ -231,6 +232,7 @@ class ImportResult:
         return {
             "game": game_public(self.game),
             "duplicate_of": self.game.id if self.duplicate else None,
+            "copy_of": None if self.duplicate else self.game.copy_of,
             "format": self.format,
             "events": len(self.checked.envelopes),
             "head_hash": head_hash,

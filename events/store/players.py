@@ -6,6 +6,11 @@ a new player. A game's registry row keeps the names as *display copies* (`game.p
 merge or erasure rewrites them in the same transaction as the player row, so that every process,
 which reads a game's row on every request (`projections/recorder.py` `live`), shows the new name at
 once; nothing about players is cached in a process. Names are in no hash (events name seats).
+
+A game stored as a *copy* of another (`game.copy_of`: a record the club had, imported again on purpose)
+seats its players like any game, but it is a record, not a second result: `copies` names such games,
+`rated_seats` leaves them out (what the ratings rate), and `situation_counts` counts no hand fact of
+theirs (what the statistics show).
 """
 
 from __future__ import annotations
@@ -14,15 +19,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, func, insert, select, update
 
 from events.codec import dumps, loads, utc_now
 from events.errors import InvalidEventError, NotFoundError
 from events.store.base import GAMES, Database, new_id
-from events.tables import GamePlayer, Player
+from events.tables import GamePlayer, HandFact, Player
 
 PLAYERS = Player.__table__  # type: ignore[attr-defined]
 SEATS = GamePlayer.__table__  # type: ignore[attr-defined]
+_FACTS = HandFact.__table__  # type: ignore[attr-defined]
+#: the most ids one `IN (...)` names (PostgreSQL and SQLite both take far more; pages keep statements small)
+_PAGE = 500
 
 #: what an erased player's name reads as, wherever it is shown
 ERASED = "(erased)"
@@ -171,6 +179,44 @@ class PlayerBook:
         with self.db.engine.connect() as conn:
             for row in conn.execute(query):
                 out.setdefault(row.game_id, []).append(row.player_id)
+        return out
+
+    def copies(self, game_ids: Iterable[str]) -> dict[str, str]:
+        """`{copy id: original id}` for those of these games that are copies (`copy_of` set): records, not
+        results, so never rated or counted. `game_id in copies(...)` asks whether one is."""
+        ids = sorted(set(game_ids))
+        found: dict[str, str] = {}
+        with self.db.engine.connect() as conn:
+            for start in range(0, len(ids), _PAGE):
+                page = ids[start : start + _PAGE]
+                query = select(GAMES.c.id, GAMES.c.copy_of).where(GAMES.c.id.in_(page), GAMES.c.copy_of.isnot(None))
+                found.update((row.id, row.copy_of) for row in conn.execute(query))
+        return found
+
+    def rated_seats(self, game_ids: Sequence[str]) -> dict[str, list[str]]:
+        """`game_seats` without the copies: the games whose results count, `{game_id: [player_id by seat]}`.
+
+        A copy is absent, as a game with no seats is: the ratings rate no result of it.
+        """
+        seats = self.game_seats(game_ids)
+        for game_id in self.copies(seats):
+            del seats[game_id]
+        return seats
+
+    def situation_counts(self, player_id: str) -> dict[str, dict[str, int]]:
+        """`{kind: {situation: count}}` of the hand facts at the player's own seats, copies left out."""
+        query = (
+            select(GAMES.c.kind, _FACTS.c.situation, func.count().label("n"))
+            .select_from(_FACTS)
+            .join(SEATS, (SEATS.c.game_id == _FACTS.c.game_id) & (SEATS.c.seat == _FACTS.c.seat))
+            .join(GAMES, GAMES.c.id == _FACTS.c.game_id)
+            .where(SEATS.c.player_id == player_id, GAMES.c.copy_of.is_(None))
+            .group_by(GAMES.c.kind, _FACTS.c.situation)
+        )
+        out: dict[str, dict[str, int]] = {}
+        with self.db.engine.connect() as conn:
+            for row in conn.execute(query):
+                out.setdefault(row.kind, {})[row.situation] = int(row.n)
         return out
 
     def rename(self, player_id: str, name: str, *, club_id: int | None = None, keep_alias: bool = True) -> PlayerRecord:

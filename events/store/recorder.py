@@ -216,11 +216,13 @@ class EventRecorder:
         head: Head,
         game_id: str | None = None,
         labels: Mapping[str, str | None] | None = None,
+        copy_of: str | None = None,
     ) -> GameRecord:
         """Register a game and write its already verified envelopes, exactly as given, in one transaction.
 
-        All or nothing: the registry row (its event, round and table `labels` too) and every event land
-        together or not at all. Like any
+        All or nothing: the registry row (its event, round and table `labels` too, and `copy_of`: the
+        club's game this one is a copy of, for a record imported again on purpose) and every event land
+        together or not at all, so no reader ever sees a copy's events before its mark. Like any
         append it takes no global lock: its events are one transaction, ordered as one in the log.
         """
         gid = game_id or new_id("g")
@@ -240,6 +242,7 @@ class EventRecorder:
             winner=head.winner,
             head_hash=head.head_hash,
             labels=labels,
+            copy_of=copy_of,
         )
         event_rows = [event_row(gid, env) for env in envelopes]
         with self.db.write() as conn, conn.begin():

@@ -42,6 +42,9 @@ class GameRecord:
     event: str | None = None
     round: str | None = None
     table: str | None = None
+    #: the id of the club's game this one is a copy of (`import --copy`, migration 0011), None for an original:
+    #: a copy is a record, not a second result (ratings, statistics and standings skip it)
+    copy_of: str | None = None
 
     def labels(self) -> dict[str, str]:
         """The labels that were given, by their API name (`{"event": "Winter league", "table": "2"}`)."""
@@ -87,6 +90,7 @@ def game_record(row: Any) -> GameRecord:
         event=row.event_name,
         round=row.round_name,
         table=row.table_name,
+        copy_of=row.copy_of,
     )
 
 
@@ -120,8 +124,10 @@ def game_row(
     winner: int | None = None,
     head_hash: str,
     labels: Mapping[str, str | None] | None = None,
+    copy_of: str | None = None,
 ) -> dict[str, Any]:
-    """A `game` row to insert: JSON fields as canonical text; `labels` its event, round and table."""
+    """A `game` row to insert: JSON fields as canonical text; `labels` its event, round and table; `copy_of`
+    the original of a copy."""
     return {
         **label_values(labels),
         "id": game_id,
@@ -138,6 +144,7 @@ def game_row(
         "totals": dumps(dict(totals)),
         "winner": winner,
         "head_hash": head_hash,
+        "copy_of": copy_of,
     }
 
 

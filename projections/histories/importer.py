@@ -21,7 +21,11 @@ reported with its reason, the others are imported.
 A game the club holds already is not imported again unless asked
 (`existing_copy`, `import_or_find`): the same chain (genesis and head hash),
 or the same genesis and the same events whatever their times and actors (a
-text history, decided again at each import, gets a new chain every time).
+text history, decided again at each import, gets a new chain every time), or
+the same genesis and the first events of a club's game (an export taken before
+the game went on). Asked (`copy`, or a bulk import without `skip_existing`),
+it is stored as a *copy* (`copy_of`: the club's game): a record, not a second
+result, which the ratings, the players' statistics and the standings skip.
 """
 
 from __future__ import annotations
@@ -590,8 +594,9 @@ def read_games(lines: Iterable[tuple[int, bytes]], *, single: bool = False) -> I
         yield current.finish()
 
 
-def import_game(store: Store, club_id: int, game: Imported) -> GameRecord:
-    """Write a checked game, its labels (in no hash) and its events as a new game of the club, in one transaction."""
+def import_game(store: Store, club_id: int, game: Imported, *, copy_of: str | None = None) -> GameRecord:
+    """Write a checked game, its labels (in no hash) and its events as a new game of the club, in one
+    transaction; `copy_of`: the club's game it is a copy of (`existing_copy`), marked in the same row."""
     return store.import_game(
         club_id=club_id,
         kind=game.kind,
@@ -602,6 +607,7 @@ def import_game(store: Store, club_id: int, game: Imported) -> GameRecord:
         envelopes=game.envelopes,
         head=game.head,
         labels=game.labels or None,
+        copy_of=copy_of,
     )
 
 
@@ -611,33 +617,48 @@ def _moves(envelopes: Iterable[Envelope]) -> list[tuple[Any, ...]]:
 
 
 def existing_copy(store: Store, club_id: int, game: Imported) -> str | None:
-    """The id of a game of the club that is this one imported before, or None.
+    """The id of the club's game that this one is a record of, or None: the game a re-import duplicates.
 
     The same chain (genesis and head hash: a json or jsonl export imported again); or the same genesis
     and the same events (seq, hand, type and fields) whatever their times and actors: a text history
-    is decided again with each import's time, so its chain is new each time.
+    is decided again with each import's time, so its chain is new each time; or the same genesis and
+    events that are the *first* events of a club's game (an export taken before the game went on: a
+    hand later, or a `retract` later). A genesis is a game's birth (kind, seats, options and
+    `created_at` to the microsecond), so a game that shares it and all of the file's events is the
+    same game, further on. The answer is an original, never a copy (a copy names its original).
     """
     same = store.find_same_chain(club_id, game.genesis, game.head.head_hash)
     if same:
-        return same[0]
+        return _original(store, same)
     moves: list[tuple[Any, ...]] | None = None
+    found: list[str] = []
     for game_id in store.find_same_chain(club_id, game.genesis, None):
-        if store.get_game(game_id).seq != len(game.envelopes):
+        if store.get_game(game_id).seq < len(game.envelopes):
             continue
         moves = _moves(game.envelopes) if moves is None else moves
-        if _moves(store.iter_events(game_id)) == moves:
+        if _moves(store.iter_events(game_id, upto=len(game.envelopes))) == moves:
+            found.append(game_id)
+    return _original(store, found) if found else None
+
+
+def _original(store: Store, game_ids: Sequence[str]) -> str:
+    """Of games that are one record (oldest first), the original: the first that is no copy, else the
+    original the first copy names."""
+    copies = store.players.copies(game_ids)
+    for game_id in game_ids:
+        if game_id not in copies:
             return game_id
-    return None
+    return copies[game_ids[0]]
 
 
 def import_or_find(store: Store, club_id: int, game: Imported, *, copy: bool = False) -> tuple[GameRecord, bool]:
     """`(record, True)`: the game already in the club (`existing_copy`), unless `copy`;
-    else `(record, False)`: the game written as a new game of the club."""
-    if not copy:
-        found = existing_copy(store, club_id, game)
-        if found is not None:
-            return store.get_game(found), True
-    return import_game(store, club_id, game), False
+    else `(record, False)`: the game written as a new game of the club, a copy (`copy_of`) of the club's
+    game when it is one (a record, not a second result: ratings, statistics and standings skip it)."""
+    found = existing_copy(store, club_id, game)
+    if found is not None and not copy:
+        return store.get_game(found), True
+    return import_game(store, club_id, game, copy_of=found), False
 
 
 def import_many(
@@ -662,13 +683,12 @@ def import_many(
         except TablebookError as exc:
             yield Outcome(source_id, item.line, reason=exc.message)
             continue
-        if skip_existing:
-            same = existing_copy(store, club_id, item)
-            if same is not None:
-                yield Outcome(source_id, item.line, reason=f"already in the club as {same}", duplicate_of=same)
-                continue
+        same = existing_copy(store, club_id, item)
+        if same is not None and skip_existing:
+            yield Outcome(source_id, item.line, reason=f"already in the club as {same}", duplicate_of=same)
+            continue
         try:
-            record = import_game(store, club_id, item)
+            record = import_game(store, club_id, item, copy_of=same)
         except TablebookError as exc:
             yield Outcome(source_id, item.line, reason=exc.message)
             continue

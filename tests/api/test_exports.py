@@ -540,12 +540,18 @@ def test_a_text_history_imported_twice_is_one_game(client: TestClient, store: St
     again = client.post("/v1/import", content=text, headers=target.recorder)  # a new chain: decided again
     assert again.status_code == 200 and again.json()["duplicate_of"] == first.json()["game"]["id"], again.text
     assert games_of(client, target) == [first.json()["game"]["id"]]
-    # a game of the same genesis whose events differ is another game
+    # the same genesis and the first events of the club's game: an export taken before the game went on
+    # (its last event not yet played) is a record of the club's game too, not another game to rate
     other = export_of(client, source, game_id, "text").text.splitlines()
     shorter = [line for line in other if f"  [{len(events_of(client, source, game_id))}. " not in line]
     body = "\n".join(line for line in shorter if not line.startswith("[Events ") and not line.startswith("[HeadHash "))
     third = client.post("/v1/import", content=body, headers=target.recorder)
-    assert third.status_code == 201 and third.json()["game"]["seq"] == first.json()["game"]["seq"] - 1, third.text
+    assert third.status_code == 200 and third.json()["duplicate_of"] == first.json()["game"]["id"], third.text
+    assert third.json()["events"] == first.json()["game"]["seq"] - 1 and not third.json()["same_head_hash"]
+    assert games_of(client, target) == [first.json()["game"]["id"]]
+    copied = client.post("/v1/import?copy=true", content=body, headers=target.recorder)
+    assert copied.status_code == 201 and copied.json()["copy_of"] == first.json()["game"]["id"], copied.text
+    assert copied.json()["game"]["seq"] == first.json()["game"]["seq"] - 1
 
 
 def test_cli_import_of_a_game_already_there_says_so_unless_copy(db: str, tmp_path: Path) -> None:

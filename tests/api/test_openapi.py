@@ -29,7 +29,7 @@ from tests.conftest import Club, make_club
 from tests.projections.helpers import EXAMPLES, load_example
 
 JSON = "application/json"
-METHODS = ("get", "post", "delete")
+METHODS = ("get", "post", "patch", "delete")
 #: a well-formed body of the routes that read one, for the probes that must get past it
 BODIES: dict[str, Any] = {
     "/v1/games/{game_id}/events": {"events": [{"type": "note", "text": "x"}]},
@@ -282,6 +282,11 @@ def test_every_answer_of_every_route_is_documented(setup: tuple[Checker, Club, S
     other_player = c("post", "/v1/players", key=rec, json={"name": "Yan"}).json()["id"]
     assert c("get", "/v1/players/{ref}", f"/v1/players/{zed}", key=view).status_code == 200
     assert c("get", "/v1/players/{ref}", "/v1/players/nobody", key=view).status_code == 404
+    renamed = c("patch", "/v1/players/{ref}", f"/v1/players/{zed}", key=rec, json={"name": "Zed K."})
+    assert renamed.status_code == 200 and renamed.json()["aliases"] == ["Z", "Zed"]
+    assert c("patch", "/v1/players/{ref}", "/v1/players/nobody", key=rec, json={"name": "X"}).status_code == 404
+    itself = c("post", "/v1/players/{ref}/merge", f"/v1/players/{zed}/merge", key=rec, json={"into": zed})
+    assert itself.status_code == 422
     merged = c("post", "/v1/players/{ref}/merge", f"/v1/players/{other_player}/merge", key=rec, json={"into": zed})
     assert merged.status_code == 200
     assert c("delete", "/v1/players/{ref}", f"/v1/players/{zed}", key=rec).status_code == 200

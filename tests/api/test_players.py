@@ -16,7 +16,7 @@ from api.settings import Settings
 from events.store import Store
 from projections.service import Tablebook
 from tests.api.test_search import DEAL, MARRIAGE, schnapsen, search
-from tests.conftest import Club, new_game
+from tests.conftest import Club, error_of, new_game
 
 
 @pytest.fixture
@@ -174,3 +174,112 @@ def test_standings_rank_the_club_by_rating_over_a_range_and_by_event(
     assert all(r["results"] == 1 for r in league["pools"]["casino"]["standings"])
     later = client.get("/v1/standings?game=casino&since=2999-01-01", headers=club.viewer).json()
     assert later["pools"]["casino"]["standings"] == []
+
+
+# --------------------------------------------------------------------------- the OpenAPI document of these routes
+
+PLAYER_ROUTES = {
+    ("get", "/v1/players"): ("200", {"players"}),
+    ("post", "/v1/players"): ("201", {"id", "name", "aliases", "created_at", "merged_into", "erased"}),
+    ("get", "/v1/players/{ref}"): ("200", {"player", "statistics", "ratings", "history", "games", "games_total"}),
+    ("patch", "/v1/players/{ref}"): ("200", {"id", "name", "aliases"}),
+    ("post", "/v1/players/{ref}/merge"): ("200", {"id", "name", "aliases", "merged_into"}),
+    ("delete", "/v1/players/{ref}"): ("200", {"player", "games", "mentions"}),
+    ("get", "/v1/standings"): ("200", {"game", "range", "model", "pools"}),
+}
+
+
+def _resolve(spec: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in schema:
+        schema = spec["components"]["schemas"][schema["$ref"].rsplit("/", 1)[-1]]
+    return schema
+
+
+def _validator(spec: dict[str, Any], schema: dict[str, Any]) -> Any:
+    import jsonschema_rs
+
+    return jsonschema_rs.Draft202012Validator({**schema, "components": spec["components"]})
+
+
+def test_the_openapi_document_names_the_fields_of_the_player_and_standings_routes(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    for (method, path), (status, fields) in PLAYER_ROUTES.items():
+        answer = spec["paths"][path][method]["responses"][status]["content"]["application/json"]["schema"]
+        model = _resolve(spec, answer)
+        assert fields <= set(model.get("properties", {})), (method, path, model)
+    # the nested documents are typed too, down to a rating and a leaderboard's row
+    schemas = spec["components"]["schemas"]
+    profile = schemas["PlayerProfile"]["properties"]
+    assert _resolve(spec, profile["ratings"]["additionalProperties"])["required"] == [
+        "mu",
+        "sigma",
+        "ordinal",
+        "provisional",
+        "results",
+        "text",
+    ]
+    statistics = _resolve(spec, profile["statistics"]["additionalProperties"])["properties"]
+    assert {"games", "finished", "wins", "points", "marriages", "gins", "sweeps", "bids_set", "busts"} <= set(
+        statistics
+    )
+    change = _resolve(spec, profile["history"]["items"])["properties"]
+    assert {"before", "after", "expected", "actual", "change", "reason", "opponents"} <= set(change)
+    assert "copy_of" in _resolve(spec, profile["games"]["items"])["properties"]
+    pool = _resolve(spec, schemas["Standings"]["properties"]["pools"]["additionalProperties"])
+    row = _resolve(spec, pool["properties"]["standings"]["items"])
+    assert {"place", "player_id", "name", "rating", "change", "results", "score", "expected"} <= set(row["properties"])
+    # request bodies name their fields, with examples
+    for method, path, body, required in (
+        ("post", "/v1/players", "PlayerCreate", "name"),
+        ("patch", "/v1/players/{ref}", "PlayerRename", "name"),
+        ("post", "/v1/players/{ref}/merge", "PlayerMerge", "into"),
+    ):
+        content = spec["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"]
+        assert content == {"$ref": f"#/components/schemas/{body}"}
+        assert schemas[body]["required"] == [required] and schemas[body]["properties"][required]["examples"]
+        assert schemas[body]["additionalProperties"] is False
+
+
+def test_the_player_routes_errors_have_the_documented_shape(client: TestClient, club: Club) -> None:
+    spec = client.get("/openapi.json").json()
+
+    def refused(method: str, path: str, url: str, status: int, code: str, **kw: Any) -> dict[str, Any]:
+        response = client.request(method.upper(), url, **kw)
+        error = error_of(response, status, code)
+        documented = spec["paths"][path][method]["responses"][str(status)]["content"]["application/json"]["schema"]
+        problems = [e.message for e in _validator(spec, documented).iter_errors(response.json())]
+        assert not problems, (method, url, problems)
+        return error
+
+    new_game(client, club, players=["Anna", "Ben"])
+    ben = _players(client, club, "?name=ben")[0]["id"]
+    refused("get", "/v1/players/{ref}", "/v1/players/nobody", 404, "not_found", headers=club.viewer)
+    refused(
+        "patch", "/v1/players/{ref}", "/v1/players/nobody", 404, "not_found", headers=club.recorder, json={"name": "X"}
+    )
+    refused("delete", "/v1/players/{ref}", "/v1/players/nobody", 404, "not_found", headers=club.recorder)
+    merge = "/v1/players/{ref}/merge"
+    refused("post", merge, "/v1/players/nobody/merge", 404, "not_found", headers=club.recorder, json={"into": ben})
+    refused("post", merge, f"/v1/players/{ben}/merge", 404, "not_found", headers=club.recorder, json={"into": "nobody"})
+    itself = refused(
+        "post", merge, f"/v1/players/{ben}/merge", 422, "invalid", headers=club.recorder, json={"into": ben}
+    )
+    assert itself["field"] == "into"
+    together = refused(
+        "post", merge, "/v1/players/Anna/merge", 422, "invalid", headers=club.recorder, json={"into": "Ben"}
+    )
+    assert together["field"] == "into" and len(together["games"]) == 1
+    refused("post", merge, "/v1/players/Anna/merge", 422, "invalid", headers=club.recorder, json={"to": "Ben"})
+    refused("post", merge, "/v1/players/Anna/merge", 403, "forbidden", headers=club.viewer, json={"into": "Ben"})
+    refused("post", "/v1/players", "/v1/players", 422, "invalid", headers=club.recorder, json={"name": ""})
+    refused("get", "/v1/standings", "/v1/standings?game=chess", 422, "invalid", headers=club.viewer)
+    refused("get", "/v1/players", "/v1/players", 401, "unauthorized")
+    # a name two players have is refused (422, naming both) rather than guessed
+    client.post("/v1/players", json={"name": "anna"}, headers=club.recorder)
+    twice = refused("get", "/v1/players/{ref}", "/v1/players/ANNA", 422, "invalid", headers=club.viewer)
+    assert "anna" in twice["message"].casefold()
+    # and the answers are the documented ones: the merge happened nowhere (nothing written by a refusal)
+    assert sorted(p["name"] for p in _players(client, club)) == ["Anna", "Ben", "anna"]
+    page = client.get(f"/v1/players/{ben}", headers=club.viewer)
+    documented = spec["paths"]["/v1/players/{ref}"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert not [e.message for e in _validator(spec, documented).iter_errors(page.json())]
