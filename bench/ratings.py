@@ -3,11 +3,18 @@
 Records GAMES finished games (default 10,000; BENCH_QUICK=1: 1,000) in a fresh SQLite database, an
 equal share of each kind, played by the bots (`projections.simulate.demo_playout`: 5 distinct games
 per kind, recorded many times over through `Store.import_game`), seated from a club of 300 players
-at random. Then it times, from zero, the two read models a player's page and the standings read:
-the hand facts (the game's own statistics) and the ratings (`projections/ratings.py`), and prints
-the rate in games and events a second, and what 100,000 games would take at that rate (events per
-game stay the same; the rebuild reads the log once, in pages, so its time grows with the events).
-It also times one more game appended and rated incrementally. Numbers are printed, never asserted.
+at random; then the same in a fresh PostgreSQL database (BENCH_PG_GAMES of them, default the smaller
+of GAMES and 2,000, as its fill is slower; BENCH_PG=0 skips it). Then it times, from zero, the two
+read models a player's page and the standings read: the hand facts (the game's own statistics) and
+the ratings (`projections/ratings.py`), and prints the rate in games and events a second, and what
+100,000 games would take at that rate (events per game stay the same; a rebuild reads, in pages,
+only the events its filter admits, over its partial index, so its time grows with the games).
+
+Beside each figure, its ceiling measured in the same run: the same rows read bare (`read_filtered`
+page after page, nothing decoded or written), and for the ratings the library's own `rate` for as
+many matches of the same shapes. Last, one more game appended, and both read models caught up
+incrementally from their checkpoints (fresh instances, as the API makes them: nothing kept in
+memory), with the events each read. Numbers are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -19,11 +26,16 @@ import tempfile
 import time
 from typing import Any
 
+import psycopg
+
 from bench.bulk_export import sealed
 from events.codec import genesis_hash
 from events.migrate import upgrade
 from events.store import Store
-from projections.ratings import RatingsModel
+from events.store.log import LogFilter
+from projections import ratings as rating_model
+from projections import readmodel
+from projections.ratings import MODEL, RatingsModel
 from projections.readmodel import HandFacts
 from projections.registry import available, rules_for
 from projections.simulate import demo_playout
@@ -31,6 +43,7 @@ from projections.simulate import demo_playout
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 PLAYERS = [f"Player {n:03d}" for n in range(300)]
 TARGET = 100_000
+PG_SERVER = os.environ.get("TABLEBOOK_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
 def playouts(per_kind: int = 5) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -72,41 +85,115 @@ def fill(store: Store, games: int) -> int:
     return written
 
 
+def bare_read(store: Store, only: LogFilter | None, batch: int = 5000) -> tuple[float, int]:
+    """The ceiling of a rebuild's reading: the pages of `read_filtered`, nothing decoded; (seconds, rows)."""
+    start, after, rows = time.perf_counter(), 0, 0
+    while True:
+        after, page = store.log.read_filtered(after, batch, only)
+        rows += len(page)
+        if len(page) < batch:
+            return time.perf_counter() - start, rows
+
+
+def bare_rate(store: Store) -> tuple[float, int]:
+    """The library's own cost: `MODEL.rate` for as many matches of each shape as the ratings hold.
+
+    Returns (seconds, matches).
+    """
+    with store.engine.connect() as conn:
+        counts = dict(conn.exec_driver_sql("SELECT kind, count(*) FROM rating_change GROUP BY kind").all())
+    shapes: list[tuple[list[int], int]] = []  # (side sizes, matches)
+    for kind, rows in counts.items():
+        seats = len(rules_for(kind).demo_players)
+        if kind == rating_model.SEVEN:
+            shapes.append(([1, 1], int(rows) // 2))
+        elif kind == rating_model.GIN:
+            shapes.append(([1, 2], int(rows) // 3))
+        elif kind == "schnapsen":
+            shapes.append(([1, 1], int(rows) // 2))
+        else:
+            shapes.append(([1] * seats, int(rows) // seats))
+    start, matches = time.perf_counter(), 0
+    for sizes, count in shapes:
+        ranks = list(range(len(sizes)))
+        for _ in range(count):
+            MODEL.rate([[MODEL.rating() for _ in range(size)] for size in sizes], ranks=ranks)
+        matches += count
+    return time.perf_counter() - start, matches
+
+
 def measure(url: str, games: int) -> dict[str, float]:
-    """Fill a database and time both rebuilds and one incremental game; the figures."""
+    """Fill a database and time both rebuilds, their ceilings and one incremental game; the figures."""
     upgrade(url)
     store = Store(url)
     try:
-        events = fill(store, games)
         start = time.perf_counter()
-        HandFacts(store).rebuild()
+        events = fill(store, games)
+        filled = time.perf_counter() - start
+        start = time.perf_counter()
+        facts_read = HandFacts(store).rebuild()
         facts = time.perf_counter() - start
         start = time.perf_counter()
-        RatingsModel(store).rebuild()
+        ratings_read = RatingsModel(store).rebuild()
         ratings = time.perf_counter() - start
-        changes = len(store.ratings.rows())
-        fill(store, 1)  # one more game, rated incrementally: only its events are read
-        model = RatingsModel(store)
+        facts_bare, _ = bare_read(store, readmodel.READS)
+        ratings_bare, _ = bare_read(store, rating_model.READS)
+        library, matches = bare_rate(store)
+        everything, _ = bare_read(store, None)
+        with store.engine.connect() as conn:
+            changes = conn.exec_driver_sql("SELECT count(*) FROM rating_change").scalar_one()
+            fact_rows = conn.exec_driver_sql("SELECT count(*) FROM hand_fact").scalar_one()
+        added = fill(store, 1)  # one more game: both read models catch up from their checkpoints
         start = time.perf_counter()
-        model.catch_up()
-        one = time.perf_counter() - start
+        one_facts_read = HandFacts(store).catch_up()
+        one_facts = time.perf_counter() - start
+        start = time.perf_counter()
+        one_ratings_read = RatingsModel(store).catch_up()
+        one_ratings = time.perf_counter() - start
     finally:
         store.dispose()
-    return {"games": games, "events": events, "facts": facts, "ratings": ratings, "changes": changes, "one": one}
+    return {
+        "games": games,
+        "events": events,
+        "filled": filled,
+        "facts": facts,
+        "facts_read": facts_read,
+        "fact_rows": fact_rows,
+        "ratings": ratings,
+        "ratings_read": ratings_read,
+        "changes": changes,
+        "facts_bare": facts_bare,
+        "ratings_bare": ratings_bare,
+        "everything": everything,
+        "library": library,
+        "matches": matches,
+        "added": added,
+        "one_facts": one_facts,
+        "one_facts_read": one_facts_read,
+        "one_ratings": one_ratings,
+        "one_ratings_read": one_ratings_read,
+    }
 
 
-def lines(figures: dict[str, float]) -> list[str]:
-    games, events = figures["games"], figures["events"]
-    total = figures["facts"] + figures["ratings"]
-    per_game = total / games
+def lines(name: str, f: dict[str, float]) -> list[str]:
+    games, events = f["games"], f["events"]
+    total = f["facts"] + f["ratings"]
+    scale = TARGET / games
+    ceiling = f["facts_bare"] + f["ratings_bare"] + f["library"]
     return [
-        f"{games:,.0f} games, {events:,.0f} events, {figures['changes']:,.0f} rating changes",
-        f"hand facts rebuilt: {figures['facts']:.1f} s ({events / figures['facts']:,.0f} ev/s)",
-        f"ratings rebuilt: {figures['ratings']:.1f} s ({events / figures['ratings']:,.0f} ev/s, "
-        f"{games / figures['ratings']:,.0f} games/s)",
-        f"both: {games / total:,.0f} games/s; {TARGET:,} games at this rate: {per_game * TARGET:.0f} s "
-        f"(target: under 60 s)",
-        f"one more game appended, rated incrementally: {figures['one'] * 1000:.1f} ms",
+        f"{name}: {games:,.0f} games, {events:,.0f} events (filled in {f['filled']:.0f} s), "
+        f"{f['fact_rows']:,.0f} hand facts, {f['changes']:,.0f} rating changes; load {os.getloadavg()[0]:.1f}",
+        f"  hand facts rebuilt: {f['facts']:.1f} s ({games / f['facts']:,.0f} games/s, {events / f['facts']:,.0f} "
+        f"log events/s; {f['facts_read']:,.0f} events read); ceiling, the same rows read bare: {f['facts_bare']:.1f} s",
+        f"  ratings rebuilt: {f['ratings']:.1f} s ({games / f['ratings']:,.0f} games/s, {f['ratings_read']:,.0f} "
+        f"events read); ceiling, the same rows read bare {f['ratings_bare']:.1f} s + openskill's rate alone for "
+        f"{f['matches']:,.0f} matches {f['library']:.1f} s",
+        f"  (every event of the log read bare, no filter: {f['everything']:.1f} s)",
+        f"  both: {total:.1f} s, {games / total:,.0f} games/s; {TARGET:,} games at this rate: "
+        f"{total * scale:.0f} s (target: under 60 s; ceiling at this rate {ceiling * scale:.0f} s)",
+        f"  one more game ({f['added']:,.0f} events) appended, caught up incrementally: hand facts "
+        f"{f['one_facts'] * 1000:.1f} ms ({f['one_facts_read']:,.0f} events read), ratings "
+        f"{f['one_ratings'] * 1000:.1f} ms ({f['one_ratings_read']:,.0f} events read)",
     ]
 
 
@@ -114,8 +201,26 @@ def main() -> None:
     games = int(sys.argv[1]) if len(sys.argv) > 1 else (1000 if QUICK else 10_000)
     with tempfile.TemporaryDirectory() as tmp:
         figures = measure(f"sqlite:///{tmp}/ratings.db", games)
-    for line in lines(figures):
-        print(line)
+    for line in lines("SQLite", figures):
+        print(line, flush=True)
+    if os.environ.get("BENCH_PG", "1") == "0":
+        return
+    pg_games = int(os.environ.get("BENCH_PG_GAMES", min(games, 2000)))
+    name = f"tablebook_bench_ratings_{os.getpid()}"
+    dsn = PG_SERVER.replace("postgresql+psycopg://", "postgresql://")
+    try:
+        with psycopg.connect(dsn, autocommit=True, connect_timeout=3) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.OperationalError as exc:
+        print(f"PostgreSQL skipped: {exc}".splitlines()[0])
+        return
+    try:
+        figures = measure(PG_SERVER.rsplit("/", 1)[0] + "/" + name, pg_games)
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    for line in lines("PostgreSQL", figures):
+        print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,13 @@ rows (tested). A result taken back by a `retract` (its seq between the retract's
 retract) is never rated; a retract that takes back a result already rated makes the projection
 rebuild from zero, because every later rating depends on it: ratings change by rebuilding from the
 events, never by hand. A merge of two players rebuilds too (their results are now one player's).
+
+Speed (100,000 games is the scale asked for; `python -m bench.ratings` prints where it stands): the
+database hands the projection only the events `READS` admits, over migration 0012's partial index
+(about one in eight); a rebuild keeps every player's latest rating, and the library's rating object
+for it, in memory from page to page instead of asking the rows, and writes each page's changes with
+one executemany (PostgreSQL: one COPY). What is left is mostly the library's own `rate` and the
+`rating_change` rows' indexes.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from openskill.models import BradleyTerryFull, BradleyTerryFullRating
 
 from events.codec import dumps, loads
 from events.store import Store
+from events.store.log import LogFilter
 
 #: the checkpoint's name in `projection_checkpoint`
 NAME = "ratings"
@@ -69,10 +77,12 @@ Progress = Callable[[int], None]
 
 #: the events that give a hand's context (stakes and banker, roles), besides a retract
 CONTEXT_TYPES = frozenset({"bet", "deal", "cut"})
-#: what the log reader may leave out of a page on SQLite: every event but these types, a game's first
-#: event, and those whose result text holds one of the marks (`LogReader.read_texts_where`)
-READ_TYPES = ("bet", "deal", "cut", "retract")
+#: what the ratings read of the log (`LogReader.read_filtered`): these types, a game's first event, and
+#: those whose result text holds one of the marks; every other event is left out by the database, over
+#: migration 0012's partial index `ix_event_ratings`, whose WHERE is exactly `READS`' SQL
+READ_TYPES = ("bet", "cut", "deal", "retract")
 READ_MARKS = ('"game_ended"', '"hand_ended"')
+READS = LogFilter(types=READ_TYPES, result_marks=READ_MARKS, first_events=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +182,9 @@ def ordinal(mu: float, sigma: float) -> float:
 
 
 Ratings = dict[tuple[str, str], tuple[float, float, int]]
+#: the library's rating objects of `Ratings`' latest values, reused as the next match's input (an object
+#: is made only for a rating not seen in this process: making one costs as much as the update's maths)
+Objects = dict[tuple[str, str], BradleyTerryFullRating]
 
 
 def rate(
@@ -179,30 +192,51 @@ def rate(
     players: Sequence[str],
     ratings: Ratings,
     base: Mapping[str, Any],
+    objects: Objects | None = None,
 ) -> list[dict[str, Any]]:
-    """Rate one match: update `ratings` in place and return one explained `rating_change` row per player."""
+    """Rate one match: update `ratings` (and `objects`) in place; one explained `rating_change` row per player.
+
+    Every number is the library's: `MODEL.rate` for the new ratings, `MODEL.predict_win` for a side's
+    expected result against each other side (with two sides, one call gives both: the library's
+    `[p, 1 - p]`), averaged over the other sides like the actual result.
+    """
+    cache: Objects = {} if objects is None else objects
     sides: list[list[BradleyTerryFullRating]] = []
     for side, pool in zip(match.sides, match.pools, strict=True):
         current = []
         for seat in side:
-            mu, sigma, _ = ratings.get((players[seat], pool), (MODEL.mu, MODEL.sigma, 0))
-            current.append(MODEL.rating(mu=mu, sigma=sigma))
+            key = (players[seat], pool)
+            mu, sigma, _ = ratings.get(key, (MODEL.mu, MODEL.sigma, 0))
+            known = cache.get(key)
+            if known is None or known.mu != mu or known.sigma != sigma:
+                known = MODEL.rating(mu=mu, sigma=sigma)
+            current.append(known)
         sides.append(current)
     after = MODEL.rate(sides, ranks=list(match.ranks))
-    rows: list[dict[str, Any]] = []
     count = len(sides)
+    if count == 2:
+        pair = MODEL.predict_win(sides)
+        expectations = [pair[0], pair[1]]
+    else:
+        expectations = [
+            sum(MODEL.predict_win([sides[i], sides[j]])[0] for j in range(count) if j != i) / (count - 1)
+            for i in range(count)
+        ]
+    rows: list[dict[str, Any]] = []
     for i, (side, pool) in enumerate(zip(match.sides, match.pools, strict=True)):
         others = [j for j in range(count) if j != i]
-        expected = sum(MODEL.predict_win([sides[i], sides[j]])[0] for j in others) / len(others)
         actual = sum(_score(match.ranks[i], match.ranks[j]) for j in others) / len(others)
-        opponents = [
-            {"seat": seat, "player_id": players[seat], "mu": r.mu, "sigma": r.sigma}
-            for j in others
-            for seat, r in zip(match.sides[j], sides[j], strict=True)
-        ]
+        opponents = dumps(
+            [
+                {"seat": seat, "player_id": players[seat], "mu": r.mu, "sigma": r.sigma}
+                for j in others
+                for seat, r in zip(match.sides[j], sides[j], strict=True)
+            ]
+        )
         for seat, before, new in zip(side, sides[i], after[i], strict=True):
             key = (players[seat], pool)
             ratings[key] = (new.mu, new.sigma, ratings.get(key, (0.0, 0.0, 0))[2] + 1)
+            cache[key] = new
             rows.append(
                 {
                     **base,
@@ -215,9 +249,9 @@ def rate(
                     "sigma_before": before.sigma,
                     "mu_after": new.mu,
                     "sigma_after": new.sigma,
-                    "expected": expected,
+                    "expected": expectations[i],
                     "actual": actual,
-                    "opponents": dumps(opponents),
+                    "opponents": opponents,
                 }
             )
     return rows
@@ -231,12 +265,18 @@ def _voided(seq: int, retracts: Iterable[tuple[int, int]]) -> bool:
 class RatingsModel:
     """The projection: catch up from the checkpoint, or rebuild from zero."""
 
-    def __init__(self, store: Store, *, batch: int = 2000) -> None:
+    def __init__(self, store: Store, *, batch: int = 20_000) -> None:
         self.store = store
-        #: positions a page spans (SQLite reads only the events that matter in it; PostgreSQL a page of `batch`)
-        self.span = batch * 10 if store.dialect == "sqlite" else batch
+        #: events read per page (those `READS` admits): each page is one transaction
+        self.batch = batch
         self._games: dict[str, tuple[str, int, list[str]]] = {}
         self._context: dict[str, HandContext] = {}
+        #: the latest rating of every (player, pool) this process has looked up or written, and the
+        #: checkpoint they are the ratings at: valid while this process is the one moving the checkpoint
+        self._ratings: Ratings = {}
+        self._objects: Objects = {}
+        self._looked_up: set[tuple[str, str]] = set()
+        self._at: int | None = None
 
     def position(self) -> int:
         return self.store.projection_position(NAME)
@@ -244,29 +284,40 @@ class RatingsModel:
     def catch_up(self, progress: Progress | None = None) -> int:
         """Rate every result after the checkpoint; returns the events read by this call.
 
-        The log is read light (`LogReader.read_texts_where`): on SQLite only the events that may settle a
-        result or give a hand's context are read, on PostgreSQL every event in log order with its
-        payloads left encoded; either way only those events are decoded. A retract of a result already
-        rated starts again from zero (`rebuild`).
+        The log is read light (`LogReader.read_filtered`): only the events that may settle a result or
+        give a hand's context (`READS`), with their payloads left encoded; of those, only what the
+        game's kind needs is decoded. The players' latest ratings are kept in memory from page to page
+        while this process is the one that moves the checkpoint (else read again from the rows). A
+        retract of a result already rated starts again from zero (`rebuild`).
         """
         read = 0
         while True:
             old = self.position()
-            new, page = self.store.log.read_texts_where(old, self.span, READ_TYPES, READ_MARKS)
-            if new <= old:
+            if old != self._at:  # another process moved it (or first call): what we hold may be behind
+                self._forget()
+            new, page = self.store.log.read_filtered(old, self.batch, READS)
+            if new == old and not page:
                 return read
             self._load_games(row[1] for row in page)
             events = [self._decoded(row) for row in page]
             wanted = [e for e in events if e is not None]
             if self._takes_back_rated(wanted):
                 return read + self.rebuild(progress)
-            rows = self._changes(wanted)
+            ratings = dict(self._ratings)
+            rows = self._changes(wanted, ratings)
             if self.store.ratings.commit_ratings(NAME, old=old, new=new, rows=rows):
-                read += new - old
+                read += len(page)
+                self._ratings, self._at = ratings, new
                 if progress is not None:
-                    progress(new - old)
+                    progress(max(0, new - old))
             else:  # another process did this page: our hand contexts may be ahead of it
-                self._context.clear()
+                self._forget()
+            if len(page) < self.batch:
+                return read
+
+    def _forget(self) -> None:
+        self._context.clear()
+        self._ratings, self._objects, self._looked_up, self._at = {}, {}, set(), None
 
     def _decoded(self, row: Sequence[Any]) -> tuple[int, str, dict[str, Any]] | None:
         """The envelope of a light row that the ratings need (a result, a hand's context, a retract), else None."""
@@ -282,7 +333,7 @@ class RatingsModel:
             "seq": seq,
             "hand": hand,
             "type": kind,
-            "data": loads(data),
+            "data": loads(data) if kind in ("bet", "retract") else {},  # what `HandContext` reads of a data
             "result": loads(result),
             "recorded_at": recorded_at,
         }
@@ -292,7 +343,8 @@ class RatingsModel:
         """Empty the ratings and read the whole log again; returns the events read."""
         self.store.ratings.reset_ratings(NAME)
         self._games.clear()
-        self._context.clear()
+        self._forget()
+        self._at = 0  # the ratings are empty: nothing to look up
         return self.catch_up(progress)
 
     def _takes_back_rated(self, page: Sequence[tuple[int, str, Mapping[str, Any]]]) -> bool:
@@ -322,8 +374,9 @@ class RatingsModel:
         self._context[game_id] = context
         return context
 
-    def _changes(self, page: Sequence[tuple[int, str, Mapping[str, Any]]]) -> list[dict[str, Any]]:
-        """The explained rating changes of one page (its decoded events), in log order."""
+    def _changes(self, page: Sequence[tuple[int, str, Mapping[str, Any]]], ratings: Ratings) -> list[dict[str, Any]]:
+        """The explained rating changes of one page (its decoded events), in log order; `ratings` (the
+        latest of each player and pool) is brought up to date in place."""
         settling = [(pos, gid, env) for pos, gid, env in page if _may_settle(self._games[gid][0], env)]
         if not settling:
             for _, game_id, env in page:
@@ -336,7 +389,10 @@ class RatingsModel:
             for pid in self._games[gid][2]
             for pool in POOLS.get(self._games[gid][0], ())
         }
-        ratings: Ratings = self.store.ratings.latest(keys)
+        missing = keys - self._looked_up
+        if missing and self._at != 0:  # after a rebuild's reset every rating starts from the model's prior
+            ratings.update(self.store.ratings.latest(missing))
+        self._looked_up |= missing
         rows: list[dict[str, Any]] = []
         for position, game_id, env in page:
             kind, club_id, players = self._games[game_id]
@@ -355,7 +411,7 @@ class RatingsModel:
                     "recorded_at": env["recorded_at"],
                 }
                 for match in matches_of(kind, len(players), env, context):
-                    rows += rate(match, players, ratings, base)
+                    rows += rate(match, players, ratings, base, self._objects)
             self._observe(game_id, env)
         return rows
 

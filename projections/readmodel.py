@@ -16,6 +16,14 @@ is answered from these rows.
 - Rebuild: `rebuild()` empties the table, puts the checkpoint at 0 and
   catches up: the same code on the same events in the same order, so the
   rows are the same as the incremental path's (`tablebook rebuild`).
+- What is read: only the events a game's `situations` can tag, as each game
+  declares beside it (`GameRules.situation_reads`: event types, and marks in
+  the stored result or data text), and every retract: `READS`, one SQL filter
+  that migration 0012's partial index `ix_event_hand_facts` has as its WHERE,
+  so a rebuild walks that index instead of the whole log and decodes only
+  those events (about one in seven). The declarations are checked against the
+  code by playing random games (tests/projections/test_situation_reads.py); a
+  game without one (None) makes the read model read every event.
 - The store's global order is gapless (the append lock on PostgreSQL, one
   writer on SQLite), so a reader never skips an event that commits late.
 - Retractions: a `retract` at seq R back to seq T deletes the facts of the
@@ -39,9 +47,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from events.envelope import Envelope, event_of
+from events.codec import loads
+from events.envelope import event_of
 from events.errors import InvalidEventError, TablebookError
 from events.store import Store
+from events.store.log import LogFilter
 from projections.registry import KINDS, rules_for
 from projections.rules import GameRules
 
@@ -53,6 +63,24 @@ NAME = "hand_facts"
 SITUATIONS: dict[str, tuple[str, ...]] = {kind: tuple(rules_for(kind).situation_tags) for kind in KINDS}
 KNOWN: frozenset[str] = frozenset(tag for tags in SITUATIONS.values() for tag in tags)
 
+
+def _reads() -> LogFilter | None:
+    """Every event a game's `situations` may tag, and the retracts (None: a game did not say, read all)."""
+    types: set[str] = {"retract"}
+    result_marks: set[str] = set()
+    data_marks: set[str] = set()
+    for kind in KINDS:
+        reads = rules_for(kind).situation_reads
+        if reads is None:
+            return None
+        types.update(reads.types)
+        result_marks.update(reads.result_marks)
+        data_marks.update(reads.data_marks)
+    return LogFilter(tuple(sorted(types)), tuple(sorted(result_marks)), tuple(sorted(data_marks)))
+
+
+#: what the hand facts read of the log (the WHERE of migration 0012's `ix_event_hand_facts`)
+READS: LogFilter | None = _reads()
 
 #: tags whose seat is a result fact, not the event's seat: tag -> the result key naming the seat
 OWNER_FACTS: dict[str, str] = {"made_bid": "bidder", "failed_bid": "bidder"}
@@ -119,11 +147,16 @@ def check_situations(names: Iterable[str]) -> list[str]:
 Progress = Callable[[int], None]
 
 
+#: one `hand_fact` row: (club_id, game_id, hand, seq, situation, seat)
+FactRow = tuple[int, str, int, int, str, int | None]
+
+
 class HandFacts:
     """The projection: catch up from the checkpoint, or rebuild from zero."""
 
-    def __init__(self, store: Store, *, batch: int = 1000) -> None:
+    def __init__(self, store: Store, *, batch: int = 20_000) -> None:
         self.store = store
+        #: events read per page (those `READS` admits): each page is one transaction
         self.batch = batch
         self._games: dict[str, tuple[GameRules[Any] | None, int]] = {}
 
@@ -136,22 +169,21 @@ class HandFacts:
         return max(0, self.store.head_position() - self.position())
 
     def catch_up(self, progress: Progress | None = None) -> int:
-        """Read every event after the checkpoint; returns how many were read by this call.
+        """Read every event after the checkpoint that can give a fact; returns how many this call read.
 
         `progress` is called with the positions each committed page advanced the checkpoint by.
         """
         read = 0
         while True:
             old = self.position()
-            page = self.store.read_positions(old, self.batch)
-            if not page:
+            new, page = self.store.log.read_filtered(old, self.batch, READS)
+            if new == old and not page:
                 return read
             deletes, inserts, once = self._changes(page)
-            new = page[-1][0]
             if self.store.commit_hand_facts(NAME, old=old, new=new, deletes=deletes, inserts=inserts, once=once):
                 read += len(page)
                 if progress is not None:
-                    progress(new - old)
+                    progress(max(0, new - old))
             if len(page) < self.batch:
                 return read
 
@@ -161,11 +193,10 @@ class HandFacts:
         self._games.clear()
         return self.catch_up(progress)
 
-    def _game(self, game_id: str) -> tuple[GameRules[Any] | None, int]:
-        return self._games[game_id]
-
     def _load_games(self, game_ids: Iterable[str]) -> None:
         missing = sorted({g for g in game_ids if g not in self._games})
+        if not missing:
+            return
         for game_id, (kind, club_id) in self.store.game_kinds(missing).items():
             try:
                 rules: GameRules[Any] | None = rules_for(kind)
@@ -174,31 +205,32 @@ class HandFacts:
             self._games[game_id] = (rules, club_id)
 
     def _changes(
-        self, page: Sequence[tuple[int, str, Envelope]]
-    ) -> tuple[list[tuple[str, int, int]], list[dict[str, Any]], list[dict[str, Any]]]:
-        """The deletes and inserts of one page, in event order."""
-        self._load_games(game_id for _, game_id, _ in page)
+        self, page: Sequence[Sequence[Any]]
+    ) -> tuple[list[tuple[str, int, int]], list[FactRow], list[FactRow]]:
+        """The deletes and inserts of one page of `read_filtered` rows, in event order.
+
+        Only the rows `READS` admits for the event's own game are decoded (a page holds the union of
+        every game's reads).
+        """
+        self._load_games(row[1] for row in page)
+        games = self._games
         deletes: list[tuple[str, int, int]] = []
-        inserts: list[dict[str, Any]] = []
-        once: list[dict[str, Any]] = []
-        for _, game_id, envelope in page:
-            rules, club_id = self._game(game_id)
-            if envelope["type"] == "retract":
-                above, below = envelope["data"]["to_seq"], envelope["seq"]
+        inserts: list[FactRow] = []
+        once: list[FactRow] = []
+        for _, game_id, seq, hand, kind, data, result, _ in page:
+            if kind == "retract":
+                above, below = loads(data)["to_seq"], seq
                 deletes.append((game_id, above, below))
-                inserts = [r for r in inserts if not (r["game_id"] == game_id and above < r["seq"] < below)]
-                once = [r for r in once if not (r["game_id"] == game_id and above < r["seq"] < below)]
+                inserts = [r for r in inserts if not (r[1] == game_id and above < r[3] < below)]
+                once = [r for r in once if not (r[1] == game_id and above < r[3] < below)]
                 continue
-            if rules is None:
+            rules, club_id = games[game_id]
+            if rules is None or (
+                rules.situation_reads is not None and not rules.situation_reads.admits(kind, data, result)
+            ):
                 continue
+            envelope = {"seq": seq, "hand": hand, "type": kind, "data": loads(data), "result": loads(result)}
             for fact in facts_of(rules, envelope):
-                row = {
-                    "club_id": club_id,
-                    "game_id": game_id,
-                    "hand": fact.hand,
-                    "seq": fact.seq,
-                    "situation": fact.situation,
-                    "seat": fact.seat,
-                }
+                row = (club_id, game_id, fact.hand, fact.seq, fact.situation, fact.seat)
                 (once if fact.once else inserts).append(row)
         return deletes, inserts, once

@@ -443,6 +443,44 @@ def _hide(value: Any) -> Any:
     return [HIDDEN] * len(value)
 
 
+# --------------------------------------------------------------------------- what situations read
+
+
+#: a mark: one quoted JSON key or string value, as the canonical stored text spells it (`"sweeps"`)
+_MARK_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+@dataclass(frozen=True, slots=True)
+class SituationReads:
+    """Which stored events can give a game's `situations` a tag: a superset the log reader filters on.
+
+    An event may give a tag only if its type is one of `types`, or its stored `result` text holds one
+    of `result_marks`, or its stored `data` text holds one of `data_marks` (each mark a quoted key or
+    string value, `'"sweeps"'`, matched as a plain substring of the canonical JSON). The hand-facts read
+    model reads only such events (`projections/readmodel.py`: in SQL, over a partial index), so a
+    rebuild skips the plays and draws that give nothing without decoding them. It is a promise about
+    `situations`, kept beside it in each game, and checked by playing random legal games
+    (tests/projections/test_situation_reads.py): every event `situations` tags must be admitted.
+    """
+
+    types: tuple[str, ...] = ()
+    result_marks: tuple[str, ...] = ()
+    data_marks: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for mark in (*self.result_marks, *self.data_marks):
+            if len(mark) < 3 or mark[0] != '"' or mark[-1] != '"' or not set(mark[1:-1]) <= _MARK_CHARS:
+                raise ValueError(f"situation mark {mark!r}: a quoted key or value of letters, digits, _ . -")
+
+    def admits(self, kind: str, data: str, result: str) -> bool:
+        """Whether an event of type `kind` with these stored texts may give a tag (the SQL filter's twin)."""
+        return (
+            kind in self.types
+            or any(mark in result for mark in self.result_marks)
+            or any(mark in data for mark in self.data_marks)
+        )
+
+
 # --------------------------------------------------------------------------- the record of functions
 
 
@@ -493,6 +531,9 @@ class GameRules(Generic[S]):
     reveals: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: EMPTY)
     #: Situations a hand's events show (`sweep`, `marriage`, `gin`...), for search.
     situations: Callable[[Event, Mapping[str, Any]], Sequence[str]] = field(default=lambda e, r: ())
+    #: Which stored events `situations` can tag (`SituationReads`); None: any event may, and the hand
+    #: facts read every event of the log.
+    situation_reads: SituationReads | None = None
     #: A chooser with some table sense, `bot(state, offered, rng)`, that the simulator uses instead of a
     #: uniform pick, for games that uniformly random play would never end (random Smear bids sink every
     #: total below zero). None: uniform.

@@ -67,6 +67,7 @@ from projections.rules import (
     ScoreLine,
     ScoreSheet,
     Secret,
+    SituationReads,
     ToAct,
     Viewpoint,
     Visibility,
@@ -751,6 +752,12 @@ VISIBILITY: Visibility[SchnapsenState] = Visibility(
 )
 
 
+#: the events `situations` can tag (a close, a trump exchange, a marriage play, a failed close's hand end)
+SITUATION_READS = SituationReads(
+    types=("close", "exchange_trump"), result_marks=('"schnapsen.closer_failed"',), data_marks=('"marriage"',)
+)
+
+
 def situations(event: Event, result: Mapping[str, Any]) -> list[str]:
     """Search tags: marriage, close, exchange, and the hand's scoring rule."""
     tags = []
@@ -836,6 +843,7 @@ RULES: GameRules[SchnapsenState] = GameRules(
     hand_in_progress=hand_in_progress,
     census=census,
     situations=situations,
+    situation_reads=SITUATION_READS,
     demo_players=("Anna", "Ben"),
     phases=Phase,
     situation_tags=SITUATION_TAGS,

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select
@@ -73,6 +74,70 @@ _PLAIN_READ = f"SELECT position, game_id, {ENVELOPE_SQL} FROM event WHERE positi
 _TEXTS = "position, game_id, seq, hand, type, data, result, recorded_at"
 _PG_TEXTS = _PG_READ.replace(ENVELOPE_SQL, _TEXTS.removeprefix("position, game_id, "), 1)
 _PLAIN_TEXTS = f"SELECT {_TEXTS} FROM event WHERE position > ? ORDER BY position LIMIT ?"
+
+
+#: what a type or a mark may hold: it is written into SQL as a literal (a partial index's WHERE must be
+#: the query's own text, not a bound parameter, for SQLite and PostgreSQL to use the index)
+_NAME_CHARS = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"')
+
+
+def _literal(text: str) -> str:
+    if not text or not set(text) <= _NAME_CHARS:
+        raise ValueError(f"log filter: {text!r} is not a plain type name or quoted mark")
+    return f"'{text}'"
+
+
+@dataclass(frozen=True, slots=True)
+class LogFilter:
+    """Which events a follower needs, as SQL over the stored texts: an event of one of `types`, a game's
+    first event (`first_events`), or one whose `result` (`data`) text holds one of `result_marks`
+    (`data_marks`), plain substrings (`instr` on SQLite, `strpos` on PostgreSQL: no wildcards, case kept).
+
+    `admits` is the same test in Python. The SQL text is deterministic (sorted, literals inline), so a
+    migration can create a partial index with exactly this WHERE and a read with it walks that index.
+    """
+
+    types: tuple[str, ...] = ()
+    result_marks: tuple[str, ...] = ()
+    data_marks: tuple[str, ...] = ()
+    first_events: bool = False
+
+    def sql(self, dialect: str) -> str:
+        """The condition, parenthesized, in the dialect's spelling (`"0 = 1"` when it admits nothing)."""
+        find = "strpos" if dialect == "postgresql" else "instr"
+        terms = []
+        if self.types:
+            terms.append(f"type IN ({', '.join(_literal(t) for t in sorted(set(self.types)))})")
+        if self.first_events:
+            terms.append("seq = 1")
+        terms += [f"{find}(result, {_literal(m)}) > 0" for m in sorted(set(self.result_marks))]
+        terms += [f"{find}(data, {_literal(m)}) > 0" for m in sorted(set(self.data_marks))]
+        return f"({' OR '.join(terms) or '0 = 1'})"
+
+    def admits(self, kind: str, seq: int, data: str, result: str) -> bool:
+        """Whether the SQL condition holds for an event with these stored values."""
+        return (
+            kind in self.types
+            or (self.first_events and seq == 1)
+            or any(mark in result for mark in self.result_marks)
+            or any(mark in data for mark in self.data_marks)
+        )
+
+
+def _pg_filtered(where: str) -> str:
+    """PostgreSQL: a filtered page below the horizon (flag 0, numbered in log order) and the last event
+    below that same horizon (flag 1), in one statement so that both see one snapshot:
+    `(flag, n, position, game_id, seq, ...)`. No sort of the page's rows: the partial index gives them
+    in `(xact_id, position)` order and the scan stops at the limit."""
+    return (
+        "SELECT 0 AS h, row_number() OVER (ORDER BY xact_id, position) AS n, "
+        "position, game_id, seq, hand, type, data, result, recorded_at FROM ("
+        f"SELECT xact_id, {_TEXTS} FROM event WHERE (xact_id, position) > ({_CURSOR}, %s) "
+        f"AND xact_id < {HORIZON} AND {where} ORDER BY xact_id, position LIMIT %s) AS page "
+        "UNION ALL SELECT 1, 0, (SELECT position FROM event "
+        f"WHERE xact_id < {HORIZON} ORDER BY xact_id DESC, position DESC LIMIT 1), "
+        "NULL, NULL, NULL, NULL, NULL, NULL, NULL"
+    )
 
 
 class LogReader:
@@ -111,30 +176,44 @@ class LogReader:
             return [tuple(row) for row in self.db.rows(_PG_TEXTS, (after, after, limit))]
         return [tuple(row) for row in self.db.rows(self._plain_texts, (after, limit))]
 
-    def read_texts_where(
-        self, after: int, span: int, types: Sequence[str], marks: Sequence[str]
-    ) -> tuple[int, list[tuple[Any, ...]]]:
-        """`(upto, rows)`: the `read_texts` rows with `after < position <= upto` that are of one of `types`,
-        a game's first event, or whose result text holds one of `marks`; `upto` is where a reader may put
-        its checkpoint (every event up to it was looked at). Only on SQLite without the horizon, where
-        one writer commits positions in order, so an event at or below the head read first is visible
-        to the read after it; elsewhere (PostgreSQL) `read_texts`, unfiltered, with `upto` its last row.
+    def read_filtered(self, after: int, limit: int, only: LogFilter | None) -> tuple[int, list[tuple[Any, ...]]]:
+        """`(upto, rows)`: the first `limit` events after the one at position `after`, in log order, that
+        `only` admits (None: every event), as `read_texts` rows; `upto` is where a reader may put its
+        checkpoint, having been shown every event it needs up to there: the last row's position when the
+        page is full, else the last event readable now (the events between are ones `only` leaves out).
+        The same guarantee as `read_positions`: on PostgreSQL the rows and that head are read in one
+        statement, so below one horizon; on SQLite the head is read first and the rows up to it (one
+        writer commits in order).
+
+        The filter's SQL is the WHERE of a partial index (migration 0012) when it is one of the read
+        models' (`projections/readmodel.py`, `projections/ratings.py`): the read walks that index only.
         """
-        if self.horizon or self.db.dialect != "sqlite":
-            rows = self.read_texts(after, span)
-            return (int(rows[-1][0]) if rows else after), rows
-        head = self.db.rows(self._head, ())
-        upto = min(int(head[0][0] or 0), after + span)
-        if upto <= after:
+        if after >= MAX_POSITION or limit <= 0:
             return after, []
-        marked = " OR ".join(["result LIKE ?"] * len(marks)) or "0"
-        held = ", ".join("?" * len(types)) or "NULL"
-        query = (
-            f"SELECT {_TEXTS} FROM event WHERE position > ? AND position <= ? "
-            f"AND (type IN ({held}) OR seq = 1 OR {marked}) ORDER BY position"
+        after, limit = clamp(after, MAX_POSITION), min(limit, MAX_POSITION)
+        query = self.filtered_sql(only)
+        if self.horizon:
+            found = self.db.rows(query, (after, after, limit))
+            rows = [tuple(row[2:]) for row in sorted(r for r in found if r[0] == 0)]
+            heads = [int(row[2]) for row in found if row[0] == 1 and row[2] is not None]
+            if len(rows) == limit:
+                return int(rows[-1][0]), rows
+            return (heads[0] if heads else after), rows
+        head = self.db.rows(self._head, ())
+        top = int(head[0][0] or 0)
+        if top <= after:
+            return after, []
+        rows = [tuple(row) for row in self.db.rows(query, (after, top, limit))]
+        return (int(rows[-1][0]) if len(rows) == limit else top), rows
+
+    def filtered_sql(self, only: LogFilter | None) -> str:
+        """The statement `read_filtered` runs: with the horizon `(after, after, limit)`, else `(after, upto, limit)`."""
+        where = only.sql(self.db.dialect) if only is not None else "(1 = 1)"
+        if self.horizon:
+            return _pg_filtered(where)
+        return self.db.sql(
+            f"SELECT {_TEXTS} FROM event WHERE position > ? AND position <= ? AND {where} ORDER BY position LIMIT ?"
         )
-        args = (after, upto, *types, *(f"%{mark}%" for mark in marks))
-        return upto, [tuple(row) for row in self.db.rows(query, args)]
 
     def head_position(self) -> int:
         """The position of the last event in log order that a reader can read now (0: none)."""

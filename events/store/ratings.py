@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, select
 
 from events.codec import loads
-from events.store.base import EVENTS, GAMES, Database
+from events.store.base import GAMES, Database
 from events.store.players import SEATS
-from events.store.tracking import FACTS, Lost, check_checkpoint, move_checkpoint, reset_checkpoint
+from events.store.tracking import FACTS, Lost, check_checkpoint, insert_rows, move_checkpoint, reset_checkpoint
 from events.tables import RatingChange
 
 CHANGES = RatingChange.__table__  # type: ignore[attr-defined]
@@ -29,11 +29,41 @@ def change_dict(row: Any) -> dict[str, Any]:
     return out
 
 
+#: the columns of a `rating_change` row a rating writes, in the insert's order
+CHANGE_COLUMNS = (
+    "club_id",
+    "game_id",
+    "kind",
+    "pool",
+    "hand",
+    "seq",
+    "position",
+    "seat",
+    "player_id",
+    "mu_before",
+    "sigma_before",
+    "mu_after",
+    "sigma_after",
+    "expected",
+    "actual",
+    "opponents",
+    "recorded_at",
+)
+
+
 class RatingRecorder:
     """Rating changes and their checkpoint."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        #: SQLite: one executemany of named parameters (a Core insert spends more per row than SQLite does);
+        #: PostgreSQL: multi-row inserts (`tracking.insert_rows`)
+        named = ", ".join(f":{c}" for c in CHANGE_COLUMNS)
+        self._insert = f"INSERT INTO rating_change ({', '.join(CHANGE_COLUMNS)}) VALUES ({named})"
+        #: a game's retracts, over migration 0012's partial index `ix_event_retracts` (its WHERE, a literal)
+        self._retracts = (
+            "SELECT game_id, seq, data FROM event WHERE type = 'retract' AND game_id IN ({}) ORDER BY game_id, seq"
+        )
 
     def commit_ratings(self, name: str, *, old: int, new: int, rows: Sequence[Mapping[str, Any]]) -> bool:
         """Write a page's rating changes and move the checkpoint `name` from `old` to `new`, in one transaction.
@@ -43,8 +73,11 @@ class RatingRecorder:
         try:
             with self.db.write() as conn, conn.begin():
                 check_checkpoint(conn, name, old)
-                for start in range(0, len(rows), 1000):
-                    conn.execute(insert(CHANGES), [dict(r) for r in rows[start : start + 1000]])
+                if rows and self.db.dialect != "postgresql":
+                    conn.exec_driver_sql(self._insert, rows if isinstance(rows, list) else list(rows))
+                elif rows:
+                    values = [tuple(row[c] for c in CHANGE_COLUMNS) for row in rows]
+                    insert_rows(conn, self.db.dialect, "rating_change", CHANGE_COLUMNS, values)
                 move_checkpoint(conn, name, old, new)
         except Lost:
             return False
@@ -87,15 +120,11 @@ class RatingRecorder:
         """`{game_id: [(seq, to_seq)]}`: every retract these games hold (their later ones too)."""
         out: dict[str, list[tuple[int, int]]] = {}
         ids = sorted(set(game_ids))
-        with self.db.engine.connect() as conn:
-            for start in range(0, len(ids), 500):
-                query = (
-                    select(EVENTS.c.game_id, EVENTS.c.seq, EVENTS.c.data)
-                    .where(EVENTS.c.type == "retract", EVENTS.c.game_id.in_(ids[start : start + 500]))
-                    .order_by(EVENTS.c.game_id, EVENTS.c.seq)
-                )
-                for row in conn.execute(query):
-                    out.setdefault(row.game_id, []).append((int(row.seq), int(loads(row.data)["to_seq"])))
+        for start in range(0, len(ids), 500):
+            some = ids[start : start + 500]
+            query = self.db.sql(self._retracts.format(", ".join("?" * len(some))))
+            for game_id, seq, data in self.db.rows(query, some):
+                out.setdefault(game_id, []).append((int(seq), int(loads(data)["to_seq"])))
         return out
 
     def rated_after(self, game_id: str, seq: int) -> bool:

@@ -9,7 +9,7 @@ These tables are disposable (`tablebook rebuild`): nothing here is part of the r
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import insert, select, update
@@ -23,6 +23,10 @@ from events.tables import HandFact, ProjectionCheckpoint
 
 FACTS = HandFact.__table__  # type: ignore[attr-defined]
 CHECKPOINTS = ProjectionCheckpoint.__table__  # type: ignore[attr-defined]
+
+
+#: a `hand_fact` row's columns, in the order `commit_hand_facts` takes its rows
+FACT_COLUMNS = ("club_id", "game_id", "hand", "seq", "situation", "seat")
 
 
 class Lost(Exception):
@@ -70,6 +74,28 @@ def reset_checkpoint(conn: Any, name: str) -> None:
         conn.execute(insert(CHECKPOINTS).values(name=name, position=0, updated_at=utc_now()))
 
 
+def insert_rows(conn: Any, dialect: str, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """Insert a read model's rows (tuples in `columns` order) in its transaction, the fastest way each driver has.
+
+    SQLite: one `executemany` (its C loop costs less than building a Core statement). PostgreSQL: one
+    `COPY ... FROM STDIN` on the transaction's own connection (psycopg's `executemany` pays a round of its
+    pipeline per row, about 70 µs; a multi-row `VALUES` spends as long parsing its placeholders).
+    """
+    if not rows:
+        return
+    names = ", ".join(columns)
+    if dialect != "postgresql":
+        conn.exec_driver_sql(f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})", rows)
+        return
+    cursor = conn.connection.dbapi_connection.cursor()
+    try:
+        with cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+    finally:
+        cursor.close()
+
+
 class TrackingRecorder:
     """Read-model rows and checkpoints; the queries the read model answers."""
 
@@ -89,15 +115,16 @@ class TrackingRecorder:
         old: int,
         new: int,
         deletes: Sequence[tuple[str, int, int]] = (),
-        inserts: Sequence[Mapping[str, Any]] = (),
-        once: Sequence[Mapping[str, Any]] = (),
+        inserts: Sequence[Sequence[Any]] = (),
+        once: Sequence[Sequence[Any]] = (),
     ) -> bool:
         """Move the checkpoint `name` from `old` to `new` with its hand-fact changes, in one transaction.
 
         `deletes` are `(game_id, above_seq, below_seq)` ranges (facts of retracted events), applied
-        first; `inserts` are rows of `hand_fact`; `once` rows are inserted only if the same fact
-        (game, hand, seq, situation, seat) is not there yet. False, and nothing written, when
-        another process moved the checkpoint first (it did this work).
+        first; `inserts` are `hand_fact` rows as `(club_id, game_id, hand, seq, situation, seat)`;
+        `once` rows are inserted only if the same fact (game, hand, seq, situation, seat) is not there
+        yet. False, and nothing written, when another process moved the checkpoint first (it did this
+        work).
         """
         try:
             with self.db.write() as conn, conn.begin():
@@ -113,30 +140,28 @@ class TrackingRecorder:
         old: int,
         new: int,
         deletes: Sequence[tuple[str, int, int]],
-        inserts: Sequence[Mapping[str, Any]],
-        once: Sequence[Mapping[str, Any]],
+        inserts: Sequence[Sequence[Any]],
+        once: Sequence[Sequence[Any]],
     ) -> None:
         check_checkpoint(conn, name, old)
         for game_id, above, below in deletes:
             conn.execute(FACTS.delete().where(FACTS.c.game_id == game_id, FACTS.c.seq > above, FACTS.c.seq < below))
-        rows = [dict(r) for r in inserts]
-        for row in once:
-            seat_match = FACTS.c.seat.is_(None) if row["seat"] is None else FACTS.c.seat == row["seat"]
-            exists = conn.execute(
-                select(FACTS.c.id)
-                .where(
-                    FACTS.c.game_id == row["game_id"],
-                    FACTS.c.hand == row["hand"],
-                    FACTS.c.seq == row["seq"],
-                    FACTS.c.situation == row["situation"],
-                    seat_match,
+        rows = [tuple(r) for r in inserts]
+        if once:
+            # the facts already there of the games and tags these rows name, in one read (not one per row)
+            game_ids = sorted({r[1] for r in once})
+            tags = sorted({r[4] for r in once})
+            seen = {r[1:] for r in rows}
+            for start in range(0, len(game_ids), 500):
+                query = select(FACTS.c.game_id, FACTS.c.hand, FACTS.c.seq, FACTS.c.situation, FACTS.c.seat).where(
+                    FACTS.c.game_id.in_(game_ids[start : start + 500]), FACTS.c.situation.in_(tags)
                 )
-                .limit(1)
-            ).first()
-            if exists is None and dict(row) not in rows:
-                rows.append(dict(row))
-        if rows:
-            conn.execute(insert(FACTS), rows)
+                seen.update(tuple(found) for found in conn.execute(query))
+            for row in once:
+                if tuple(row[1:]) not in seen:
+                    seen.add(tuple(row[1:]))
+                    rows.append(tuple(row))
+        insert_rows(conn, self.db.dialect, "hand_fact", FACT_COLUMNS, rows)
         move_checkpoint(conn, name, old, new)
 
     def reset_hand_facts(self, name: str) -> None:

@@ -109,6 +109,7 @@ from projections.rules import (
     OptionSpec,
     ScoreSheet,
     Secret,
+    SituationReads,
     ToAct,
     Viewpoint,
     Visibility,
@@ -573,6 +574,10 @@ def _last_capture_doc(state: CasinoState, last: tuple[int, int]) -> dict[str, An
     return {"seat": last[0], "seq": last[1], "card": captured[0] if captured else None, "took": list(captured[1:])}
 
 
+#: the events `situations` can tag (a build; a capture of three faces or of builds; a round's end naming sweeps)
+SITUATION_READS = SituationReads(types=("build",), result_marks=('"sweeps"', '"three_faces"', '"builds"'))
+
+
 def situations(event: Event, result: Mapping[str, Any]) -> list[str]:
     """Search tags: sweep, three_faces, build_captured, build, multiple_build, increase, face_build.
 
@@ -667,6 +672,7 @@ RULES: GameRules[CasinoState] = GameRules(
     hand_in_progress=hand_in_progress,
     census=census,
     situations=situations,
+    situation_reads=SITUATION_READS,
     demo_players=("Ann", "Ben", "Cho"),
     phases=Phase,
     situation_tags=SITUATION_TAGS,

@@ -114,6 +114,7 @@ from projections.rules import (
     ScoreLine,
     ScoreSheet,
     Secret,
+    SituationReads,
     ToAct,
     Viewpoint,
     Visibility,
@@ -631,6 +632,11 @@ def held(state: SmearState) -> dict[int, frozenset[str]]:
 VISIBILITY: Visibility[SmearState] = Visibility(secrets={"deal": (Secret("hands", to="each_seat"),)}, held=held)
 
 
+#: the events `situations` can tag (a bid; a throw-in, the jack's trick, a hand's end with the bid made or
+#: set, a voided hand)
+SITUATION_READS = SituationReads(types=("bid",), result_marks=('"thrown_in"', '"jack_won_by"', '"made"', '"voided"'))
+
+
 def situations(event: Event, result: Mapping[str, Any]) -> list[str]:
     """Search tags: bid_4, throw_in, jack (the trick that took the jack of trump), made_bid / failed_bid."""
     tags = []
@@ -714,6 +720,7 @@ RULES: GameRules[SmearState] = GameRules(
     hand_in_progress=hand_in_progress,
     census=census,
     situations=situations,
+    situation_reads=SITUATION_READS,
     bot=bot,
     demo_players=("Ruby", "Ava", "Liam"),
     phases=Phase,

@@ -142,6 +142,7 @@ from projections.gin_rummy_3._state import (
 )
 from projections.gin_rummy_3._table import (
     REVEALS,
+    SITUATION_READS,
     VISIBILITY,
     census,
     chance_events,
@@ -770,6 +771,7 @@ RULES: GameRules[GinState] = GameRules(
     hand_in_progress=hand_in_progress,
     census=census,
     situations=situations,
+    situation_reads=SITUATION_READS,
     bot=table_bot,
     demo_players=("Ben", "Jo", "Ida"),
     phases=Phase,

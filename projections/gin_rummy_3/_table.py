@@ -31,7 +31,7 @@ from projections.gin_rummy_3._melds import (
     sort_cards,
 )
 from projections.gin_rummy_3._state import CARD_SET, HAND_SIZE, KNOCK_LIMIT, GinState, to_act
-from projections.rules import Census, Event, Secret, Viewpoint, Visibility, seat_dict
+from projections.rules import Census, Event, Secret, SituationReads, Viewpoint, Visibility, seat_dict
 
 
 def legal_events(state: GinState) -> list[dict[str, Any]]:
@@ -234,6 +234,10 @@ def census(state: GinState) -> Census:
     places: dict[str, tuple[str, ...]] = {f"hand {s}": tuple(state.hands[s]) for s in range(3)}
     places["pile"] = state.pile
     return Census(places, state.stock, CARD_SET, held(state))
+
+
+#: the events `situations` can tag (a knock, a lay-off, a drawn hand's discard, the upcard taken)
+SITUATION_READS = SituationReads(types=("knock", "lay_off"), result_marks=('"drawn"', '"upcard"'))
 
 
 def situations(event: Event, result: Mapping[str, Any]) -> list[str]:

@@ -141,6 +141,7 @@ from projections.rules import (
     ScoreLine,
     ScoreSheet,
     Secret,
+    SituationReads,
     ToAct,
     Viewpoint,
     Visibility,
@@ -668,6 +669,23 @@ def view(state: SevenAndAHalfState, viewpoint: Viewpoint) -> dict[str, Any]:
     }
 
 
+#: the events `situations` can tag (a split, a bank passed, the session's close, a face-down hit, and the
+#: results that name a bust, a 7½, a bonus or the bank taken)
+SITUATION_READS = SituationReads(
+    types=("split", "bank_passed", "session_closed"),
+    result_marks=(
+        '"bust"',
+        '"banker_bust"',
+        '"seven_and_a_half"',
+        '"two_card"',
+        '"pair_of_sevens"',
+        '"all_bust"',
+        '"bank_taken_by"',
+    ),
+    data_marks=('"face_down"',),
+)
+
+
 def situations(event: Event, result: Mapping[str, Any]) -> list[str]:
     """Search tags: bust, seven_and_a_half, two_card_bonus, pair_of_sevens, split, bank_passed..."""
     tags = []
@@ -814,6 +832,7 @@ RULES: GameRules[SevenAndAHalfState] = GameRules(
     hand_in_progress=hand_in_progress,
     census=census,
     situations=situations,
+    situation_reads=SITUATION_READS,
     demo_players=("Juan", "Ines", "Carlo", "Sara"),
     phases=Phase,
     situation_tags=SITUATION_TAGS,

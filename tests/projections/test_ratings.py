@@ -158,3 +158,26 @@ def test_a_smear_bid_made_or_set_is_the_bidders_fact_not_the_last_players() -> N
     }
     found = {(f.situation, f.seat) for f in facts_of(rules, envelope)}
     assert ("failed_bid", 0) in found and not any(tag == "failed_bid" and seat == 2 for tag, seat in found)
+
+
+def test_two_processes_taking_turns_rate_as_one_rebuild(store: Store) -> None:
+    """A model keeps its players' ratings in memory from page to page; when another process moved the
+    checkpoint in between, what it holds is behind, and it reads them again: the rows are the rebuild's."""
+    first, second = RatingsModel(store, batch=40), RatingsModel(store, batch=40)
+    first.catch_up()
+    service = Tablebook.open(store)
+    club = store.ensure_club("c")
+    rng = random.Random(5)
+    for turn in range(6):  # the same kinds and players again and again: each turn moves the same ratings
+        for kind in ("schnapsen", "gin-rummy-3"):
+            service.record_demo_game(club, kind, rng)
+        (first if turn % 2 == 0 else second).catch_up()
+    for _ in range(100):  # on PostgreSQL the log's horizon waits for any older open transaction in the cluster
+        if first.position() == store.head_position():
+            break
+        time.sleep(0.1)
+        first.catch_up()
+    taking_turns = store.ratings.rows()
+    assert len({r["game_id"] for r in taking_turns}) >= 12
+    RatingsModel(store).rebuild()
+    assert store.ratings.rows() == taking_turns

@@ -1,0 +1,57 @@
+"""The read models' partial indexes (migration 0012): their WHERE is the reads' own SQL, and the reads
+use them, on SQLite and PostgreSQL (EXPLAIN)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import pytest
+
+from events.store import Store
+from projections import ratings, readmodel
+
+MIGRATION = importlib.import_module("migrations.versions.0012_read_model_indexes")
+#: index -> the read whose filter is its WHERE
+READS = {"ix_event_hand_facts": readmodel.READS, "ix_event_ratings": ratings.READS}
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
+def test_the_migrations_where_is_the_reads_sql_text_for_text(dialect: str) -> None:
+    """A game that changes its `situation_reads` (or the ratings their `READS`) needs a new migration
+    with the new text: without it the database cannot use the index for the read (it reads the log)."""
+    for name, reads in READS.items():
+        assert reads is not None
+        assert MIGRATION.where(MIGRATION.INDEXES[name], dialect) == reads.sql(dialect), (
+            f"{name}: the read's filter changed; add a migration that recreates the index with its new SQL"
+        )
+
+
+def _plan(store: Store, statement: str, params: tuple[Any, ...]) -> str:
+    raw = store.engine.raw_connection()
+    try:
+        cursor = raw.cursor()
+        if store.dialect == "postgresql":
+            cursor.execute("SET enable_seqscan = off")  # a test database is small: ask which index, not whether
+            cursor.execute("EXPLAIN " + statement, params)
+        else:
+            cursor.execute("EXPLAIN QUERY PLAN " + statement, params)
+        plan = "\n".join(" ".join(str(c) for c in row) for row in cursor.fetchall())
+        cursor.close()
+        raw.rollback()
+    finally:
+        raw.close()
+    return plan
+
+
+@pytest.mark.parametrize("name", sorted(READS))
+def test_a_read_models_page_walks_its_partial_index(store: Store, name: str) -> None:
+    statement = store.log.filtered_sql(READS[name])
+    plan = _plan(store, statement, (0, 0, 5000) if store.log.horizon else (0, 10**9, 5000))
+    assert name in plan, plan
+
+
+def test_the_ratings_read_a_games_retracts_over_their_partial_index(store: Store) -> None:
+    statement = store.db.sql(store.ratings._retracts.format("?, ?"))
+    plan = _plan(store, statement, ("g1", "g2"))
+    assert "ix_event_retracts" in plan, plan
