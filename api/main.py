@@ -27,6 +27,7 @@ from api.settings import Settings
 from events.errors import TablebookError, clip
 from events.schema import unstorable
 from events.store import Store, make_engine
+from events.store.follow import sync_standby_log
 from events.store.replicas import ReadRoutes
 from projections import phrases
 from projections.recorder import Recorder, ReplicaRecorder, StateCache
@@ -298,6 +299,10 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     )
     app.state.settings = settings
     app.state.recorder = Recorder(store, StateCache(settings.cache_size))
+    if settings.follow_patroni:  # the read models read the log on the synchronous standby (docs/replication.md)
+        store.follow_from(
+            sync_standby_log(store, settings.follow_patroni, settings.read_urls, durability=settings.durability)
+        )
     if settings.read_urls:  # reads on replicas (docs/replication.md); none: every read on `store`, as before
         replicas = [Store(url, make_engine(url, settings.durability)) for url in settings.read_urls]
         app.state.read_routes = ReadRoutes(store, replicas, wait=settings.read_wait)

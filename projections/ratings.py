@@ -232,7 +232,8 @@ class RatingsModel:
     """The projection: catch up from the checkpoint, or rebuild from zero."""
 
     def __init__(self, store: Store, *, batch: int = 2000) -> None:
-        self.store = store
+        # the log on the synchronous standby when the store follows one (events/store/follow.py)
+        self.store = store.follower
         #: positions a page spans (SQLite reads only the events that matter in it; PostgreSQL a page of `batch`)
         self.span = batch * 10 if store.dialect == "sqlite" else batch
         self._games: dict[str, tuple[str, int, list[str]]] = {}
