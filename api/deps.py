@@ -101,6 +101,7 @@ async def get_service(request: Request, response: Response) -> Tablebook:
         game_id = request.path_params.get("game_id")
         chosen, where = await run_in_threadpool(routes.store_for, game_id, min_seq_of(request))
         response.headers[READ_FROM_HEADER] = where
+        request.state.read_store = chosen  # a failure under the read leaves that replica out (api.main)
         if chosen is not routes.primary:
             services: dict[int, Tablebook] | None = getattr(state, "replica_services", None)
             if services is None:
