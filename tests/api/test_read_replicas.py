@@ -116,6 +116,38 @@ def test_the_api_routes_reads_and_says_where(pair: tuple[Path, Path]) -> None:
     primary.dispose()
 
 
+def _streamed(client: TestClient, club: Club, game_id: str) -> tuple[str, list[str]]:
+    """(where the stream's first page was read, the note texts it sent)."""
+    import orjson
+
+    answer = client.get(f"/v1/games/{game_id}/stream?follow=false", headers=club.viewer)
+    assert answer.status_code == 200, answer.text
+    texts = [
+        orjson.loads(line[len("data: ") :])["data"]["text"]
+        for line in answer.text.splitlines()
+        if line.startswith("data: ") and '"note"' in line
+    ]
+    return answer.headers["Tablebook-Read-From"], texts
+
+
+def test_a_stream_reads_a_replica_only_once_it_has_the_primarys_head(pair: tuple[Path, Path]) -> None:
+    """A stream's page goes to a replica only if that replica has reached the game's head on the primary
+    (read after the wake-up): a lagging replica never makes a stream miss or delay an event."""
+    primary_path, replica_path = pair
+    primary = Store(f"sqlite:///{primary_path}")
+    club = make_club(primary)
+    settings = Settings(database_url=primary.url, read_urls=f"sqlite:///{replica_path}", read_wait=0.05)
+    with TestClient(create_app(settings, primary)) as client:
+        game_id = new_game(client, club)["id"]
+        note(client, club, game_id, "one")
+        copy_db(primary_path, replica_path)
+        note(client, club, game_id, "two")  # the replica lags this one
+        assert _streamed(client, club, game_id) == (PRIMARY, ["one", "two"])
+        copy_db(primary_path, replica_path)
+        assert _streamed(client, club, game_id) == (REPLICA, ["one", "two"])
+    primary.dispose()
+
+
 def test_unavailable_tells_a_database_that_went_away_from_a_bad_statement() -> None:
     import psycopg.errors
 
