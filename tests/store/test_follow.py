@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import random
 import secrets
+import time
 from collections.abc import Iterator
 
 import psycopg
+import psycopg.errors
 import pytest
 
 from events.migrate import upgrade
+from events.notify import notifier_for
 from events.store import FollowedLog, Store
 from projections.ratings import RatingsModel
 from projections.readmodel import HandFacts
@@ -51,10 +54,18 @@ def _copy(primary: Store, name: str) -> str:
     """The primary's database copied now: a standby that stays at this point of the log."""
     primary.dispose()
     source = primary.url.rsplit("/", 1)[1]
+    notifier_for(primary).flush()
     with psycopg.connect(ADMIN, autocommit=True) as admin:
-        # the notifier's publisher (events/notify.py) may still hold a connection of its own
-        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (source,))
-        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{source}"')
+        for _ in range(100):
+            # the notifier's publisher (events/notify.py) may still hold a connection of its own
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (source,))
+            try:
+                admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{source}"')
+                break
+            except psycopg.errors.ObjectInUse:
+                time.sleep(0.05)
+        else:
+            raise AssertionError(f"{source} stays in use: cannot copy it")
     return f"{BASE}/{name}"
 
 
