@@ -102,10 +102,13 @@ class SyncStandby:
         self.patroni = [p.rstrip("/") for p in patroni]
         self.url_for = url_for
         self.timeout = timeout
+        #: the Patroni asked first: the last that answered (a dead node's API is not waited for each time)
+        self._answered = 0
 
     def members(self) -> list[Mapping[str, Any]]:
         """The cluster's members as the first Patroni that answers sees them (none: none answered)."""
-        for api in self.patroni:
+        for turn in range(len(self.patroni)):
+            api = self.patroni[(self._answered + turn) % len(self.patroni)]
             try:
                 with urllib.request.urlopen(f"{api}/cluster", timeout=self.timeout) as answer:
                     found = json.loads(answer.read())
@@ -113,6 +116,7 @@ class SyncStandby:
                 continue
             members = found.get("members") if isinstance(found, dict) else None
             if isinstance(members, list):
+                self._answered = (self._answered + turn) % len(self.patroni)
                 return [m for m in members if isinstance(m, dict)]
         return []
 
@@ -170,8 +174,8 @@ class FollowedLog(LogReader):
         self._nodes: dict[str, Database] = {}  # url -> the node's database (its own engine)
         self._current: tuple[str, Database] | None = None  # (name, database) followed now
         self._checked = 0.0  # monotonic time of the last pick
-        #: the node the last page came from: the other reads the page's events need go there
-        self._events_db: Database = primary.db
+        #: per thread, the node its last page came from: the other reads the page's events need go there
+        self._where = threading.local()
         #: (position, game_id, seq) of the last event this process read: the cursor's identity
         self._last: tuple[int, str, int] | None = None
         self._missing_since: float | None = None
@@ -232,15 +236,17 @@ class FollowedLog(LogReader):
     def _page(self, read: Callable[[LogReader, int, int], list[Row]], after: int, limit: int) -> list[Row]:
         """A page of the log after `after`, from the followed node if it holds the cursor, else the primary."""
         rows: list[Row] = []
+        held = False  # whether a node showed the cursor's event
         current = self._node()
         if current is not None:
             try:
                 if self.holds(current[1], after):
+                    held = True
                     rows = read(LogReader(current[1]), after, limit)
                     self.read_from[STANDBY] += len(rows)
-                    self._events_db = current[1]
+                    self._where.db = current[1]
                     if len(rows) >= limit or not self.tail_on_primary:
-                        return self._kept(rows, after)
+                        return self._kept(rows, missing=False, after=after)
                 else:
                     self.behind += 1
             except SQLAlchemyError as error:
@@ -250,21 +256,21 @@ class FollowedLog(LogReader):
         if not self.holds(self.primary.db, start):
             # the primary does not show the cursor's event yet (its commit waits for the standby), or
             # lost it: read nothing rather than skip or repeat
-            return self._kept(rows, after)
+            return self._kept(rows, missing=not held and not rows, after=after)
         tail = read(self.primary.log, start, limit - len(rows))
         self.read_from[PRIMARY] += len(tail)
         if tail:
-            self._events_db = self.primary.db
-        return self._kept(rows + tail, after)
+            self._where.db = self.primary.db
+        return self._kept(rows + tail, missing=False, after=after)
 
-    def _kept(self, rows: list[Row], after: int) -> list[Row]:
+    def _kept(self, rows: list[Row], *, missing: bool, after: int) -> list[Row]:
         """Remember the last event read (the next cursor's identity); say so when the cursor stays missing."""
         if rows:
             position, game_id, third = rows[-1][0], rows[-1][1], rows[-1][2]
             seq = third["seq"] if isinstance(third, dict) else third
             self._last = (int(position), str(game_id), int(seq))
             self._missing_since = None
-        elif after > 0 and not self.holds(self.primary.db, after):
+        elif missing:
             now = time.monotonic()
             if self._missing_since is None:
                 self._missing_since = now
@@ -311,13 +317,13 @@ class FollowedLog(LogReader):
 
     def events_read(self, read: Callable[[_Parts], T]) -> T:
         """`read(parts)` on the node the last page came from; on the primary if that node fails."""
-        db = self._events_db
+        db: Database = getattr(self._where, "db", self.primary.db)
         if db is not self.primary.db:
             try:
                 return read(self._parts_of(db))
             except SQLAlchemyError as error:
                 self._drop(error)
-                self._events_db = self.primary.db
+                self._where.db = self.primary.db
         return read(self._parts_of(self.primary.db))
 
     def _parts_of(self, db: Database) -> _Parts:

@@ -17,10 +17,15 @@ the same key and the same `expected_seq` until it is answered. Afterwards, read 
 - time without a writable primary, per failover: from the kill until a probe's transaction (one with an id,
   so its commit waits for the synchronous standby) commits on a primary that is not the killed postmaster.
 
-A follower reads the global order (events.store.log) from a replica all along, through a
-`target_session_attrs=prefer-standby` URL, and across each failover goes on from its cursor on
-whichever node answers: afterwards every event of the final log must have been read (skipped: 0),
-and none it read may be missing from the final log (phantoms: 0).
+The real read models (HandFacts, RatingsModel) catch up all along with their log read on the
+synchronous standby Patroni names (events/store/follow.py), their rows on the primary: afterwards each
+must have read every event of the final log (skipped: 0), none missing from it (phantoms: 0), and its
+rows must equal a rebuild from the primary. Two of the clients play whole games, so there are facts and
+ratings to compare. A plain follower reads the log through a `target_session_attrs=prefer-standby`
+URL (any standby): measured as the counter-example (it may read a phantom; docs/replication.md).
+
+Also: the loss of the primary's whole machine (its Patroni and its postmaster killed -9 together),
+and live streams served by the replicas (the wake-up from the primary's NOTIFY).
 """
 
 from __future__ import annotations
