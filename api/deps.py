@@ -24,7 +24,7 @@ from starlette.concurrency import run_in_threadpool
 from api.auth import Principal, authenticate
 from events.errors import ForbiddenError, InvalidEventError, NotFoundError
 from events.store import Store
-from events.store.replicas import ReadRoutes
+from events.store.replicas import PRIMARY, ReadRoutes
 from projections.recorder import Recorder
 from projections.service import Tablebook
 
@@ -45,9 +45,9 @@ SHARE_ROUTES = frozenset(
 QUERY_TOKEN_ROUTES = frozenset({"/v1/games/{game_id}/stream"})
 
 
-#: the reads a replica may serve when TABLEBOOK_READ_URLS names some (docs/replication.md); the stream stays
-#: on the primary (NOTIFY is not replicated), and so does every write and every read that writes (search
-#: catches the read model up, keys, next)
+#: the reads a replica may serve when TABLEBOOK_READ_URLS names some (docs/replication.md); every write and
+#: every read that writes (search catches the read model up, keys, next) stay on the primary. The stream
+#: reads its pages on a replica too, page by page (`stream_reads`), its wake-up coming from the primary
 REPLICA_ROUTES = frozenset(
     {
         "/v1/games/{game_id}",
@@ -101,20 +101,49 @@ async def get_service(request: Request, response: Response) -> Tablebook:
         game_id = request.path_params.get("game_id")
         chosen, where = await run_in_threadpool(routes.store_for, game_id, min_seq_of(request))
         response.headers[READ_FROM_HEADER] = where
-        if chosen is not routes.primary:
-            services: dict[int, Tablebook] | None = getattr(state, "replica_services", None)
-            if services is None:
-                services = state.replica_services = {}
-            found = services.get(id(chosen))
-            if found is None:
-                found = services[id(chosen)] = Tablebook(state.replica_recorders[id(chosen)])
-            return found
+        request.state.read_store = chosen  # a failure under the read leaves that replica out (api.main)
+        return service_of(request, chosen)
+    return service_of(request, None)
+
+
+def service_of(request: Request, store: Store | None) -> Tablebook:
+    """The app's service over `store` (one of the replicas of `read_routes`), or over the primary (None)."""
+    state = request.app.state
+    routes: ReadRoutes | None = getattr(state, "read_routes", None)
+    if routes is not None and store is not None and store is not routes.primary:
+        services: dict[int, Tablebook] | None = getattr(state, "replica_services", None)
+        if services is None:
+            services = state.replica_services = {}
+        found = services.get(id(store))
+        if found is None:
+            found = services[id(store)] = Tablebook(state.replica_recorders[id(store)])
+        return found
     recorder: Recorder = state.recorder
     service: Tablebook | None = getattr(state, "service", None)
     if service is None or service.recorder is not recorder:
         service = Tablebook(recorder)
         state.service = service
     return service
+
+
+def stream_reads(request: Request, game_id: str, min_seq: int | None = None) -> tuple[Tablebook, str]:
+    """Where a live stream reads its next page (in a worker thread): the service and `replica` or `primary`.
+
+    NOTIFY is not replicated, so the stream's wake-up comes from the primary (events/notify.py, on the
+    primary's store); its pages may come from a replica. After each wake-up the game's head is read on the
+    primary (one indexed row) and the page goes to a replica only once that replica has reached it
+    (`ReadRoutes.store_for` with that min seq: waiting up to TABLEBOOK_READ_WAIT), else to the primary: a
+    stream never shows less than the primary had when it woke, so no event waits for the next append.
+    Without replicas: the primary's service.
+    """
+    routes: ReadRoutes | None = getattr(request.app.state, "read_routes", None)
+    if routes is None:
+        return service_of(request, None), PRIMARY
+    head = routes.head_on(routes.primary, game_id)
+    wanted = max(head or 0, min_seq or 0)
+    chosen, where = routes.store_for(game_id, wanted if wanted > 0 else None)
+    request.state.read_store = chosen
+    return service_of(request, chosen), where
 
 
 def _route_path(request: Request) -> str:

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from collections.abc import Awaitable, Callable, MutableMapping
 from importlib.metadata import PackageNotFoundError, version
+from importlib.util import find_spec
 from typing import Any
 from urllib.parse import parse_qsl
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel
+from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
 
@@ -27,6 +30,8 @@ from api.settings import Settings
 from events.errors import TablebookError, clip
 from events.schema import unstorable
 from events.store import Store, make_engine
+from events.store.base import unavailable
+from events.store.follow import sync_standby_log
 from events.store.replicas import ReadRoutes
 from projections import phrases
 from projections.recorder import Recorder, ReplicaRecorder, StateCache
@@ -276,6 +281,34 @@ def shown_error(exc: TablebookError) -> dict[str, Any]:
     return body
 
 
+#: seconds a client is told to wait before it sends a request again that met an unavailable database
+RETRY_AFTER_SECONDS = 1
+#: the drivers' errors and SQLAlchemy's (the hot paths read on raw driver connections): a 503 when the database
+#: did not answer (`events.store.base.unavailable`), else a bug
+DATABASE_ERRORS: tuple[type[Exception], ...] = (DBAPIError, sqlite3.Error)
+if find_spec("psycopg") is not None:
+    import psycopg
+
+    DATABASE_ERRORS += (psycopg.Error,)
+
+
+def _unavailable(request: Request, exc: BaseException) -> ORJSONResponse:
+    """503 `unavailable` with Retry-After: the database (a replica, or the primary during a failover) failed
+    under the request. A replica that did is left out of the next reads (events/store/replicas.py)."""
+    routes: ReadRoutes | None = getattr(request.app.state, "read_routes", None)
+    chosen = getattr(request.state, "read_store", None)
+    where = "the primary database"
+    if routes is not None and chosen is not None and chosen is not routes.primary:
+        routes.failed(chosen, exc)
+        where = "the replica serving this read"
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    log.warning("%s %s: %s did not answer: %s", request.method, request.url.path, where, text)
+    message = clip(f"{where} did not answer ({text}); send the request again", 300)
+    return ORJSONResponse(
+        error_body("unavailable", message), status_code=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
+    )
+
+
 def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
     """The application, on the store of `settings.database_url` (or the given one)."""
     from api.docs import install_docs
@@ -298,6 +331,10 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     )
     app.state.settings = settings
     app.state.recorder = Recorder(store, StateCache(settings.cache_size))
+    if settings.follow_patroni:  # the read models read the log on the synchronous standby (docs/replication.md)
+        store.follow_from(
+            sync_standby_log(store, settings.follow_patroni, settings.read_urls, durability=settings.durability)
+        )
     if settings.read_urls:  # reads on replicas (docs/replication.md); none: every read on `store`, as before
         replicas = [Store(url, make_engine(url, settings.durability)) for url in settings.read_urls]
         app.state.read_routes = ReadRoutes(store, replicas, wait=settings.read_wait)
@@ -328,6 +365,14 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     async def bug(request: Request, exc: Exception) -> ORJSONResponse:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return ORJSONResponse(error_body("internal", "an internal error; this is a bug"), status_code=500)
+
+    async def database_error(request: Request, exc: Exception) -> ORJSONResponse:
+        if unavailable(exc):  # the database went away mid-request (a failover, a replica restarting): retry
+            return _unavailable(request, exc)
+        return await bug(request, exc)
+
+    for database_errors in DATABASE_ERRORS:
+        app.add_exception_handler(database_errors, database_error)
 
     app.include_router(rules_routes.router)  # before games, whose /v1/games/{game_id} would take "rules"
     app.include_router(rescore_routes.router)

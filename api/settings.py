@@ -32,6 +32,12 @@ class Settings(BaseSettings):
         "database URLs; empty (the default): every read goes to database_url. Appends always go to database_url "
         "(docs/replication.md)",
     )
+    follow_patroni: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Patroni REST APIs (http://HOST:8008, comma-separated): the read models (hand facts, ratings) "
+        "read the log on the synchronous standby Patroni names, their rows and checkpoints staying on "
+        "database_url; empty (the default): they read it on database_url (docs/replication.md)",
+    )
     read_wait: float = Field(
         default=0.5,
         ge=0,
@@ -72,7 +78,7 @@ class Settings(BaseSettings):
         # the same check and message as events.store.make_engine: it names the variable and its values
         return durability_from("" if value is None else str(value))
 
-    @field_validator("read_urls", mode="before")
+    @field_validator("read_urls", "follow_patroni", mode="before")
     @classmethod
     def _read_urls(cls, value: Any) -> Any:
         if isinstance(value, str):

@@ -266,7 +266,8 @@ class RatingsModel:
     """The projection: catch up from the checkpoint, or rebuild from zero."""
 
     def __init__(self, store: Store, *, batch: int = 20_000) -> None:
-        self.store = store
+        # the log on the synchronous standby when the store follows one (events/store/follow.py)
+        self.store = store.follower
         #: events read per page (those `READS` admits): each page is one transaction
         self.batch = batch
         self._games: dict[str, tuple[str, int, list[str]]] = {}
@@ -357,7 +358,7 @@ class RatingsModel:
         missing = sorted({g for g in game_ids if g not in self._games})
         if not missing:
             return
-        seats = self.store.players.game_seats(missing)
+        seats = self.store.players.rated_seats(missing)  # a copy (`copy_of`) is not rated
         for game_id, (kind, club_id) in self.store.game_kinds(missing).items():
             self._games[game_id] = (kind, club_id, seats.get(game_id, []))
 

@@ -155,7 +155,8 @@ class HandFacts:
     """The projection: catch up from the checkpoint, or rebuild from zero."""
 
     def __init__(self, store: Store, *, batch: int = 20_000) -> None:
-        self.store = store
+        # the log on the synchronous standby when the store follows one (events/store/follow.py)
+        self.store = store.follower
         #: events read per page (those `READS` admits): each page is one transaction
         self.batch = batch
         self._games: dict[str, tuple[GameRules[Any] | None, int]] = {}

@@ -14,11 +14,12 @@ from fastapi import APIRouter, Header, Query, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
-from api.deps import PrincipalDep, ServiceDep, get_principal
+from api.deps import READ_FROM_HEADER, PrincipalDep, ServiceDep, get_principal, min_seq_of, stream_reads
 from api.models import GAME, STREAM_RESPONSE, Replay, errors
 from events.errors import TablebookError
 from events.notify import Subscription
 from events.schema import ascii_integer
+from projections.service import Tablebook
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +77,12 @@ async def stream(
     resume = (last_event_id or "").strip()  # ASCII digits only, bounded: anything else is 422, not a 500
     if resume:
         start = max(start, ascii_integer(resume, "last_event_id"))
+    # the pages on a replica that has reached the primary's head (api.deps.stream_reads), the wake-ups from
+    # the primary's NOTIFY (`service` is the primary's): the first page's source is the answer's header
+    first: tuple[Tablebook, str] | None = await run_in_threadpool(stream_reads, request, game_id, min_seq_of(request))
 
     async def events() -> AsyncIterator[ServerSentEvent]:
+        nonlocal first
         sent, cursor = 0, start
         yield ServerSentEvent(retry=RETRY_MILLISECONDS, sep=SEP)
         with contextlib.ExitStack() as open_:
@@ -91,7 +96,9 @@ async def stream(
                     # the key (or share link) was revoked while the stream was idle (_Rechecks)
                     yield ServerSentEvent(_json({"error": watched.refused.to_dict()}), event="error", sep=SEP)
                     return
-                fresh = await run_in_threadpool(service.rows_after, game_id, cursor, 500)
+                pages, _ = first if first is not None else await run_in_threadpool(stream_reads, request, game_id)
+                first = None
+                fresh = await run_in_threadpool(pages.rows_after, game_id, cursor, 500)
                 if fresh:
                     # a key (or share link) revoked meanwhile ends its streams: checked against the
                     # database before anything new is sent (and every RECHECK_SECONDS while idle)
@@ -100,7 +107,7 @@ async def stream(
                     except TablebookError as refused:
                         yield ServerSentEvent(_json({"error": refused.to_dict()}), event="error", sep=SEP)
                         return
-                    any_visible, envelopes = await run_in_threadpool(service.shown_at_head, principal, game_id, fresh)
+                    any_visible, envelopes = await run_in_threadpool(pages.shown_at_head, principal, game_id, fresh)
                     for env in envelopes:
                         yield ServerSentEvent(_json(env), id=str(env["seq"]), event="envelope", sep=SEP)
                         cursor, sent = env["seq"], sent + 1
@@ -112,9 +119,12 @@ async def stream(
                     return
                 await woken.wait()  # an append of this game (events/notify.py); a client that leaves cancels it
 
+    headers = {"Cache-Control": "no-cache"}
+    if getattr(request.app.state, "read_routes", None) is not None:
+        headers[READ_FROM_HEADER] = first[1] if first is not None else "primary"
     return EventSourceResponse(
         events(),
-        headers={"Cache-Control": "no-cache"},
+        headers=headers,
         ping=KEEPALIVE_SECONDS,
         ping_message_factory=_keep_alive,
         sep=SEP,

@@ -9,6 +9,8 @@
 - `snapshots.py`: the snapshot cache (disposable).
 - `mapper.py`: envelopes <-> `event` rows, the payloads encoded once and stored as the hashed bytes.
 - `base.py`: the engine (durability settings), the table handles, raw SQL helpers.
+- `follow.py`: read models that read the log on the synchronous standby (`Store.follow_from`).
+- `replicas.py`: which store a read goes to (the primary or a replica, with read-your-writes).
 
 `Store` is the facade the service layer and the tests hold: it makes one engine and the parts over
 it, and exposes each part's methods under the names they always had. New code may take the part it
@@ -35,6 +37,7 @@ from events.store.base import (
     new_id,
     shown_url,
 )
+from events.store.follow import FollowedLog, SyncStandby, follower_of
 from events.store.log import LogReader
 from events.store.mapper import envelope_from_row, event_row
 from events.store.players import PlayerBook, PlayerRecord
@@ -58,6 +61,7 @@ __all__ = [
     "Database",
     "DuplicateRequest",
     "EventRecorder",
+    "FollowedLog",
     "GameRecord",
     "Head",
     "KeyRecord",
@@ -71,6 +75,7 @@ __all__ = [
     "SeedVault",
     "SnapshotCache",
     "Store",
+    "SyncStandby",
     "TrackingRecorder",
     "commit_delay_from",
     "durability_from",
@@ -100,6 +105,10 @@ class Store:
         self.ratings = RatingRecorder(self.db)
         #: the server seeds of server-dealt decks: read by the write side only (projections/recorder.py)
         self.seeds = SeedVault(self.db)
+        #: the store the read models (hand facts, ratings) run on: this one, or after `follow_from` the same
+        #: database with its log read on the synchronous standby (events/store/follow.py)
+        self.follower: Store = self
+        self._followed: FollowedLog | None = None
 
         registry, recorder, log, tracking, snapshots = (
             self.registry,
@@ -154,6 +163,14 @@ class Store:
         self.read_snapshot_hands = snapshots.read_snapshot_hands
         self.snapshot_seqs = snapshots.snapshot_seqs
 
+    def follow_from(self, followed: FollowedLog) -> None:
+        """Read models on this store read the log through `followed` (the synchronous standby's, else this
+        store's); their rows and checkpoints are still written here (events/store/follow.py)."""
+        self._followed = followed
+        self.follower = follower_of(self, followed)
+
     def dispose(self) -> None:
-        """Close every pooled connection."""
+        """Close every pooled connection (the followed nodes' too)."""
+        if self._followed is not None:
+            self._followed.dispose()
         self.engine.dispose()

@@ -23,6 +23,7 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from events.errors import TablebookError
@@ -69,6 +70,34 @@ def durability_from(value: str | None = None) -> str:
             "'fast' (may lose the last acknowledged events on power loss)"
         )
     return mode
+
+
+#: SQLSTATE classes and codes that say the database is not available now, not that the request is wrong:
+#: 08 connection exception, 53 insufficient resources (too many connections), 57P01..57P05 a server shutting
+#: down or starting (a failover's restart), 25006 a read-only transaction (a primary demoted under the
+#: connection, or a standby reached as the primary)
+UNAVAILABLE_STATES = ("08", "53", "57P0", "25006")
+
+
+def unavailable(error: BaseException) -> bool:
+    """Whether `error` says the database did not answer (a connection lost, a node restarting or demoted by a
+    failover, SQLite busy past its timeout), so that the request may succeed when sent again: a 503 with
+    Retry-After, never a 500. An error in the statement itself (a missing table, a bad value) is not one.
+    """
+    if isinstance(error, DBAPIError):
+        if error.connection_invalidated:
+            return True
+        error = error.orig if isinstance(error.orig, BaseException) else error
+    module = type(error).__module__
+    if module.startswith("psycopg"):
+        state = getattr(error, "sqlstate", None)
+        if state is None:  # raised by the driver: the connection failed, or was closed under it
+            return type(error).__name__ in ("OperationalError", "InterfaceError")
+        return str(state).startswith(UNAVAILABLE_STATES)
+    if module == "sqlite3" and type(error).__name__ == "OperationalError":
+        text = str(error).lower()
+        return "locked" in text or "busy" in text
+    return False
 
 
 def shown_url(url: str) -> str:

@@ -14,7 +14,9 @@ which has every acknowledged event. Without a min seq a read goes to the next re
 Every routed read first reads one row on the replica it picks (the game's head, or `SELECT 1`); a
 replica that fails there (down, or restarted by the failover manager) is left out for `down_for`
 seconds, its reads going to the next one or to the primary. A replica that fails after that, in
-the middle of the read itself, fails that read (a 500 the client retries).
+the middle of the read itself, fails that read with a 503 `unavailable` and `Retry-After: 1`
+(api/main.py, `events.store.base.unavailable`) and is left out the same way (`failed`): the client's
+retry goes to another replica or to the primary.
 With no replica configured, everything is the primary, exactly as before.
 """
 
@@ -70,10 +72,16 @@ class ReadRoutes:
         with self._lock:
             return [i for i in order if self._down.get(i, 0.0) <= now]
 
-    def _mark_down(self, index: int, error: Exception) -> None:
+    def _mark_down(self, index: int, error: BaseException) -> None:
         with self._lock:
             self._down[index] = time.monotonic() + self.down_for
         log.warning("replica %d left out for %.0f s: %s", index, self.down_for, error)
+
+    def failed(self, store: Store, error: BaseException) -> None:
+        """A read on `store` failed midway (the database went away): a replica is left out for `down_for`."""
+        for index, replica in enumerate(self.replicas):
+            if replica is store:
+                self._mark_down(index, error)
 
     def head_on(self, store: Store, game_id: str) -> int | None:
         """The game's head seq in `store`'s copy (None: the game is not there yet)."""

@@ -119,11 +119,6 @@ def test_a_bulk_import_that_keeps_existing_games_stores_them_as_copies(
     assert store.get_game(copy_id).copy_of == game_id
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs projections/ratings.py `_load_games` to read `self.store.players.rated_seats(missing)` instead "
-    "of `game_seats(missing)` (then remove this mark)",
-)
 def test_a_copy_is_not_rated_and_not_in_the_standings(client: TestClient, store: Store, club: Club) -> None:
     """The ratings rate `rated_seats` (no copy), so a copy's results change no rating, incrementally or rebuilt,
     and the standings (made of the ratings) and the players' histories show the original's results once."""

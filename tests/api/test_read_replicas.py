@@ -114,3 +114,102 @@ def test_the_api_routes_reads_and_says_where(pair: tuple[Path, Path]) -> None:
     with TestClient(create_app(Settings(database_url=primary.url), primary)) as client:
         assert "Tablebook-Read-From" not in client.get(f"/v1/games/{game_id}", headers=club.viewer).headers
     primary.dispose()
+
+
+def _streamed(client: TestClient, club: Club, game_id: str) -> tuple[str, list[str]]:
+    """(where the stream's first page was read, the note texts it sent)."""
+    import orjson
+
+    answer = client.get(f"/v1/games/{game_id}/stream?follow=false", headers=club.viewer)
+    assert answer.status_code == 200, answer.text
+    texts = [
+        orjson.loads(line[len("data: ") :])["data"]["text"]
+        for line in answer.text.splitlines()
+        if line.startswith("data: ") and '"note"' in line
+    ]
+    return answer.headers["Tablebook-Read-From"], texts
+
+
+def test_a_stream_reads_a_replica_only_once_it_has_the_primarys_head(pair: tuple[Path, Path]) -> None:
+    """A stream's page goes to a replica only if that replica has reached the game's head on the primary
+    (read after the wake-up): a lagging replica never makes a stream miss or delay an event."""
+    primary_path, replica_path = pair
+    primary = Store(f"sqlite:///{primary_path}")
+    club = make_club(primary)
+    settings = Settings(database_url=primary.url, read_urls=f"sqlite:///{replica_path}", read_wait=0.05)
+    with TestClient(create_app(settings, primary)) as client:
+        game_id = new_game(client, club)["id"]
+        note(client, club, game_id, "one")
+        copy_db(primary_path, replica_path)
+        note(client, club, game_id, "two")  # the replica lags this one
+        assert _streamed(client, club, game_id) == (PRIMARY, ["one", "two"])
+        copy_db(primary_path, replica_path)
+        assert _streamed(client, club, game_id) == (REPLICA, ["one", "two"])
+    primary.dispose()
+
+
+def test_unavailable_tells_a_database_that_went_away_from_a_bad_statement() -> None:
+    import psycopg.errors
+
+    from events.store.base import unavailable
+
+    assert unavailable(psycopg.OperationalError("server closed the connection unexpectedly"))
+    assert unavailable(psycopg.errors.AdminShutdown("terminating connection due to administrator command"))
+    assert unavailable(psycopg.errors.ReadOnlySqlTransaction("cannot execute INSERT in a read-only transaction"))
+    assert unavailable(sqlite3.OperationalError("database is locked"))
+    assert not unavailable(psycopg.errors.UndefinedTable('relation "event" does not exist'))
+    assert not unavailable(sqlite3.OperationalError("no such table: event"))
+    assert not unavailable(ValueError("not a database error"))
+
+
+def test_a_replica_that_fails_in_the_middle_of_a_read_answers_503_and_is_left_out(postgres_url: str) -> None:
+    """The replica answers the router's probe, then its connection is cut under the read itself (as when the
+    failover manager restarts it): a 503 in the error shape with Retry-After, not a 500; the retry goes to
+    the primary."""
+    import psycopg
+    from sqlalchemy import event
+
+    from tests.conftest import PG_SERVER
+    from tests.reliability.load import is_error_shape
+
+    admin_dsn = PG_SERVER.replace("postgresql+psycopg://", "postgresql://")
+    primary = Store(postgres_url)
+    club = make_club(primary)
+    replica = Store(postgres_url)  # the same database: this test is about the failure, not the lag
+    checkouts: list[int] = []
+    cut = {"armed": False}
+
+    @event.listens_for(replica.engine, "checkout")
+    def _cut_the_second(dbapi_connection: object, _record: object, _proxy: object) -> None:
+        checkouts.append(1)
+        if cut["armed"] and len(checkouts) == 2:  # the probe was the first; the read's is this one
+            pid = dbapi_connection.info.backend_pid  # type: ignore[attr-defined]
+            with psycopg.connect(admin_dsn, autocommit=True) as admin:
+                admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+                for _ in range(100):
+                    if not admin.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone():
+                        break
+                    time.sleep(0.02)
+
+    app = create_app(Settings(database_url=primary.url), primary)
+    with TestClient(app) as client:
+        game_id = new_game(client, club)["id"]
+        note(client, club, game_id, "one")
+        app.state.read_routes = routes = ReadRoutes(primary, [replica], wait=0.1)
+        from projections.recorder import ReplicaRecorder, StateCache
+
+        app.state.replica_recorders = {id(replica): ReplicaRecorder(replica, StateCache(16))}
+        checkouts.clear()
+        cut["armed"] = True
+        answer = client.get(f"/v1/games/{game_id}/events", headers=club.viewer)
+        assert answer.status_code == 503, answer.text
+        assert is_error_shape(answer.json()) and answer.json()["error"]["code"] == "unavailable"
+        assert answer.headers["Retry-After"] == "1"
+        assert len(checkouts) >= 2  # the cut came under the read, after the probe
+        cut["armed"] = False
+        again = client.get(f"/v1/games/{game_id}/events", headers=club.viewer)
+        assert again.status_code == 200 and again.headers["Tablebook-Read-From"] == PRIMARY
+        assert [e["data"]["text"] for e in again.json()["events"]] == ["one"]
+        assert routes.store_for(game_id, None) == (primary, PRIMARY)  # left out for down_for seconds
+    primary.dispose()
+    replica.dispose()

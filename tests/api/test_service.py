@@ -133,6 +133,7 @@ def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     values = {
         "TABLEBOOK_DATABASE_URL": "sqlite:///elsewhere.db",
         "TABLEBOOK_READ_URLS": "sqlite:///r1.db, sqlite:///r2.db",
+        "TABLEBOOK_FOLLOW_PATRONI": "http://10.0.0.1:8008, http://10.0.0.2:8008",
         "TABLEBOOK_READ_WAIT": "0.25",
         "TABLEBOOK_DURABILITY": "fast",
         "TABLEBOOK_HOST": "0.0.0.0",
@@ -151,6 +152,7 @@ def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert settings.model_dump() == {
         "database_url": "sqlite:///elsewhere.db",
         "read_urls": ["sqlite:///r1.db", "sqlite:///r2.db"],
+        "follow_patroni": ["http://10.0.0.1:8008", "http://10.0.0.2:8008"],
         "read_wait": 0.25,
         "durability": "fast",
         "host": "0.0.0.0",
@@ -196,6 +198,7 @@ def test_the_readme_lists_every_setting_with_its_default() -> None:
         "cors_origins": "empty (no CORS)",
         "body_timeout": "`60`",
         "read_urls": "empty (every read on the database URL)",
+        "follow_patroni": "empty (the read models read the log on the database URL)",
     }
     for name, field in Settings.model_fields.items():
         assert env_name(name) in rows, f"README has no row for {env_name(name)}"

@@ -169,6 +169,27 @@ class Cluster:
             time.sleep(0.05)
         raise TimeoutError(f"no writable primary {timeout:.0f} s after the kill of pg{killed}")
 
+    def patroni_urls(self) -> list[str]:
+        """The nodes' Patroni REST APIs (for TABLEBOOK_FOLLOW_PATRONI)."""
+        return [f"http://{self.addr(n)}:{self.base + 10 + n}" for n in NODES]
+
+    def kill_machine(self, node: int) -> tuple[int, int]:
+        """The loss of the node's whole machine (a power cut): SIGKILL to its Patroni and its postmaster at once.
+
+        Nothing is left to release the leader key: the other nodes wait for it to expire (the TTL).
+        Returns the two pids.
+        """
+        patroni = int((self.directory / f"patroni{node}.pid").read_text().split()[0])
+        postmaster = int((self.directory / f"pg{node}" / "data" / "postmaster.pid").read_text().split()[0])
+        os.kill(patroni, signal.SIGKILL)
+        os.kill(postmaster, signal.SIGKILL)
+        return patroni, postmaster
+
+    def restart_lost_nodes(self) -> None:
+        """Start the Patroni of every node that is not running (the machine back after the power cut); its
+        PostgreSQL recovers and rejoins as a replica (pg_rewind if needed)."""
+        self.run("start")
+
     def kill_postmaster(self, node: int) -> int:
         """SIGKILL to the node's postmaster (its children die with it: they lose their parent's pipe)."""
         pid = int((self.directory / f"pg{node}" / "data" / "postmaster.pid").read_text().split()[0])

@@ -17,10 +17,15 @@ the same key and the same `expected_seq` until it is answered. Afterwards, read 
 - time without a writable primary, per failover: from the kill until a probe's transaction (one with an id,
   so its commit waits for the synchronous standby) commits on a primary that is not the killed postmaster.
 
-A follower reads the global order (events.store.log) from a replica all along, through a
-`target_session_attrs=prefer-standby` URL, and across each failover goes on from its cursor on
-whichever node answers: afterwards every event of the final log must have been read (skipped: 0),
-and none it read may be missing from the final log (phantoms: 0).
+The real read models (HandFacts, RatingsModel) catch up all along with their log read on the
+synchronous standby Patroni names (events/store/follow.py), their rows on the primary: afterwards each
+must have read every event of the final log (skipped: 0), none missing from it (phantoms: 0), and its
+rows must equal a rebuild from the primary. Two of the clients play whole games, so there are facts and
+ratings to compare. A plain follower reads the log through a `target_session_attrs=prefer-standby`
+URL (any standby): measured as the counter-example (it may read a phantom; docs/replication.md).
+
+Also: the loss of the primary's whole machine (its Patroni and its postmaster killed -9 together),
+and live streams served by the replicas (the wake-up from the primary's NOTIFY).
 """
 
 from __future__ import annotations
@@ -40,18 +45,28 @@ import psycopg
 import pytest
 
 from api.auth import create_key
+from events.envelope import Envelope
 from events.migrate import upgrade
-from events.store import Store
+from events.store import FollowedLog, Store, SyncStandby
+from events.store.follow import sync_url_for
+from projections.ratings import RatingsModel
+from projections.readmodel import HandFacts
+from projections.registry import rules_for
+from projections.simulate import demo_playout
 from tests.reliability.cluster import Cluster
 from tests.reliability.figures import FIGURES
-from tests.reliability.load import Api, Check, Ledger, check_game, note
+from tests.reliability.load import PLAYERS, Api, Check, Ledger, check_game, note
 
 pytestmark = pytest.mark.reliability
 
 KILLS = 6
 PARTITIONS = 3
+MACHINE_LOSSES = 3
 GAMES = 24
-CLIENTS = 8
+CLIENTS = 6
+#: clients that play whole games (demo playouts, one event a request): the read models' facts and ratings
+PLAYERS_CLIENTS = 2
+PLAYED_KINDS = ("schnapsen", "casino", "cutthroat-smear", "gin-rummy-3")
 #: seconds of appends before the first kill, and after each failover before the next
 STEADY = 6.0
 
@@ -138,11 +153,15 @@ class Client(threading.Thread):
     def append(self, api: Api, apis: list[Api], game: str, turn: int) -> None:
         idem = f"c{self.index}-{turn}-{secrets.token_hex(4)}"
         text = f"failover/{idem}"
+        self.send(api, apis, game, note(text), idem, text)
+
+    def send(self, api: Api, apis: list[Api], game: str, event: dict[str, Any], idem: str, text: str) -> None:
+        """One event appended at the game's head, sent again with its key until it is answered."""
         expected = self.heads[game]
         self.tried += 1
         attempt = 0
         while True:
-            status, body = api.append(game, [note(text)], expected_seq=expected, idempotency_key=idem)
+            status, body = api.append(game, [event], expected_seq=expected, idempotency_key=idem)
             if status == 201:
                 self.acked += 1
                 self.ack_times.append(time.monotonic())
@@ -165,6 +184,119 @@ class Client(threading.Thread):
             time.sleep(min(0.05 * attempt, 0.5))
 
 
+class Player(Client):
+    """Plays whole games (the bots' demo playouts), one event a request, each with its key, retried like a note."""
+
+    def __init__(self, index: int, urls: list[str], key: str, stop: threading.Event) -> None:
+        super().__init__(index, urls, key, [], stop)
+        self.games_played: list[str] = []
+
+    def run(self) -> None:
+        import random
+
+        apis = [Api(url, self.key, timeout=10.0) for url in self.urls]
+        rng = random.Random(self.index)
+        try:
+            turn = 0
+            while not self.stop.is_set():
+                kind = PLAYED_KINDS[turn % len(PLAYED_KINDS)]
+                rules = rules_for(kind)
+                events = list(demo_playout(rules, PLAYERS[kind], {}, rng=rng, max_events=600).events)
+                game = self.create(apis, kind, turn)
+                if game is None:
+                    return
+                self.games.append(game)
+                self.games_played.append(game)
+                self.ledgers[game], self.heads[game] = Ledger(), 0
+                for number, event in enumerate(events):
+                    if self.stop.is_set():
+                        break
+                    idem = f"p{self.index}-{turn}-{number}-{secrets.token_hex(3)}"
+                    self.send(apis[number % len(apis)], apis, game, event, idem, idem)
+                turn += 1
+        finally:
+            for api in apis:
+                api.close()
+
+    def create(self, apis: list[Api], kind: str, turn: int) -> str | None:
+        """A new game, asked again until one answers (a create without an answer may leave an empty game)."""
+        attempt = 0
+        while not self.stop.is_set():
+            status, body = apis[(turn + attempt) % len(apis)].request(
+                "POST", "/v1/games", json={"game": kind, "players": PLAYERS[kind], "options": {}}
+            )
+            if status == 201:
+                return str(body["id"])
+            if status is not None and status < 500:
+                self.problems.append(f"creating a {kind} game: {status} {body}")
+                return None
+            attempt += 1
+            time.sleep(min(0.05 * attempt, 0.5))
+        return None
+
+
+class RecordingLog(FollowedLog):
+    """The log a read model follows from the synchronous standby, recording every position it returned."""
+
+    def __init__(self, primary: Store, standby: SyncStandby) -> None:
+        super().__init__(primary, lambda: standby.pick(primary), tail_on_primary=False, recheck=0.5)
+        self.seen: list[int] = []
+        self.nodes: list[str] = []
+
+    def read_positions(self, after: int = 0, limit: int = 1000) -> list[tuple[int, str, Envelope]]:
+        page = super().read_positions(after, limit)
+        self.seen.extend(position for position, _, _ in page)
+        return page
+
+    def read_texts(self, after: int = 0, limit: int = 1000) -> list[tuple[Any, ...]]:
+        page = super().read_texts(after, limit)
+        self.seen.extend(int(row[0]) for row in page)
+        return page
+
+
+class ReadModelFollower(threading.Thread):
+    """The real read model (HandFacts or RatingsModel) catching up all along, its log read on the sync standby."""
+
+    def __init__(
+        self, cluster: Cluster, url: str, model: type[HandFacts] | type[RatingsModel], stop: threading.Event
+    ) -> None:
+        super().__init__(daemon=True)
+        self.model_type, self.stop = model, stop
+        self.store = Store(url)
+        self.log = RecordingLog(self.store, SyncStandby(cluster.patroni_urls(), sync_url_for(url, [])))
+        self.store.follow_from(self.log)
+        self.errors = 0
+        self.followed: list[str] = []  # the nodes followed, in turn (a change appended when seen)
+
+    def run(self) -> None:
+        model = self.model_type(self.store)
+        while not self.stop.is_set():
+            try:
+                model.catch_up()
+            except Exception:  # the primary went away under a commit: a new model, as a restarted process has
+                self.errors += 1
+                model = self.model_type(self.store)
+                time.sleep(0.2)
+            node = self.log.followed()
+            if not self.followed or self.followed[-1] != node:
+                self.followed.append(node)
+            time.sleep(0.1)
+
+    def finish(self, head: int, timeout: float = 120.0) -> None:
+        """Caught up (from the standby) to `head`, the primary's head position in log order."""
+        model = self.model_type(self.store)
+        started = time.monotonic()
+        while model.position() != head:
+            if time.monotonic() - started > timeout:
+                raise TimeoutError(f"{self.model_type.__name__} at {model.position()}, not {head}, after {timeout} s")
+            try:
+                model.catch_up()
+            except Exception:
+                self.errors += 1
+                model = self.model_type(self.store)
+            time.sleep(0.2)
+
+
 class Follower(threading.Thread):
     """Reads the global order from a replica (prefer-standby), page after page from its cursor."""
 
@@ -172,6 +304,8 @@ class Follower(threading.Thread):
         super().__init__(daemon=True)
         self.url, self.stop = url, stop
         self.seen: list[int] = []
+        #: position -> what the event was, to name a phantom
+        self.shown: dict[int, str] = {}
         self.errors = 0
         self.store: Store | None = None
 
@@ -192,6 +326,8 @@ class Follower(threading.Thread):
             time.sleep(0.2)
             return after
         self.seen.extend(position for position, _, _ in page)
+        for position, game_id, env in page:
+            self.shown[position] = f"{game_id} seq {env['seq']} {env['type']} {env['data'].get('text', '')}".strip()
         return page[-1][0] if page else after
 
     def catch_up(self) -> None:
@@ -234,6 +370,18 @@ def cut_the_primary_off(cluster: Cluster, database: str) -> tuple[int, int, floa
     return 1, new, outage
 
 
+def lose_the_primary_machine(cluster: Cluster, database: str) -> tuple[int, int, float]:
+    """The primary's whole machine lost: its Patroni and its postmaster killed -9 together; restarted after."""
+    primary = cluster.primary()
+    assert primary is not None
+    killed_at, killed_wall = time.monotonic(), time.time()
+    cluster.kill_machine(primary)
+    new = cluster.wait_writable(database, primary, killed_wall, timeout=120)
+    outage = time.monotonic() - killed_at
+    cluster.restart_lost_nodes()  # the machine is back: its node rejoins as a replica
+    return primary, new, outage
+
+
 def run_under_load(cluster: Cluster, launch, rounds: int, disrupt: Disrupt, what: str) -> None:  # type: ignore[no-untyped-def]
     name = _database(cluster)
     write_url = cluster.url(name)
@@ -245,8 +393,11 @@ def run_under_load(cluster: Cluster, launch, rounds: int, disrupt: Disrupt, what
 
     stop = threading.Event()
     clients = [Client(i, group.urls, key, games[i::CLIENTS], stop) for i in range(CLIENTS)]
+    players = [Player(CLIENTS + i, group.urls, key, stop) for i in range(PLAYERS_CLIENTS)]
+    clients += players
     follower = Follower(cluster.url(name, "prefer-standby"), stop)
-    for thread in (*clients, follower):
+    models = [ReadModelFollower(cluster, write_url, model, stop) for model in (HandFacts, RatingsModel)]
+    for thread in (*clients, follower, *models):
         thread.start()
 
     outages: list[float] = []
@@ -261,7 +412,7 @@ def run_under_load(cluster: Cluster, launch, rounds: int, disrupt: Disrupt, what
         time.sleep(STEADY)
     finally:
         stop.set()
-        for thread in (*clients, follower):
+        for thread in (*clients, follower, *models):
             thread.join(60)
 
     cluster.wait_healthy(180)
@@ -269,8 +420,9 @@ def run_under_load(cluster: Cluster, launch, rounds: int, disrupt: Disrupt, what
     for client in clients:
         for game, ledger in client.ledgers.items():
             total.merge(check_game(store, game, ledger))
+    played = [game for player in players for game in player.games_played]
     with Api(group.url, key) as api:
-        verified = sum(1 for game in games if api.verify(game).get("ok"))
+        verified = sum(1 for game in games + played if api.verify(game).get("ok"))
 
     # the follower, caught up on a replica, against the final log read on the primary
     time.sleep(1.0)
@@ -281,8 +433,25 @@ def run_under_load(cluster: Cluster, launch, rounds: int, disrupt: Disrupt, what
         final.extend(p for p, _, _ in page)
         after = page[-1][0]
     skipped = len(set(final) - set(follower.seen))
-    phantoms = len(set(follower.seen) - set(final))
+    phantom_events = [follower.shown[p] for p in sorted(set(follower.seen) - set(final))]
+    phantoms = len(phantom_events)
     repeated = len(follower.seen) - len(set(follower.seen))
+
+    # the real read models, followed from the synchronous standby all along: caught up there, then against a
+    # rebuild from the primary (the same rows), and every event of the final log read by each
+    head = store.log.head_position()
+    for model in models:
+        model.finish(head)
+    facts, ratings = store.hand_fact_rows(), store.ratings.rows()
+    model_skips = {m.model_type.__name__: len(set(final) - set(m.log.seen)) for m in models}
+    model_phantoms = {m.model_type.__name__: len(set(m.log.seen) - set(final)) for m in models}
+    read_from = {m.model_type.__name__: dict(m.log.read_from) for m in models}
+    followed = {m.model_type.__name__: "/".join(m.followed) for m in models}
+    HandFacts(store).rebuild()
+    RatingsModel(store).rebuild()
+    same_facts, same_ratings = store.hand_fact_rows() == facts, store.ratings.rows() == ratings
+    for model in models:
+        model.store.dispose()
 
     tried = sum(c.tried for c in clients)
     acked = sum(c.acked for c in clients)
@@ -296,20 +465,27 @@ def run_under_load(cluster: Cluster, launch, rounds: int, disrupt: Disrupt, what
         duplicated=total.duplicated,
         gaps=total.gaps,
         chains_verified=verified,
-        chains_broken=len(games) - verified,
-        crashes=rounds if disrupt is kill_the_primary else 0,
+        chains_broken=len(games) + len(played) - verified,
+        crashes=rounds if disrupt in (kill_the_primary, lose_the_primary_machine) else 0,
         retries=retries,
         server_errors=sum(c.server_errors for c in clients),
-        skips_in_log_order=skipped,
+        skips_in_log_order=skipped + sum(model_skips.values()),
     )
     figures = (
         f"{rounds} {what} ({', '.join(promoted)}), {CLIENTS} clients, {GAMES} games: "
         f"appends tried {tried:,}, acknowledged {acked:,}, lost {total.lost}, duplicated {total.duplicated}, "
-        f"seq gaps {total.gaps}, retried requests {retries:,}, chains verifying {verified}/{len(games)}; "
+        f"seq gaps {total.gaps}, retried requests {retries:,} ({sum(c.server_errors for c in clients):,} after a 503, "
+        f"{group.bugs_logged()} 500s logged), chains verifying {verified}/{len(games) + len(played)}; "
         f"time without a writable primary per failover: median {statistics.median(outages):.1f} s, "
         f"max {max(outages):.1f} s ({', '.join(f'{o:.1f}' for o in outages)}); "
         f"log follower on a replica: {len(set(follower.seen)):,} events read, skipped {skipped}, "
-        f"phantoms {phantoms}, read twice {repeated}, read errors across failovers {follower.errors}"
+        f"phantoms {phantoms} {phantom_events[:3]}, read twice {repeated}, read errors across failovers "
+        f"{follower.errors}; "
+        f"read models from the synchronous standby ({len(played)} games played through, {len(facts):,} hand facts, "
+        f"{len(ratings):,} rating changes): skipped {model_skips}, phantoms {model_phantoms}, "
+        f"events read {read_from}, standby behind the cursor {[m.log.behind for m in models]} times, "
+        f"errors {[m.errors for m in models]}, nodes followed {followed}; "
+        f"same rows as a rebuild from the primary: hand facts {same_facts}, ratings {same_ratings}"
     )
     FIGURES.note("failover", figures)
     figures_seen.append(figures)
@@ -317,8 +493,16 @@ def run_under_load(cluster: Cluster, launch, rounds: int, disrupt: Disrupt, what
     store.dispose()
     assert not problems, problems[:5]
     assert acked > 0 and total.lost == 0 and total.duplicated == 0 and total.gaps == 0
-    assert verified == len(games)
-    assert skipped == 0 and phantoms == 0
+    assert verified == len(games) + len(played)
+    assert group.bugs_logged() == 0  # a database lost under a request is a 503 to retry, never a 500
+    # the prefer-standby follower reads whichever standby libpq takes, an asynchronous one or an old primary
+    # rejoining: it may show an event that was never acknowledged and is not in the final log (a phantom; seen
+    # in one run in three here), which is why the read models follow the synchronous standby only. Measured, not
+    # asserted; the read models below are. A skip with no phantom to explain it would break log.py's argument.
+    assert skipped == 0 or phantoms > 0
+    assert sum(model_skips.values()) == 0 and sum(model_phantoms.values()) == 0
+    assert same_facts and same_ratings and facts and ratings
+    assert all(m.log.read_from["standby"] > 0 for m in models)
 
 
 figures_seen: list[str] = []
@@ -326,6 +510,18 @@ figures_seen: list[str] = []
 
 def test_failover_under_load(cluster: Cluster, launch) -> None:  # type: ignore[no-untyped-def]
     run_under_load(cluster, launch, KILLS, kill_the_primary, "kills -9 of the primary's postmaster")
+
+
+def test_loss_of_the_primary_machine_under_load(cluster: Cluster, launch) -> None:  # type: ignore[no-untyped-def]
+    """A power cut of the primary's machine: its Patroni dies with its PostgreSQL, nothing releases the leader
+    key, and the synchronous standby is promoted once the key expires (the TTL)."""
+    run_under_load(
+        cluster,
+        launch,
+        MACHINE_LOSSES,
+        lose_the_primary_machine,
+        "losses of the primary's machine (Patroni and PostgreSQL killed -9 together)",
+    )
 
 
 def test_partition_of_the_primary_from_etcd_under_load(netns_cluster: Cluster, launch) -> None:  # type: ignore[no-untyped-def]
@@ -395,3 +591,137 @@ def test_reads_on_replicas_see_your_writes(cluster: Cluster, launch) -> None:  #
     store.dispose()
     assert stale == 0
     assert served["replica"] > 0 and served["primary"] >= 2 * len(paused)
+
+
+class StreamReader(threading.Thread):
+    """One live stream of a game (`GET /stream`), recording each note it receives and when."""
+
+    def __init__(self, url: str, key: str, game: str) -> None:
+        super().__init__(daemon=True)
+        self.url, self.key, self.game = url, key, game
+        self.received: list[tuple[int, str, float]] = []  # (seq, text, monotonic time)
+        self.read_from = ""
+        self.opened = threading.Event()
+        self.stop = threading.Event()
+        self.error: str | None = None
+
+    def run(self) -> None:
+        import httpx
+        import orjson
+
+        headers = {"Authorization": f"Bearer {self.key}"}
+        try:
+            with (
+                httpx.Client(base_url=self.url, headers=headers, timeout=httpx.Timeout(5.0, read=None)) as http,
+                http.stream("GET", f"/v1/games/{self.game}/stream") as answer,
+            ):
+                self.read_from = answer.headers.get("Tablebook-Read-From", "")
+                self.opened.set()
+                for line in answer.iter_lines():
+                    if line.startswith("data: ") and '"note"' in line:
+                        env = orjson.loads(line[len("data: ") :])
+                        self.received.append((env["seq"], env["data"]["text"], time.monotonic()))
+                    if self.stop.is_set():
+                        return
+        except Exception as error:  # reported by the test
+            self.error = repr(error)
+            self.opened.set()
+
+
+def _event_scans(cluster: Cluster, nodes: list[int], name: str) -> int:
+    """Index and sequential scans of the `event` table counted on `nodes` (each node counts its own reads)."""
+    total = 0
+    for n in nodes:
+        dsn = cluster.node_url(n, name).replace("postgresql+psycopg://", "postgresql://")
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            row = conn.execute(
+                "SELECT coalesce(idx_scan, 0) + coalesce(seq_scan, 0) FROM pg_stat_user_tables WHERE relname = 'event'"
+            ).fetchone()
+        total += int(row[0]) if row else 0
+    return total
+
+
+def test_streams_read_on_replicas_miss_nothing(cluster: Cluster, launch) -> None:  # type: ignore[no-untyped-def]
+    """Live streams on an API whose read URLs are the two replicas: the wake-up from the primary's NOTIFY,
+    the pages from a replica that has reached the primary's head. Every appended note reaches every stream
+    in order, also while both replicas' WAL replay is held back (then the pages come from the primary);
+    the replicas' own counters show the pages they served. The API also follows the read models from the
+    synchronous standby (TABLEBOOK_FOLLOW_PATRONI): a search catches up through it."""
+    name = _database(cluster)
+    store = Store(cluster.url(name))
+    key = create_key(store, f"club-{secrets.token_hex(3)}", "recorder")
+    primary = cluster.primary()
+    assert primary is not None
+    replicas = [n for n in (1, 2, 3) if n != primary]
+    reads = ",".join(cluster.node_url(n, name) for n in replicas)
+    group = launch(
+        cluster.url(name),
+        processes=1,
+        TABLEBOOK_READ_URLS=reads,
+        TABLEBOOK_READ_WAIT="0.2",
+        TABLEBOOK_FOLLOW_PATRONI=",".join(cluster.patroni_urls()),
+    )
+    primary_dsn = cluster.node_url(primary, name).replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(primary_dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE lagger (x int)")
+    rounds, held = 60, range(25, 40)
+    with Api(group.url, key) as api:
+        games = [api.create_game("schnapsen") for _ in range(4)]
+        streams = [StreamReader(group.url, key, game) for game in games]
+        for reader in streams:
+            reader.start()
+            assert reader.opened.wait(10) and reader.error is None, reader.error
+        scans_before = _event_scans(cluster, replicas, name)
+        acked: dict[str, list[tuple[int, str, float]]] = {game: [] for game in games}
+        holders: list[psycopg.Connection[Any]] = []
+        for turn in range(rounds):
+            if turn == held.start:  # both replicas' replay waits on a lock conflict (see the test above)
+                for n in replicas:
+                    conn = psycopg.connect(cluster.node_url(n, name).replace("postgresql+psycopg://", "postgresql://"))
+                    conn.execute("SELECT * FROM lagger")
+                    holders.append(conn)
+                with psycopg.connect(primary_dsn) as conn:
+                    conn.execute("LOCK TABLE lagger IN ACCESS EXCLUSIVE MODE")
+            if turn == held.stop:
+                for conn in holders:
+                    conn.close()
+            for game in games:
+                text = f"stream/{turn}"
+                status, body = api.append(game, [note(text)], idempotency_key=f"s-{game}-{turn}")
+                assert status == 201, (status, body)
+                acked[game].append((body["events"][-1]["seq"], text, time.monotonic()))
+            time.sleep(0.05)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and any(len(r.received) < rounds for r in streams):
+            time.sleep(0.1)
+        scans = _event_scans(cluster, replicas, name) - scans_before
+        status, body = api.request("GET", "/v1/games", params={"has": "marriage"})
+        assert status == 200, (status, body)
+    for reader in streams:
+        reader.stop.set()
+    missed = disordered = 0
+    delays: list[float] = []
+    held_delays: list[float] = []
+    for reader in streams:
+        got = {(seq, text): at for seq, text, at in reader.received}
+        seqs = [seq for seq, _, _ in reader.received]
+        disordered += seqs != sorted(seqs) or len(seqs) != len(set(seqs))
+        for turn, (seq, text, at) in enumerate(acked[reader.game]):
+            if (seq, text) not in got:
+                missed += 1
+                continue
+            (held_delays if turn in held else delays).append(max(0.0, got[(seq, text)] - at))
+    figures = (
+        f"streams on replicas: {len(streams)} streams, {rounds * len(games)} notes appended, "
+        f"{sum(len(r.received) for r in streams)} delivered, missed {missed}, out of order or twice {disordered}; "
+        f"first page read from {sorted({r.read_from for r in streams})}; event-table scans on the replicas "
+        f"during the run {scans}; delivery after the acknowledgement median {statistics.median(delays) * 1000:.0f} ms, "
+        f"max {max(delays) * 1000:.0f} ms; with both replicas' replay held back ({len(held)} rounds) median "
+        f"{statistics.median(held_delays) * 1000:.0f} ms, max {max(held_delays) * 1000:.0f} ms"
+    )
+    FIGURES.note("failover", figures)
+    print("\n" + figures)
+    store.dispose()
+    assert missed == 0 and disordered == 0
+    assert scans > 0  # the replicas served pages
+    assert group.bugs_logged() == 0
