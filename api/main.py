@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from collections.abc import Awaitable, Callable, MutableMapping
 from importlib.metadata import PackageNotFoundError, version
-from importlib.util import find_spec
 from typing import Any
 from urllib.parse import parse_qsl
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel
-from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
 
@@ -30,7 +27,7 @@ from api.settings import Settings
 from events.errors import TablebookError, clip
 from events.schema import unstorable
 from events.store import Store, make_engine
-from events.store.base import unavailable
+from events.store.base import DATABASE_ERRORS, unavailable
 from events.store.follow import sync_standby_log
 from events.store.replicas import ReadRoutes
 from projections import phrases
@@ -283,13 +280,6 @@ def shown_error(exc: TablebookError) -> dict[str, Any]:
 
 #: seconds a client is told to wait before it sends a request again that met an unavailable database
 RETRY_AFTER_SECONDS = 1
-#: the drivers' errors and SQLAlchemy's (the hot paths read on raw driver connections): a 503 when the database
-#: did not answer (`events.store.base.unavailable`), else a bug
-DATABASE_ERRORS: tuple[type[Exception], ...] = (DBAPIError, sqlite3.Error)
-if find_spec("psycopg") is not None:
-    import psycopg
-
-    DATABASE_ERRORS += (psycopg.Error,)
 
 
 def _unavailable(request: Request, exc: BaseException) -> ORJSONResponse:

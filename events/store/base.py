@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from importlib.util import find_spec
@@ -77,6 +78,15 @@ def durability_from(value: str | None = None) -> str:
 #: down or starting (a failover's restart), 25006 a read-only transaction (a primary demoted under the
 #: connection, or a standby reached as the primary)
 UNAVAILABLE_STATES = ("08", "53", "57P0", "25006")
+
+
+#: the errors a database access may raise: the drivers' and SQLAlchemy's (the hot paths read on raw driver
+#: connections); the API answers those that are `unavailable` with a 503, the others are bugs
+DATABASE_ERRORS: tuple[type[Exception], ...] = (DBAPIError, sqlite3.Error)
+if find_spec("psycopg") is not None:
+    import psycopg
+
+    DATABASE_ERRORS += (psycopg.Error,)
 
 
 def unavailable(error: BaseException) -> bool:
