@@ -46,7 +46,7 @@ services:
 	@PYTHON=$(PYTHON) bash scripts/ensure-services test
 
 test: services lint
-	$(BIN)/python -m pytest
+	PYTHON=$(BIN)/python bash scripts/run-tests
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check events projections api migrations tests bench
