@@ -23,8 +23,7 @@ import tracemalloc
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import psycopg
-
+from bench.scratch import scratch_postgres
 from events.codec import genesis_hash
 from events.envelope import Envelope, seal
 from events.migrate import upgrade
@@ -37,7 +36,6 @@ from projections.simulate import play
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 GAMES = 200 if QUICK else 1000
-PG_SERVER = os.environ.get("TABLEBOOK_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 #: every game the registry finds, played by its declared demo players
 KINDS = {kind: list(rules_for(kind).demo_players) for kind in available()}
 
@@ -178,21 +176,9 @@ def main() -> None:
     print(f"bulk export, {GAMES:,} games (Python {sys.version.split()[0]})", flush=True)
     with tempfile.TemporaryDirectory() as folder:
         bench(f"sqlite:///{folder}/bench.db", "SQLite")
-    if os.environ.get("BENCH_PG", "1") == "0":
-        return
-    name = f"tablebook_bench_export_{os.getpid()}"
-    dsn = PG_SERVER.replace("postgresql+psycopg://", "postgresql://")
-    try:
-        with psycopg.connect(dsn, autocommit=True, connect_timeout=3) as admin:
-            admin.execute(f'CREATE DATABASE "{name}"')
-    except psycopg.OperationalError as exc:
-        print(f"PostgreSQL skipped: {exc}".splitlines()[0])
-        return
-    try:
-        bench(PG_SERVER.rsplit("/", 1)[0] + "/" + name, "PostgreSQL")
-    finally:
-        with psycopg.connect(dsn, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with scratch_postgres("tablebook_bench_export") as url:
+        if url is not None:
+            bench(url, "PostgreSQL")
 
 
 if __name__ == "__main__":

@@ -26,9 +26,8 @@ import tempfile
 import time
 from typing import Any
 
-import psycopg
-
 from bench.bulk_export import sealed
+from bench.scratch import scratch_postgres
 from events.codec import genesis_hash
 from events.migrate import upgrade
 from events.store import Store
@@ -43,7 +42,6 @@ from projections.simulate import demo_playout
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 PLAYERS = [f"Player {n:03d}" for n in range(300)]
 TARGET = 100_000
-PG_SERVER = os.environ.get("TABLEBOOK_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
 def playouts(per_kind: int = 5) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -203,22 +201,11 @@ def main() -> None:
         figures = measure(f"sqlite:///{tmp}/ratings.db", games)
     for line in lines("SQLite", figures):
         print(line, flush=True)
-    if os.environ.get("BENCH_PG", "1") == "0":
-        return
     pg_games = int(os.environ.get("BENCH_PG_GAMES", min(games, 2000)))
-    name = f"tablebook_bench_ratings_{os.getpid()}"
-    dsn = PG_SERVER.replace("postgresql+psycopg://", "postgresql://")
-    try:
-        with psycopg.connect(dsn, autocommit=True, connect_timeout=3) as admin:
-            admin.execute(f'CREATE DATABASE "{name}"')
-    except psycopg.OperationalError as exc:
-        print(f"PostgreSQL skipped: {exc}".splitlines()[0])
-        return
-    try:
-        figures = measure(PG_SERVER.rsplit("/", 1)[0] + "/" + name, pg_games)
-    finally:
-        with psycopg.connect(dsn, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with scratch_postgres("tablebook_bench_ratings") as url:
+        if url is None:
+            return
+        figures = measure(url, pg_games)
     for line in lines("PostgreSQL", figures):
         print(line, flush=True)
 
