@@ -79,20 +79,7 @@ def cluster(full: bool, request: pytest.FixtureRequest) -> Iterator[Cluster]:
         pytest.skip("the failover run needs the cluster: make reliability")
     if not shutil.which("patroni") and not Path("/usr/bin/apt-get").exists():
         pytest.skip("Patroni is not installed and cannot be (no apt-get)")
-    # not under pytest's own temp folder, whose parents the `postgres` user may not enter
-    directory = Path(tempfile.mkdtemp(prefix="tablebook-failover-"))
-    directory.chmod(0o755)
-    found = Cluster(directory, 55540)
-    failed = request.session.testsfailed
-    found.start()
-    try:
-        yield found
-    finally:
-        if request.session.testsfailed == failed:
-            found.destroy()
-        else:  # the logs of Patroni, PostgreSQL and etcd stay for a look
-            found.stop()
-            FIGURES.note("cluster logs", f"kept in {directory}")
+    yield from _running(request, "tablebook-failover-", 55540)
 
 
 @pytest.fixture  # one cluster at a time (two would share the 2 cores)
@@ -102,9 +89,15 @@ def netns_cluster(full: bool, request: pytest.FixtureRequest) -> Iterator[Cluste
         pytest.skip("the partition run needs the cluster: make reliability")
     if os.geteuid() != 0 or not shutil.which("ip"):
         pytest.skip("a network namespace needs root and iproute2 (ip netns)")
-    directory = Path(tempfile.mkdtemp(prefix="tablebook-partition-"))
+    yield from _running(request, "tablebook-partition-", 55640, netns="tbpart")
+
+
+def _running(request: pytest.FixtureRequest, prefix: str, port: int, *, netns: str | None = None) -> Iterator[Cluster]:
+    """A cluster started in a new folder, destroyed afterwards; kept stopped, with its logs, if a test failed."""
+    # not under pytest's own temp folder, whose parents the `postgres` user may not enter
+    directory = Path(tempfile.mkdtemp(prefix=prefix))
     directory.chmod(0o755)
-    found = Cluster(directory, 55640, netns="tbpart")
+    found = Cluster(directory, port, netns=netns)
     failed = request.session.testsfailed
     found.start()
     try:
