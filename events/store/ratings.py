@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from events.codec import loads
 from events.store.base import GAMES, Database
 from events.store.players import SEATS
-from events.store.tracking import FACTS, Lost, check_checkpoint, insert_rows, move_checkpoint, reset_checkpoint
+from events.store.tracking import Lost, check_checkpoint, insert_rows, move_checkpoint, reset_checkpoint
 from events.tables import RatingChange
 
 CHANGES = RatingChange.__table__  # type: ignore[attr-defined]
@@ -205,19 +205,3 @@ class RatingRecorder:
                 }
                 for row in conn.execute(query)
             ]
-
-    def situation_counts(self, player_id: str) -> dict[str, dict[str, int]]:
-        """`{kind: {situation: count}}` of the hand facts at the player's own seats."""
-        query = (
-            select(GAMES.c.kind, FACTS.c.situation, func.count().label("n"))
-            .select_from(FACTS)
-            .join(SEATS, (SEATS.c.game_id == FACTS.c.game_id) & (SEATS.c.seat == FACTS.c.seat))
-            .join(GAMES, GAMES.c.id == FACTS.c.game_id)
-            .where(SEATS.c.player_id == player_id)
-            .group_by(GAMES.c.kind, FACTS.c.situation)
-        )
-        out: dict[str, dict[str, int]] = {}
-        with self.db.engine.connect() as conn:
-            for row in conn.execute(query):
-                out.setdefault(row.kind, {})[row.situation] = int(row.n)
-        return out
