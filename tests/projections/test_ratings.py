@@ -101,14 +101,20 @@ def _demo(store: Store, rounds: int, seed: int, *, follow: RatingsModel | None =
     return ids
 
 
+def _caught_up(model: RatingsModel, store: Store) -> None:
+    """Catch `model` up to the log's head: on PostgreSQL the horizon waits for any older open transaction in
+    the cluster (another test's), so this tries for up to 10 s."""
+    for _ in range(100):
+        if model.position() == store.head_position():
+            return
+        time.sleep(0.1)
+        model.catch_up()
+
+
 def test_rebuild_gives_the_same_ratings_as_the_incremental_updates(store: Store) -> None:
     follow = RatingsModel(store, batch=97)  # pages that end inside hands: the hand context is read back
     _demo(store, 2, 7, follow=follow)
-    for _ in range(100):  # on PostgreSQL the log's horizon waits for any older open transaction in the cluster
-        if follow.position() == store.head_position():
-            break
-        time.sleep(0.1)
-        follow.catch_up()
+    _caught_up(follow, store)
     incremental = store.ratings.rows()
     pools = {row["pool"] for row in incremental}
     assert pools == {"schnapsen", "casino", "cutthroat-smear", "gin-rummy-3", BANKER_POOL, PUNTER_POOL}
@@ -172,11 +178,7 @@ def test_two_processes_taking_turns_rate_as_one_rebuild(store: Store) -> None:
         for kind in ("schnapsen", "gin-rummy-3"):
             service.record_demo_game(club, kind, rng)
         (first if turn % 2 == 0 else second).catch_up()
-    for _ in range(100):  # on PostgreSQL the log's horizon waits for any older open transaction in the cluster
-        if first.position() == store.head_position():
-            break
-        time.sleep(0.1)
-        first.catch_up()
+    _caught_up(first, store)
     taking_turns = store.ratings.rows()
     assert len({r["game_id"] for r in taking_turns}) >= 12
     RatingsModel(store).rebuild()
