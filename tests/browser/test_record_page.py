@@ -327,7 +327,7 @@ def test_offline_the_pad_goes_on_offering_taps_that_survive_a_reload_and_are_sto
     game_id = new_game(server, "schnapsen")
     page = pad(game_id)
     p = page.page
-    p.wait_for_function("navigator.serviceWorker && navigator.serviceWorker.controller !== null", timeout=15_000)
+    p.wait_for_function("() => navigator.serviceWorker && navigator.serviceWorker.controller !== null", timeout=15_000)
     driver = Driver(server, page, game_id, "schnapsen")
     deal(driver)
     names = PLAYERS["schnapsen"]
