@@ -31,6 +31,7 @@ from api.cli_common import store as _store
 from api.cli_output import GAME_COLUMNS, Part, frame_lines, game_row, hit_text
 from events.errors import TablebookError
 from projections import phrases
+from projections import rebuild as rebuild_models
 
 # Startup (issue 14): `tablebook --help` imports typer, rich and the light modules above only. Everything
 # that pulls in SQLAlchemy, Alembic, pydantic or FastAPI is imported inside the command that needs it, or,
@@ -855,24 +856,37 @@ def _print_outcome(outcome: Any) -> None:
 
 
 @app.command()
-def rebuild(database: DatabaseOption = None) -> None:
-    """Rebuild every read model from zero (the hand facts behind `GET /v1/games?has=`, the ratings)."""
+def rebuild(
+    database: DatabaseOption = None,
+    serial: Annotated[
+        bool, typer.Option("--serial", help="one read model after the other in this process (default: both at once)")
+    ] = False,
+) -> None:
+    """Rebuild every read model from zero (the hand facts behind `GET /v1/games?has=`, the ratings).
+
+    Both at once by default: the hand facts in a second process, the ratings in this one.
+    """
     service = _service(database, migrate=True)
     store = service.store
-    facts = service.hand_facts()
     total = store.head_position()
     with _progress(err) as progress:
-        task = progress.add_task("hand facts (event positions)", total=total)
-        read = facts.rebuild(lambda n: progress.advance(task, n))
+        tasks = {
+            name: progress.add_task(f"{name} (event positions)", total=total)
+            for name in (rebuild_models.FACTS, rebuild_models.RATINGS)
+        }
+        rebuilt = rebuild_models.rebuild_read_models(
+            store, lambda name, n: progress.advance(tasks[name], n), parallel=not serial
+        )
+    facts = service.hand_facts()
     rows = len(store.hand_fact_rows())
-    console.print(f"rebuilt the hand facts: {read} events read, {rows} facts, checkpoint at {facts.position()}")
+    console.print(
+        f"rebuilt the hand facts: {rebuilt.facts_read} events read, {rows} facts, checkpoint at {facts.position()}"
+    )
     ratings = service.ratings()
-    with _progress(err) as progress:
-        task = progress.add_task("ratings (event positions)", total=total)
-        read = ratings.rebuild(lambda n: progress.advance(task, n))
     changes = len(store.ratings.rows())
     console.print(
-        f"rebuilt the ratings: {read} events read, {changes} rating changes, checkpoint at {ratings.position()}"
+        f"rebuilt the ratings: {rebuilt.ratings_read} events read, {changes} rating changes, "
+        f"checkpoint at {ratings.position()}"
     )
 
 

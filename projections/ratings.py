@@ -33,7 +33,7 @@ rebuild from zero, because every later rating depends on it: ratings change by r
 events, never by hand. A merge of two players rebuilds too (their results are now one player's).
 
 Speed (100,000 games is the scale asked for; `python -m bench.ratings` prints where it stands): the
-database hands the projection only the events `READS` admits, over migration 0012's partial index
+database hands the projection only the events `READS` admits, over migration 0013's partial index
 (about one in eight); a rebuild keeps every player's latest rating, and the library's rating object
 for it, in memory from page to page instead of asking the rows, and writes each page's changes with
 one executemany (PostgreSQL: one COPY). What is left is mostly the library's own `rate` and the
@@ -42,6 +42,7 @@ one executemany (PostgreSQL: one COPY). What is left is mostly the library's own
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,13 +76,16 @@ POOLS: dict[str, tuple[str, ...]] = {
 
 Progress = Callable[[int], None]
 
-#: the events that give a hand's context (stakes and banker, roles), besides a retract
+#: the events that give a hand's context: Seven and a Half's stakes and banker (its bets) and Gin's roles (its
+#: deal or cut, whose result names the captain), besides a retract
 CONTEXT_TYPES = frozenset({"bet", "deal", "cut"})
-#: what the ratings read of the log (`LogReader.read_filtered`): these types, a game's first event, and
-#: those whose result text holds one of the marks; every other event is left out by the database, over
-#: migration 0012's partial index `ix_event_ratings`, whose WHERE is exactly `READS`' SQL
-READ_TYPES = ("bet", "cut", "deal", "retract")
-READ_MARKS = ('"game_ended"', '"hand_ended"')
+#: what the ratings read of the log (`LogReader.read_filtered`): bets and retracts, a game's first event
+#: (from which a hand's context is followed without reading back), and the events whose result text holds
+#: one of the marks: a game's or a hand's end, and Gin's roles (a deal of the other games, most of a
+#: deal's bytes, is left out); every other event is left out by the database, over migration 0013's
+#: partial index `ix_event_ratings`, whose WHERE is exactly `READS`' SQL
+READ_TYPES = ("bet", "retract")
+READ_MARKS = ('"captain"', '"game_ended"', '"hand_ended"')
 READS = LogFilter(types=READ_TYPES, result_marks=READ_MARKS, first_events=True)
 
 
@@ -182,37 +186,66 @@ def ordinal(mu: float, sigma: float) -> float:
 
 
 Ratings = dict[tuple[str, str], tuple[float, float, int]]
-#: the library's rating objects of `Ratings`' latest values, reused as the next match's input (an object
-#: is made only for a rating not seen in this process: making one costs as much as the update's maths)
+#: the library's rating object of each (player, pool), kept equal to `Ratings`' latest values and updated in
+#: place by `update` (an object is made only for a rating not seen in this process: making one draws a uuid)
 Objects = dict[tuple[str, str], BradleyTerryFullRating]
+#: one `rating_change` row, in `CHANGE_COLUMNS` order (what `RatingRecorder.commit_ratings` writes)
+ChangeRow = tuple[Any, ...]
+
+#: `MODEL.rate`'s own additive dynamics (`tau`), squared as it squares it
+_TAU_SQUARED = MODEL.tau * MODEL.tau
+assert not MODEL.limit_sigma, "update() follows MODEL.rate without limit_sigma"
+
+
+def update(sides: Sequence[Sequence[BradleyTerryFullRating]], ranks: Sequence[int]) -> None:
+    """`MODEL.rate(sides, ranks)`, made on the rating objects themselves: the same numbers, bit for bit.
+
+    `rate` checks its arguments, deep-copies every rating (a new object and a uuid each), widens each
+    sigma by `tau`, orders the sides by rank, runs the model's update (`_compute`, which writes the new
+    mu and sigma into the objects it is given) and puts the sides back in their order; the checks and
+    the copies are five sixths of its time. Here the objects are this projection's own, each player in
+    one side only (`rate` below goes through `MODEL.rate` otherwise), so the update may write into them:
+    the same widening with the same expression, the same stable order by rank, the same `_compute`.
+    `tests/projections/test_ratings.py` compares the two on random matches of every shape (ties, teams,
+    sigmas near the floor), so an openskill that changes `rate` fails there before it changes a rating.
+    """
+    for side in sides:
+        for rating in side:
+            rating.sigma = math.sqrt(rating.sigma * rating.sigma + _TAU_SQUARED)
+    order = sorted(range(len(sides)), key=ranks.__getitem__)
+    MODEL._compute(teams=[sides[i] for i in order], ranks=[ranks[i] for i in order])
 
 
 def rate(
     match: Match,
     players: Sequence[str],
     ratings: Ratings,
-    base: Mapping[str, Any],
+    base: tuple[int, str, str, int, str],
     objects: Objects | None = None,
-) -> list[dict[str, Any]]:
+) -> list[ChangeRow]:
     """Rate one match: update `ratings` (and `objects`) in place; one explained `rating_change` row per player.
 
-    Every number is the library's: `MODEL.rate` for the new ratings, `MODEL.predict_win` for a side's
-    expected result against each other side (with two sides, one call gives both: the library's
-    `[p, 1 - p]`), averaged over the other sides like the actual result.
+    `base` is the result's `(club_id, game_id, kind, position, recorded_at)`. Every number is the
+    library's: `update` (= `MODEL.rate`) for the new ratings, `MODEL.predict_win` for a side's expected
+    result against each other side (with two sides, one call gives both: the library's `[p, 1 - p]`),
+    averaged over the other sides like the actual result.
     """
     cache: Objects = {} if objects is None else objects
+    keys = [[(players[seat], pool) for seat in side] for side, pool in zip(match.sides, match.pools, strict=True)]
     sides: list[list[BradleyTerryFullRating]] = []
-    for side, pool in zip(match.sides, match.pools, strict=True):
+    before: list[list[tuple[float, float]]] = []
+    for side_keys in keys:
         current = []
-        for seat in side:
-            key = (players[seat], pool)
+        values = []
+        for key in side_keys:
             mu, sigma, _ = ratings.get(key, (MODEL.mu, MODEL.sigma, 0))
             known = cache.get(key)
             if known is None or known.mu != mu or known.sigma != sigma:
-                known = MODEL.rating(mu=mu, sigma=sigma)
+                known = cache[key] = MODEL.rating(mu=mu, sigma=sigma)
             current.append(known)
+            values.append((mu, sigma))
         sides.append(current)
-    after = MODEL.rate(sides, ranks=list(match.ranks))
+        before.append(values)
     count = len(sides)
     if count == 2:
         pair = MODEL.predict_win(sides)
@@ -222,38 +255,32 @@ def rate(
             sum(MODEL.predict_win([sides[i], sides[j]])[0] for j in range(count) if j != i) / (count - 1)
             for i in range(count)
         ]
-    rows: list[dict[str, Any]] = []
+    if len({key for side_keys in keys for key in side_keys}) == sum(map(len, keys)):
+        update(sides, match.ranks)
+        after = sides
+    else:  # one player in two sides (a name seated twice): the library's own copies keep them apart
+        after = MODEL.rate(sides, ranks=list(match.ranks))
+    club_id, game_id, kind, position, recorded_at = base
+    rows: list[ChangeRow] = []
     for i, (side, pool) in enumerate(zip(match.sides, match.pools, strict=True)):
         others = [j for j in range(count) if j != i]
         actual = sum(_score(match.ranks[i], match.ranks[j]) for j in others) / len(others)
         opponents = dumps(
             [
-                {"seat": seat, "player_id": players[seat], "mu": r.mu, "sigma": r.sigma}
+                {"seat": seat, "player_id": players[seat], "mu": mu, "sigma": sigma}
                 for j in others
-                for seat, r in zip(match.sides[j], sides[j], strict=True)
+                for seat, (mu, sigma) in zip(match.sides[j], before[j], strict=True)
             ]
         )
-        for seat, before, new in zip(side, sides[i], after[i], strict=True):
-            key = (players[seat], pool)
+        for seat, key, (mu, sigma), new in zip(side, keys[i], before[i], after[i], strict=True):
             ratings[key] = (new.mu, new.sigma, ratings.get(key, (0.0, 0.0, 0))[2] + 1)
             cache[key] = new
             rows.append(
-                {
-                    **base,
-                    "pool": pool,
-                    "hand": match.hand,
-                    "seq": match.seq,
-                    "seat": seat,
-                    "player_id": players[seat],
-                    "mu_before": before.mu,
-                    "sigma_before": before.sigma,
-                    "mu_after": new.mu,
-                    "sigma_after": new.sigma,
-                    "expected": expectations[i],
-                    "actual": actual,
-                    "opponents": opponents,
-                }
-            )
+                (
+                    club_id, game_id, kind, pool, match.hand, match.seq, position, seat, players[seat],
+                    mu, sigma, new.mu, new.sigma, expectations[i], actual, opponents, recorded_at,
+                )
+            )  # fmt: skip
     return rows
 
 
@@ -375,7 +402,7 @@ class RatingsModel:
         self._context[game_id] = context
         return context
 
-    def _changes(self, page: Sequence[tuple[int, str, Mapping[str, Any]]], ratings: Ratings) -> list[dict[str, Any]]:
+    def _changes(self, page: Sequence[tuple[int, str, Mapping[str, Any]]], ratings: Ratings) -> list[ChangeRow]:
         """The explained rating changes of one page (its decoded events), in log order; `ratings` (the
         latest of each player and pool) is brought up to date in place."""
         settling = [(pos, gid, env) for pos, gid, env in page if _may_settle(self._games[gid][0], env)]
@@ -394,7 +421,7 @@ class RatingsModel:
         if missing and self._at != 0:  # after a rebuild's reset every rating starts from the model's prior
             ratings.update(self.store.ratings.latest(missing))
         self._looked_up |= missing
-        rows: list[dict[str, Any]] = []
+        rows: list[ChangeRow] = []
         for position, game_id, env in page:
             kind, club_id, players = self._games[game_id]
             if (
@@ -404,13 +431,7 @@ class RatingsModel:
                 and not _voided(env["seq"], retracts.get(game_id, ()))
             ):
                 context = self._hand_context(game_id, env) if kind in (SEVEN, GIN) else HandContext()
-                base = {
-                    "club_id": club_id,
-                    "game_id": game_id,
-                    "kind": kind,
-                    "position": position,
-                    "recorded_at": env["recorded_at"],
-                }
+                base = (club_id, game_id, kind, position, env["recorded_at"])
                 for match in matches_of(kind, len(players), env, context):
                     rows += rate(match, players, ratings, base, self._objects)
             self._observe(game_id, env)

@@ -7,7 +7,7 @@ rebuild, and answers: a player's latest rating per pool, their history, a pool's
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import func, select
@@ -56,28 +56,21 @@ class RatingRecorder:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        #: SQLite: one executemany of named parameters (a Core insert spends more per row than SQLite does);
-        #: PostgreSQL: multi-row inserts (`tracking.insert_rows`)
-        named = ", ".join(f":{c}" for c in CHANGE_COLUMNS)
-        self._insert = f"INSERT INTO rating_change ({', '.join(CHANGE_COLUMNS)}) VALUES ({named})"
         #: a game's retracts, over migration 0012's partial index `ix_event_retracts` (its WHERE, a literal)
         self._retracts = (
             "SELECT game_id, seq, data FROM event WHERE type = 'retract' AND game_id IN ({}) ORDER BY game_id, seq"
         )
 
-    def commit_ratings(self, name: str, *, old: int, new: int, rows: Sequence[Mapping[str, Any]]) -> bool:
-        """Write a page's rating changes and move the checkpoint `name` from `old` to `new`, in one transaction.
+    def commit_ratings(self, name: str, *, old: int, new: int, rows: Sequence[Sequence[Any]]) -> bool:
+        """Write a page's rating changes (tuples in `CHANGE_COLUMNS` order) and move the checkpoint `name` from
+        `old` to `new`, in one transaction (`tracking.insert_rows`: SQLite's executemany, PostgreSQL's COPY).
 
         False, and nothing written, when another process moved the checkpoint first (it did this work).
         """
         try:
             with self.db.write() as conn, conn.begin():
                 check_checkpoint(conn, name, old)
-                if rows and self.db.dialect != "postgresql":
-                    conn.exec_driver_sql(self._insert, rows if isinstance(rows, list) else list(rows))
-                elif rows:
-                    values = [tuple(row[c] for c in CHANGE_COLUMNS) for row in rows]
-                    insert_rows(conn, self.db.dialect, "rating_change", CHANGE_COLUMNS, values)
+                insert_rows(conn, self.db.dialect, "rating_change", CHANGE_COLUMNS, rows)
                 move_checkpoint(conn, name, old, new)
         except Lost:
             return False

@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from events.store import Store
+from events.store.ratings import CHANGE_COLUMNS
+from projections import ratings as ratings_module
 from projections.ratings import (
     BANKER_POOL,
     MODEL,
@@ -19,6 +21,7 @@ from projections.ratings import (
     RatingsModel,
     matches_of,
     rate,
+    update,
 )
 from projections.service import Operator, Tablebook
 
@@ -75,14 +78,34 @@ def test_seven_and_a_half_pairs_each_staking_punter_with_the_banker_in_separate_
 def test_a_rating_change_is_explained_with_the_opponents_before_and_the_expected_result() -> None:
     ratings: dict[tuple[str, str], tuple[float, float, int]] = {("pB", "schnapsen"): (30.0, 5.0, 12)}
     match = Match(3, 40, ((0,), (1,)), ("schnapsen", "schnapsen"), (0, 1))
-    rows = rate(match, ["pA", "pB"], ratings, {"game_id": "g1"})
-    anna, ben = rows
+    rows = rate(match, ["pA", "pB"], ratings, (1, "g1", "schnapsen", 77, "2026-01-01T00:00:00Z"))
+    anna, ben = (dict(zip(CHANGE_COLUMNS, row, strict=True)) for row in rows)
+    assert anna["game_id"] == "g1" and anna["position"] == 77 and anna["pool"] == "schnapsen"
     assert anna["player_id"] == "pA" and anna["mu_before"] == MODEL.mu and anna["actual"] == 1.0
     assert anna["expected"] < 0.5 < ben["expected"]  # Ben was rated higher: Anna's win was the surprise
     assert abs(anna["expected"] + ben["expected"] - 1.0) < 1e-9
     assert anna["mu_after"] > anna["mu_before"] and ben["mu_after"] < ben["mu_before"]
     assert '"mu":30.0' in anna["opponents"] and '"player_id":"pB"' in anna["opponents"]
     assert ratings[("pA", "schnapsen")][2] == 1 and ratings[("pB", "schnapsen")][2] == 13
+
+
+def test_the_in_place_update_is_the_librarys_rate_bit_for_bit() -> None:
+    """`update` skips `MODEL.rate`'s checks and copies; on random matches of every shape the ratings agree
+    exactly, so an openskill whose `rate` does something else fails here."""
+    rng = random.Random(11)
+    shapes = [[1, 1], [1, 2], [1, 1, 1], [1, 1, 1, 1], [2, 1], [1, 1, 2]]
+    for _ in range(3000):
+        sizes = rng.choice(shapes)
+        teams = [
+            [MODEL.rating(mu=rng.uniform(5, 45), sigma=rng.choice([rng.uniform(0.05, 9.0), 25 / 3])) for _ in range(n)]
+            for n in sizes
+        ]
+        ranks = [rng.randrange(len(sizes)) for _ in sizes]  # ties and gaps as they come
+        expected = MODEL.rate(teams, ranks=list(ranks))
+        update(teams, ranks)
+        assert [[(r.mu, r.sigma) for r in side] for side in teams] == [
+            [(r.mu, r.sigma) for r in side] for side in expected
+        ], (sizes, ranks)
 
 
 KINDS = ("schnapsen", "casino", "cutthroat-smear", "gin-rummy-3", "seven-and-a-half")
@@ -127,6 +150,20 @@ def test_rebuild_gives_the_same_ratings_as_the_incremental_updates(store: Store)
         key = (row["player_id"], row["pool"])
         assert row["mu_before"] == pytest.approx(last.get(key, MODEL.mu))
         last[key] = row["mu_after"]
+
+
+def test_the_filtered_read_rates_what_a_read_of_every_event_rates(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`READS` leaves most events to the database; the ratings from what it admits are those from the whole
+    log (pages of 97 events, so that hand contexts are also read back from the middle of hands)."""
+    _demo(store, 2, 5)
+    RatingsModel(store, batch=97).rebuild()
+    filtered = store.ratings.rows()
+    assert {row["pool"] for row in filtered} >= {"gin-rummy-3", BANKER_POOL, PUNTER_POOL}
+    monkeypatch.setattr(ratings_module, "READS", None)
+    RatingsModel(store, batch=97).rebuild()
+    assert store.ratings.rows() == filtered
 
 
 def test_a_retract_of_a_rated_result_rebuilds_and_drops_it(store: Store) -> None:

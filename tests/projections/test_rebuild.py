@@ -1,0 +1,51 @@
+"""Both read models rebuilt at once (projections/rebuild.py): the same rows as one after the other, every
+position reported, and a failure in the second process raised here."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from events.errors import TablebookError
+from events.migrate import upgrade
+from events.store import Store
+from projections import rebuild as rebuild_models
+from projections.service import Tablebook
+
+KINDS = ("schnapsen", "casino", "cutthroat-smear", "gin-rummy-3", "seven-and-a-half")
+
+
+def _record(store: Store) -> None:
+    service = Tablebook.open(store)
+    club = store.ensure_club("c")
+    rng = random.Random(3)
+    for kind in KINDS:
+        service.record_demo_game(club, kind, rng)
+
+
+def test_a_parallel_rebuild_gives_the_rows_of_a_serial_one_and_reports_every_position(store: Store) -> None:
+    _record(store)
+    serial = rebuild_models.rebuild_read_models(store, parallel=False)
+    facts, changes = store.hand_fact_rows(), store.ratings.rows()
+    assert facts and changes and serial.facts_read > 0 and serial.ratings_read > 0
+    advanced: Counter[str] = Counter()
+    rebuilt = rebuild_models.rebuild_read_models(store, lambda name, n: advanced.update({name: n}))
+    assert rebuilt == serial
+    assert store.hand_fact_rows() == facts and store.ratings.rows() == changes
+    head = store.head_position()
+    assert advanced == {rebuild_models.FACTS: head, rebuild_models.RATINGS: head}
+
+
+def test_a_failure_in_the_second_process_is_raised_with_its_traceback(tmp_path: object) -> None:
+    url = f"sqlite:///{tmp_path}/no-facts.db"
+    upgrade(url)
+    broken = Store(url)
+    try:
+        with broken.engine.begin() as conn:
+            conn.exec_driver_sql("DROP TABLE hand_fact")  # the second process's reset fails; the ratings do not
+        with pytest.raises(TablebookError, match="(?s)hand facts' rebuild failed.*no such table: hand_fact"):
+            rebuild_models.rebuild_read_models(broken)
+    finally:
+        broken.dispose()
