@@ -45,7 +45,7 @@ def test_a_failure_in_the_second_process_is_raised_with_its_traceback(tmp_path: 
     try:
         with broken.engine.begin() as conn:
             conn.exec_driver_sql("DROP TABLE hand_fact")  # the second process's reset fails; the ratings do not
-        with pytest.raises(TablebookError, match="(?s)hand facts' rebuild failed.*no such table: hand_fact"):
+        with pytest.raises(TablebookError, match=r"(?s)hand facts' rebuild failed.*no such table: hand_fact"):
             rebuild_models.rebuild_read_models(broken)
     finally:
         broken.dispose()
