@@ -859,12 +859,18 @@ def _print_outcome(outcome: Any) -> None:
 def rebuild(
     database: DatabaseOption = None,
     serial: Annotated[
-        bool, typer.Option("--serial", help="one read model after the other in this process (default: both at once)")
-    ] = False,
+        bool | None,
+        typer.Option(
+            "--serial/--parallel",
+            help="one read model after the other in this process, or both at once (the hand facts in a second "
+            "process); default: both at once for a log of more than 400,000 events",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Rebuild every read model from zero (the hand facts behind `GET /v1/games?has=`, the ratings).
 
-    Both at once by default: the hand facts in a second process, the ratings in this one.
+    A long log is rebuilt with both at once: the hand facts in a second process, the ratings in this one.
     """
     service = _service(database, migrate=True)
     store = service.store
@@ -875,7 +881,7 @@ def rebuild(
             for name in (rebuild_models.FACTS, rebuild_models.RATINGS)
         }
         rebuilt = rebuild_models.rebuild_read_models(
-            store, lambda name, n: progress.advance(tasks[name], n), parallel=not serial
+            store, lambda name, n: progress.advance(tasks[name], n), parallel=None if serial is None else not serial
         )
     facts = service.hand_facts()
     rows = len(store.hand_fact_rows())

@@ -12,6 +12,7 @@ from api.cli import app
 from events.migrate import upgrade
 from events.store import Store
 from projections.ratings import RatingsModel
+from projections.readmodel import HandFacts
 from projections.service import Operator, Tablebook
 
 runner = CliRunner()
@@ -104,7 +105,11 @@ def test_tablebook_rebuild_gives_the_ratings_the_incremental_path_gave(tmp_path:
     RatingsModel(store).catch_up()
     incremental = store.ratings.rows()
     assert len(incremental) == 6  # three Schnapsen games, two players each
-    output = _run("rebuild", "--database", url)
-    assert "rebuilt the ratings:" in output and "6 rating changes" in output
-    assert store.ratings.rows() == incremental
+    HandFacts(store).catch_up()
+    facts = store.hand_fact_rows()
+    assert facts
+    for how in ((), ("--parallel",), ("--serial",)):  # the default chooses serial for so short a log
+        output = _run("rebuild", "--database", url, *how)
+        assert "rebuilt the ratings:" in output and "6 rating changes" in output, how
+        assert store.ratings.rows() == incremental and store.hand_fact_rows() == facts, how
     store.dispose()

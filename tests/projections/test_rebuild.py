@@ -31,7 +31,7 @@ def test_a_parallel_rebuild_gives_the_rows_of_a_serial_one_and_reports_every_pos
     facts, changes = store.hand_fact_rows(), store.ratings.rows()
     assert facts and changes and serial.facts_read > 0 and serial.ratings_read > 0
     advanced: Counter[str] = Counter()
-    rebuilt = rebuild_models.rebuild_read_models(store, lambda name, n: advanced.update({name: n}))
+    rebuilt = rebuild_models.rebuild_read_models(store, lambda name, n: advanced.update({name: n}), parallel=True)
     assert rebuilt == serial
     assert store.hand_fact_rows() == facts and store.ratings.rows() == changes
     head = store.head_position()
@@ -46,6 +46,6 @@ def test_a_failure_in_the_second_process_is_raised_with_its_traceback(tmp_path: 
         with broken.engine.begin() as conn:
             conn.exec_driver_sql("DROP TABLE hand_fact")  # the second process's reset fails; the ratings do not
         with pytest.raises(TablebookError, match=r"(?s)hand facts' rebuild failed.*no such table: hand_fact"):
-            rebuild_models.rebuild_read_models(broken)
+            rebuild_models.rebuild_read_models(broken, parallel=True)
     finally:
         broken.dispose()
