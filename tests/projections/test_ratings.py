@@ -157,7 +157,7 @@ def test_the_filtered_read_rates_what_a_read_of_every_event_rates(
 ) -> None:
     """`READS` leaves most events to the database; the ratings from what it admits are those from the whole
     log (pages of 97 events, so that hand contexts are also read back from the middle of hands)."""
-    _demo(store, 2, 5)
+    _demo(store, 1, 5)
     RatingsModel(store, batch=97).rebuild()
     filtered = store.ratings.rows()
     assert {row["pool"] for row in filtered} >= {"gin-rummy-3", BANKER_POOL, PUNTER_POOL}
