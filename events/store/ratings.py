@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from events.codec import loads
 from events.store.base import GAMES, Database
 from events.store.players import SEATS
-from events.store.tracking import Lost, check_checkpoint, insert_rows, move_checkpoint, reset_checkpoint
+from events.store.tracking import Lost, check_checkpoint, emptied_fast, insert_rows, move_checkpoint, reset_checkpoint
 from events.tables import RatingChange
 
 CHANGES = RatingChange.__table__  # type: ignore[attr-defined]
@@ -78,7 +78,7 @@ class RatingRecorder:
 
     def reset_ratings(self, name: str) -> None:
         """Empty the ratings and put their checkpoint back to 0 (before a rebuild)."""
-        with self.db.write() as conn, conn.begin():
+        with self.db.write() as conn, conn.begin(), emptied_fast(conn, self.db.dialect):
             conn.execute(CHANGES.delete())
             reset_checkpoint(conn, name)
 

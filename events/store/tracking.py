@@ -9,7 +9,8 @@ These tables are disposable (`tablebook rebuild`): nothing here is part of the r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import insert, select, update
@@ -72,6 +73,28 @@ def reset_checkpoint(conn: Any, name: str) -> None:
     done = conn.execute(update(CHECKPOINTS).where(CHECKPOINTS.c.name == name).values(position=0, updated_at=utc_now()))
     if done.rowcount == 0:
         conn.execute(insert(CHECKPOINTS).values(name=name, position=0, updated_at=utc_now()))
+
+
+@contextmanager
+def emptied_fast(conn: Any, dialect: str) -> Iterator[None]:
+    """Inside a read model's reset transaction: SQLite frees the deleted pages without overwriting them.
+
+    Debian's SQLite is built with `secure_delete` on: every page a DELETE frees is overwritten with zeros,
+    which for the whole of a read model's table costs ten times the delete itself (0.2-0.8 s against
+    0.02 s for 43,000 rating changes, measured). A read model's rows name no player, only ids, and are
+    rebuilt from the events at will, so their reset uses `FAST` (zeros only where that costs no extra
+    I/O); the connection's own setting is put back before the transaction ends, for the record's tables.
+    PostgreSQL: nothing to change.
+    """
+    if dialect != "sqlite":
+        yield
+        return
+    before = int(conn.exec_driver_sql("PRAGMA secure_delete").scalar_one())
+    conn.exec_driver_sql("PRAGMA secure_delete=FAST")
+    try:
+        yield
+    finally:
+        conn.exec_driver_sql(f"PRAGMA secure_delete={before}")
 
 
 def insert_rows(conn: Any, dialect: str, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
@@ -166,13 +189,9 @@ class TrackingRecorder:
 
     def reset_hand_facts(self, name: str) -> None:
         """Empty the hand-fact read model and put its checkpoint back to 0 (before a rebuild)."""
-        with self.db.write() as conn, conn.begin():
+        with self.db.write() as conn, conn.begin(), emptied_fast(conn, self.db.dialect):
             conn.execute(FACTS.delete())
-            done = conn.execute(
-                update(CHECKPOINTS).where(CHECKPOINTS.c.name == name).values(position=0, updated_at=utc_now())
-            )
-            if done.rowcount == 0:
-                conn.execute(insert(CHECKPOINTS).values(name=name, position=0, updated_at=utc_now()))
+            reset_checkpoint(conn, name)
 
     def hand_fact_rows(self, game_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
         """Every hand fact (of these games), without its row id, in a stable order."""

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 
 from events.errors import TablebookError
 from events.migrate import upgrade
 from events.store import Store
+from events.store.tracking import emptied_fast
 from projections import rebuild as rebuild_models
 from projections.service import Tablebook
 
@@ -49,3 +51,27 @@ def test_a_failure_in_the_second_process_is_raised_with_its_traceback(tmp_path: 
             rebuild_models.rebuild_read_models(broken, parallel=True)
     finally:
         broken.dispose()
+
+
+def test_a_reset_frees_pages_fast_and_puts_the_connections_own_setting_back(tmp_path: object) -> None:
+    """`emptied_fast` (a read model's reset on SQLite) sets `secure_delete=FAST` for its transaction only,
+    also when the transaction fails: a pooled connection goes back to the record's tables as it was."""
+    url = f"sqlite:///{tmp_path}/reset.db"
+    upgrade(url)
+    store = Store(url)
+
+    def setting(conn: Any) -> int:
+        with conn.begin():
+            return int(conn.exec_driver_sql("PRAGMA secure_delete").scalar_one())
+
+    try:
+        with store.db.write() as conn:
+            before = setting(conn)
+            with conn.begin(), emptied_fast(conn, store.dialect):
+                assert int(conn.exec_driver_sql("PRAGMA secure_delete").scalar_one()) == 2  # FAST
+            assert setting(conn) == before
+            with pytest.raises(RuntimeError), conn.begin(), emptied_fast(conn, store.dialect):
+                raise RuntimeError("a reset that fails")
+            assert setting(conn) == before
+    finally:
+        store.dispose()
