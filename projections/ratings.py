@@ -34,10 +34,12 @@ events, never by hand. A merge of two players rebuilds too (their results are no
 
 Speed (100,000 games is the scale asked for; `python -m bench.ratings` prints where it stands): the
 database hands the projection only the events `READS` admits, over migration 0013's partial index
-(about one in eight); a rebuild keeps every player's latest rating, and the library's rating object
-for it, in memory from page to page instead of asking the rows, and writes each page's changes with
-one executemany (PostgreSQL: one COPY). What is left is mostly the library's own `rate` and the
-`rating_change` rows' indexes.
+(about one in eleven); a rebuild keeps every player's latest rating, and the library's rating object
+for it, in memory from page to page instead of asking the rows, updates those objects in place with
+the library's own update (`update`, the same numbers as `MODEL.rate` without its copies), and writes
+each page's changes with one executemany (PostgreSQL: one COPY). `tablebook rebuild` runs this beside
+the hand facts (`projections/rebuild.py`). What is left is the reading and writing of the rows (about
+a third) and this module's own bookkeeping per result (decoding, contexts, explanations).
 """
 
 from __future__ import annotations
