@@ -100,7 +100,7 @@ def bare_read(store: Store, only: LogFilter | None, batch: int = 5000) -> tuple[
 def bare_rate(store: Store) -> tuple[float, float, int]:
     """The library's own cost for as many matches of each shape as the ratings hold: the update the
     projection makes (`rating_model.update`, openskill's `_compute` on its own objects) with the expected
-    results it shows (`MODEL.predict_win`), and openskill's public `MODEL.rate` for reference.
+    results it shows (`rating_model.expected_results`), and openskill's public `MODEL.rate` for reference.
 
     Returns (update and predictions seconds, `rate` seconds, matches).
     """
@@ -123,9 +123,7 @@ def bare_rate(store: Store) -> tuple[float, float, int]:
         ranks = list(range(len(sizes)))
         sides = [[MODEL.rating() for _ in range(size)] for size in sizes]
         for _ in range(count):
-            MODEL.predict_win(sides) if len(sides) == 2 else [
-                MODEL.predict_win([sides[i], sides[j]]) for i in range(len(sides)) for j in range(len(sides)) if i != j
-            ]
+            rating_model.expected_results(sides)
             rating_model.update(sides, ranks)
     updates = time.perf_counter() - start
     start = time.perf_counter()

@@ -218,6 +218,20 @@ def update(sides: Sequence[Sequence[BradleyTerryFullRating]], ranks: Sequence[in
     MODEL._compute(teams=[sides[i] for i in order], ranks=[ranks[i] for i in order])
 
 
+def expected_results(sides: list[list[BradleyTerryFullRating]]) -> list[float]:
+    """Each side's expected result against the others: the library's win probability (`MODEL.predict_win`)
+    against each other side, averaged over them like the actual result (with two sides, one call gives
+    both: the library's `[p, 1 - p]`)."""
+    count = len(sides)
+    if count == 2:
+        pair = MODEL.predict_win(sides)
+        return [pair[0], pair[1]]
+    return [
+        sum(MODEL.predict_win([sides[i], sides[j]])[0] for j in range(count) if j != i) / (count - 1)
+        for i in range(count)
+    ]
+
+
 def rate(
     match: Match,
     players: Sequence[str],
@@ -228,9 +242,8 @@ def rate(
     """Rate one match: update `ratings` (and `objects`) in place; one explained `rating_change` row per player.
 
     `base` is the result's `(club_id, game_id, kind, position, recorded_at)`. Every number is the
-    library's: `update` (= `MODEL.rate`) for the new ratings, `MODEL.predict_win` for a side's expected
-    result against each other side (with two sides, one call gives both: the library's `[p, 1 - p]`),
-    averaged over the other sides like the actual result.
+    library's: `update` (= `MODEL.rate`) for the new ratings, `expected_results` for each side's expected
+    result, taken before the update.
     """
     cache: Objects = {} if objects is None else objects
     keys = [[(players[seat], pool) for seat in side] for side, pool in zip(match.sides, match.pools, strict=True)]
@@ -249,14 +262,7 @@ def rate(
         sides.append(current)
         before.append(values)
     count = len(sides)
-    if count == 2:
-        pair = MODEL.predict_win(sides)
-        expectations = [pair[0], pair[1]]
-    else:
-        expectations = [
-            sum(MODEL.predict_win([sides[i], sides[j]])[0] for j in range(count) if j != i) / (count - 1)
-            for i in range(count)
-        ]
+    expectations = expected_results(sides)
     if len({key for side_keys in keys for key in side_keys}) == sum(map(len, keys)):
         update(sides, match.ranks)
         after = sides
@@ -407,15 +413,16 @@ class RatingsModel:
     def _changes(self, page: Sequence[tuple[int, str, Mapping[str, Any]]], ratings: Ratings) -> list[ChangeRow]:
         """The explained rating changes of one page (its decoded events), in log order; `ratings` (the
         latest of each player and pool) is brought up to date in place."""
-        settling = [(pos, gid, env) for pos, gid, env in page if _may_settle(self._games[gid][0], env)]
+        settles = [_may_settle(self._games[gid][0], env) for _, gid, env in page]
+        settling = [gid for (_, gid, _), settled in zip(page, settles, strict=True) if settled]
         if not settling:
             for _, game_id, env in page:
                 self._observe(game_id, env)
             return []
-        retracts = self.store.ratings.retracts_of([gid for _, gid, _ in settling])
+        retracts = self.store.ratings.retracts_of(settling)
         keys = {
             (pid, pool)
-            for _, gid, _ in settling
+            for gid in settling
             for pid in self._games[gid][2]
             for pool in POOLS.get(self._games[gid][0], ())
         }
@@ -424,14 +431,9 @@ class RatingsModel:
             ratings.update(self.store.ratings.latest(missing))
         self._looked_up |= missing
         rows: list[ChangeRow] = []
-        for position, game_id, env in page:
+        for (position, game_id, env), settled in zip(page, settles, strict=True):
             kind, club_id, players = self._games[game_id]
-            if (
-                kind in POOLS
-                and _may_settle(kind, env)
-                and players
-                and not _voided(env["seq"], retracts.get(game_id, ()))
-            ):
+            if settled and kind in POOLS and players and not _voided(env["seq"], retracts.get(game_id, ())):
                 context = self._hand_context(game_id, env) if kind in (SEVEN, GIN) else HandContext()
                 base = (club_id, game_id, kind, position, env["recorded_at"])
                 for match in matches_of(kind, len(players), env, context):
