@@ -1146,6 +1146,21 @@ def deals_report(
                 f"  card positions: chi-square {positions['chi_square']:.1f}, df {positions['df']}, "
                 f"p {_p(positions['p_value'])}{rough}"
             )
+        if doc["recorders"]:
+            out.table(
+                ["recorder", "hands dealt", "voided", "dealt cards taken back", "dealt again"],
+                [
+                    [
+                        r["actor"],
+                        str(r["hands_dealt"]),
+                        str(r["hands_voided"]),
+                        str(r["retracts_of_dealt_cards"]),
+                        str(r["hands_dealt_again"]),
+                    ]
+                    for r in doc["recorders"]
+                ],
+                title="re-deals by recorder (voids deal a new deck; a correction deals the same cards again)",
+            )
 
 
 def _p(value: float | None) -> str:

@@ -112,6 +112,13 @@ def pattern_probabilities(deck_size: int, hand_size: int) -> dict[str, float]:
     return out
 
 
+#: what the report counts per recorder: the hands it dealt (first deals), the hands it voided (each is
+#: dealt again from a new deck), its retracts that put dealt cards back in the deck (the same cards are
+#: dealt again), and the hands dealt again from another shuffle of one committed deck (a record made
+#: before the server refused it: `fairdeal.DEALT_AGAIN`)
+RECORDER_COUNTS = ("hands_dealt", "hands_voided", "retracts_of_dealt_cards", "hands_dealt_again")
+
+
 @dataclass
 class KindTally:
     """What one game kind's revealed hands gave."""
@@ -124,6 +131,11 @@ class KindTally:
     seat_hands: int = 0
     positions: dict[str, list[int]] = field(default_factory=dict)
     unverified: int = 0
+    #: per recorder (an event's `actor`): what it did that deals a hand again (`RECORDER_COUNTS`)
+    recorders: dict[str, Counter[str]] = field(default_factory=dict)
+
+    def count(self, actor: str, what: str) -> None:
+        self.recorders.setdefault(actor, Counter())[what] += 1
 
     def add_deck(self, deck: Sequence[str]) -> None:
         if not self.positions:
@@ -149,6 +161,10 @@ class KindTally:
             "deck_size": deck_size,
             "patterns": self._patterns(deck_size),
             "positions": self._positions(deck_size),
+            "recorders": [
+                {"actor": actor, **{what: counts.get(what, 0) for what in RECORDER_COUNTS}}
+                for actor, counts in sorted(self.recorders.items())
+            ],
         }
         return out
 
@@ -229,6 +245,7 @@ def tally_game(
     for env in envelopes:
         if env.get("type") == "deal" and env["seq"] not in retracted and env["hand"] not in first_deal:
             first_deal[env["hand"]] = env["data"]
+    _count_recorders(tally, checked, envelopes, retracted)
     for hand, doc in checked.hands.items():
         if not doc["revealed"] or not doc["server_seed"]:
             continue
@@ -240,6 +257,26 @@ def tally_game(
         if hand in first_deal:
             for cards in seat_hands(kind, first_deal[hand]):
                 tally.add_seat_hand(cards)
+
+
+def _count_recorders(
+    tally: KindTally, checked: fairdeal.Report, envelopes: Sequence[Mapping[str, Any]], retracted: set[int]
+) -> None:
+    """Who dealt, voided, took dealt cards back and dealt a hand again, by the `actor` of each event."""
+    actors = {env["seq"]: str(env.get("actor", "")) for env in envelopes}
+    dealt: set[int] = set()
+    for env in envelopes:
+        if env.get("type") == "deal" and env["seq"] not in retracted and env["hand"] not in dealt:
+            dealt.add(env["hand"])
+            tally.count(actors[env["seq"]], "hands_dealt")
+        elif env.get("type") == "hand_voided" and env["seq"] not in retracted:
+            tally.count(actors[env["seq"]], "hands_voided")
+    for doc in checked.hands.values():
+        for seq in doc["retracts"]:
+            tally.count(actors.get(seq, ""), "retracts_of_dealt_cards")
+    for problem in checked.problems:
+        if problem.get("problem") in fairdeal.DEALT_AGAIN:
+            tally.count(actors.get(problem["seq"], ""), "hands_dealt_again")
 
 
 def _retracted(envelopes: Iterable[Mapping[str, Any]]) -> set[int]:

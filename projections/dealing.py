@@ -58,6 +58,15 @@ class DealState:
     #: how many cards have left the deck
     taken: int = 0
     revealed: bool = False
+    #: the seq of the deck's `deck_committed`
+    committed_at: int = 0
+    #: the seq of its last `seed` (its `deck_committed` while it has none)
+    seeded_at: int = 0
+    #: whether a card has ever left this deck in the record: a `retract` that puts the cards back does not
+    #: undo it, so the deck's seeds are final from its first card on (`retract_reach`)
+    opened: bool = False
+    #: the seq of its `deck_revealed` (0 while it is secret)
+    revealed_at: int = 0
 
 
 #: `dealer(deal)`: the shuffled deck of `deal` (every card, the top first), from the server's secret
@@ -87,17 +96,51 @@ def taken_by(rules: GameRules[Any], state: BaseState, event: Mapping[str, Any]) 
     return len(fairdeal.named_cards(rules.kind, state.seats, event["type"], event, 0))
 
 
-def on_deal_event(deal: DealState | None, event: Mapping[str, Any]) -> DealState | None:
-    """The deal state after one of `DEAL_EVENTS` (already decided)."""
+def on_deal_event(deal: DealState | None, event: Mapping[str, Any], seq: int) -> DealState | None:
+    """The deal state after one of `DEAL_EVENTS` (already decided), appended at `seq`."""
     kind = event["type"]
     if kind == "deck_committed":
-        return DealState(event["hand"], event["commitment"])
+        return DealState(event["hand"], event["commitment"], committed_at=seq, seeded_at=seq)
     if deal is None:
         return None
     if kind == "seed":
-        return replace(deal, seeds=(*deal.seeds, fairdeal.seed_string(event)))
+        return replace(deal, seeds=(*deal.seeds, fairdeal.seed_string(event)), seeded_at=seq)
     assert kind == "deck_revealed", kind
-    return replace(deal, revealed=True)
+    return replace(deal, revealed=True, revealed_at=seq)
+
+
+def took(deal: DealState, count: int) -> DealState:
+    """The deal state after an event that took `count` cards (> 0) from the deck: opened for good."""
+    return DealState(
+        deal.hand, deal.commitment, deal.seeds, deal.taken + count, False, deal.committed_at, deal.seeded_at, True
+    )
+
+
+def after_retract(restored: DealState | None, before: DealState | None) -> DealState | None:
+    """The deck after a `retract`: as it stood at the retract's `to_seq` (the cards taken since are back in
+    it), still opened if it had dealt a card before the retract (its seeds stay final)."""
+    if restored is None or before is None or not before.opened or restored.opened:
+        return restored
+    if restored.commitment != before.commitment:
+        return restored
+    return replace(restored, opened=True)
+
+
+def retract_reach(deal: DealState | None) -> int:
+    """The lowest `to_seq` a new `retract` may name in a server-dealt game (0: any).
+
+    A committed deck is never abandoned: a retract reaches back at most to its `deck_committed` (so a
+    hand is dealt again only by `hand_voided`, which reveals the deck). Once a card has left the deck,
+    at most to its last `seed`: a retract never changes the seeds of a deck that has dealt, so the
+    events after it take the same cards again (`server-deal.md`). A revealed deck (the game's last
+    hand) is public: a retract reaches back at most to its `deck_revealed`, so no card of a public deck
+    is dealt again.
+    """
+    if deal is None:
+        return 0
+    if deal.revealed:
+        return deal.revealed_at
+    return deal.seeded_at if deal.opened else deal.committed_at
 
 
 def decide_deal_event(deal: DealState | None, raw: Any, seats: int, *, stored: bool) -> dict[str, Any]:
@@ -117,6 +160,12 @@ def decide_deal_event(deal: DealState | None, raw: Any, seats: int, *, stored: b
         if deal.taken:
             raise ImpossibleEventError(
                 f"a seed is accepted before the first card of hand {deal.hand} is dealt; its cards are being dealt"
+            )
+        if deal.opened and not stored:
+            raise ImpossibleEventError(
+                f"the deck of hand {deal.hand} has dealt cards, which a retract took back: its seeds are final, "
+                "and the same cards are dealt again; to deal the hand anew, void it (hand_voided): its deck is "
+                "revealed and a new one committed"
             )
     elif kind == "deck_revealed" and (deal is None or deal.revealed or deal.hand != event["hand"]):
         raise ImpossibleEventError(f"hand {event['hand']}'s deck is not the one committed", field="hand")
@@ -203,6 +252,31 @@ def fill(
         if kind == "casino" and not state.in_round:
             out["table"] = cards(4)
     return out
+
+
+def stand_in(kind: str, deck: Sequence[str], taken: int) -> list[str]:
+    """`deck` with the cards still in it (from `taken` on) in canonical order.
+
+    A dealing event is decided on this deck first (`engine.decide`): which cards are left is known to
+    whoever has seen the record (every card but those already dealt from this deck), their order is
+    not. So whether the event is refused, and with what words, depends on nothing the server has not
+    shown; only an event the stand-in accepts is dealt from the real deck, and it is then appended.
+    """
+    order = {card: index for index, card in enumerate(fairdeal.canonical_deck(kind))}
+    return [*deck[:taken], *sorted(deck[taken:], key=order.__getitem__)]
+
+
+def batch_end(kind: str, raw_events: Sequence[Any]) -> int | None:
+    """The index of the first event of a batch that the server deals (fills from the deck), or None.
+
+    In a server-dealt game such an event ends its batch (`Recorder.append` refuses anything after it):
+    an event after it would be decided on the cards just dealt, so its refusal would tell the sender a
+    card of a batch that is not appended (`docs/server-deal.md`).
+    """
+    for index, raw in enumerate(raw_events):
+        if isinstance(raw, Mapping) and isinstance(raw.get("type"), str) and takes(kind, raw):
+            return index
+    return None
 
 
 def cut_ties(rules: GameRules[Any], state: Any, deal: DealState | None, raw: Any, dealer: Dealer) -> bool:

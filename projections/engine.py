@@ -124,16 +124,81 @@ def decide(
         kind = raw["type"]
         if kind in DEAL_EVENTS:
             return Decision(dealing.decide_deal_event(position.deal, raw, state.seats, stored=stored), None)
+        if kind == "retract" and not stored:
+            _check_reach(position, raw)
         fields = () if stored else dealing.takes(rules.kind, raw)
         if fields:
             if dealer is None:
                 raise ImpossibleEventError(f"a {kind} of a server-dealt game is dealt by the server, on an append")
-            filled = dealing.fill(rules, state, position.deal, raw, dealer)
-            try:
-                return _decide(rules, position, filled)
-            except TablebookError as refused:
-                raise dealing.scrubbed(refused, filled, fields) from None
+            return _deal(rules, position, raw, dealer)
     return _decide(rules, position, raw)
+
+
+def _deal(rules: GameRules[S], position: Position[S], raw: dict[str, Any], dealer: Dealer) -> Decision:
+    """A dealing event of a server-dealt game, filled from the deck and decided.
+
+    It is decided first on the stand-in deck (`dealing.stand_in`: the cards left, in canonical order),
+    so that a refusal, its code and its words are the same whatever order the real deck holds; only an
+    event the stand-in accepts is filled from the real deck. Whether a dealing event is legal never
+    depends on which cards it gets (a property test over every game checks it), so the real one is
+    accepted too; were it not, the answer is one sentence that names nothing of the deck.
+    """
+    decks: list[list[str]] = []
+
+    def real(deal: DealState) -> list[str]:
+        if not decks:
+            decks.append(list(dealer(deal)))
+        return decks[0]
+
+    dealable(rules, position, raw, real)
+    filled = dealing.fill(rules, position.game, position.deal, raw, real)
+    try:
+        return _decide(rules, position, filled)
+    except TablebookError:
+        raise ImpossibleEventError(f"this {raw['type']} cannot be dealt now") from None
+
+
+def dealable(rules: GameRules[S], position: Position[S], raw: dict[str, Any], dealer: Dealer) -> None:
+    """Refuse a dealing event of a server-dealt game the way `decide` would, on the stand-in deck alone
+    (`dealing.stand_in`): the answer depends on no card the server has not shown.
+
+    Raises:
+        InvalidEventError / ImpossibleEventError / IllegalEventError: as `decide`, with no card of the deck.
+    """
+    fields = dealing.takes(rules.kind, raw)
+    stand_in = dealing.fill(
+        rules, position.game, position.deal, raw, lambda d: dealing.stand_in(rules.kind, dealer(d), d.taken)
+    )
+    try:
+        _decide(rules, position, stand_in)
+    except TablebookError as refused:
+        raise dealing.scrubbed(refused, stand_in, fields) from None
+
+
+def _check_reach(position: Position[Any], raw: Mapping[str, Any]) -> None:
+    """A new `retract` of a server-dealt game reaches back no further than `dealing.retract_reach`.
+
+    Raises:
+        ImpossibleEventError: it would abandon a committed deck, change the seeds of a deck that has
+            dealt, or deal a revealed deck again.
+    """
+    to_seq = raw.get("to_seq")
+    reach = dealing.retract_reach(position.deal)
+    if not isinstance(to_seq, int) or isinstance(to_seq, bool) or to_seq >= reach:
+        return
+    deal = position.deal
+    assert deal is not None
+    if deal.revealed:
+        why = f"the deck of hand {deal.hand} is public since its deck_revealed at seq {reach}"
+    elif deal.opened and reach > deal.committed_at:
+        why = f"the deck of hand {deal.hand} has dealt cards, and its seeds (the last at seq {reach}) are final"
+    else:
+        why = f"the deck of hand {deal.hand}, committed at seq {reach}, would be abandoned unrevealed"
+    raise ImpossibleEventError(
+        f"retract to seq {to_seq} reaches back too far in a server-dealt game: {why}; a retract here reaches "
+        f"back to seq {reach} at most (to deal a hand anew, void it: hand_voided reveals its deck)",
+        field="to_seq",
+    )
 
 
 def _decide(rules: GameRules[S], position: Position[S], raw: Any) -> Decision:
@@ -262,7 +327,7 @@ def apply(rules: GameRules[S], position: Position[S], event: Event, seq: int) ->
         assert kind != "retract", "a retract is folded by fold() or restore()"
         return _position(position.game, seq, EMPTY, position.retract_floor, deal)
     if kind in DEAL_EVENTS:
-        return _position(position.game, seq, EMPTY, position.retract_floor, dealing.on_deal_event(deal, event))
+        return _position(position.game, seq, EMPTY, position.retract_floor, dealing.on_deal_event(deal, event, seq))
     before = position.game
     if deal is not None and not deal.revealed:
         deal = _took(rules, before, event, deal)
@@ -275,7 +340,7 @@ def apply(rules: GameRules[S], position: Position[S], event: Event, seq: int) ->
 def _took(rules: GameRules[Any], before: Any, event: Event, deal: DealState) -> DealState:
     """The deal state after `event`, folded on `before`: the cards it took have left the deck."""
     count = dealing.taken_by(rules, before, event)
-    return DealState(deal.hand, deal.commitment, deal.seeds, deal.taken + count, False) if count else deal
+    return dealing.took(deal, count) if count else deal
 
 
 def _ended(rules: GameRules[S], after: S, facts: Facts) -> Facts:
@@ -288,9 +353,11 @@ def _ended(rules: GameRules[S], after: S, facts: Facts) -> Facts:
     return ended
 
 
-def restore(at_target: Position[S], retract_seq: int) -> Position[S]:
-    """The position after a `retract` at `retract_seq`: the game (and its deck) as it stood at its `to_seq`."""
-    return _position(at_target.game, retract_seq, EMPTY, retract_seq, at_target.deal)
+def restore(at_target: Position[S], retract_seq: int, before: Position[S]) -> Position[S]:
+    """The position after a `retract` at `retract_seq` on `before`: the game (and its deck) as it stood at
+    its `to_seq`, the deck still marked opened if it had dealt a card (`dealing.after_retract`)."""
+    deal = dealing.after_retract(at_target.deal, before.deal)
+    return _position(at_target.game, retract_seq, EMPTY, retract_seq, deal)
 
 
 def retract_targets(envelopes: Iterable[Mapping[str, Any]]) -> set[int]:
@@ -318,12 +385,12 @@ def walk(
         seq = env["seq"]
         kind = env["type"]
         if kind == "retract":
-            position = restore(kept[env["data"]["to_seq"]], seq)
+            position = restore(kept[env["data"]["to_seq"]], seq, position)
             game, floor, over, deal = position.game, seq, None, position.deal
         elif kind in ENGINE_EVENTS:
             position = _position(game, seq, EMPTY, floor, deal)
         elif kind in DEAL_EVENTS:
-            deal = dealing.on_deal_event(deal, {"type": kind, **env["data"]})
+            deal = dealing.on_deal_event(deal, {"type": kind, **env["data"]}, seq)
             position = _position(game, seq, EMPTY, floor, deal)
         else:
             if over is None:

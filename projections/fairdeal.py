@@ -21,6 +21,13 @@ first hand and card that does not match. The rules it follows are those of `rule
 - the dealing order of each game (the table of `server-deal.md`);
 - a `retract` rewinds the deck with the state: the events after it take the same next cards again.
 
+A hand dealt again is shown, not hidden: each hand says how many of its dealt cards a `retract` took
+back (`cards_taken_back`, with the retracts' seqs) and whether it was voided (`voided_at`), and three
+shapes that deal a hand from another shuffle of its committed deck are problems: a `seed` added after
+cards of the deck were dealt (and taken back), a `retract` that takes back seeds of a deck that had
+dealt cards, and a `retract` that abandons a deck that had dealt cards without its reveal, or reopens
+a hand whose deck was already revealed.
+
 Exit status: 0 when every revealed hand matches, 1 when one does not, 2 when the file cannot be read.
 """
 
@@ -216,9 +223,64 @@ def _hand_doc(report: Report, deck: Deck) -> dict[str, Any]:
             "server_seed": None,
             "cards_checked": 0,
             "verified": None,
+            "cards_taken_back": 0,
+            "retracts": [],
+            "voided_at": None,
+            "abandoned_at": None,
         }
         report.hands[deck.hand] = doc
     return doc
+
+
+#: the problems that name no card (a hand dealt again from another shuffle): every reader may see them
+DEALT_AGAIN = ("redeal", "abandoned", "reopened")
+
+
+def _retract_problem(
+    report: Report, seq: int, before: Deck | None, after: Deck | None, opened: set[str], public: set[str]
+) -> None:
+    """What a `retract` at `seq` did to the deck `before` it (restored to `after`): cards taken back are
+    counted; seeds taken back from a deck that had dealt, a dealt deck abandoned unrevealed, and a hand
+    reopened after its deck was revealed are problems (`opened`: the decks that have dealt a card;
+    `public`: the decks revealed so far)."""
+    same = before is not None and after is not None and after.commitment == before.commitment
+    if same and before is not None and after is not None and before.taken > after.taken:
+        doc = _hand_doc(report, before)
+        doc["cards_taken_back"] += before.taken - after.taken
+        doc["retracts"].append(seq)
+    if after is not None and not after.revealed and after.commitment in public:
+        report.problem(
+            seq,
+            after.hand,
+            f"seq {seq}: the retract reopens hand {after.hand} after its deck was revealed: the rest of the hand "
+            "would be dealt from a public deck",
+            problem="reopened",
+        )
+    if before is None or before.revealed or same:
+        if (
+            same
+            and before is not None
+            and after is not None
+            and before.commitment in opened
+            and after.seeds != before.seeds
+        ):
+            report.problem(
+                seq,
+                before.hand,
+                f"seq {seq}: the retract takes back seeds of the deck of hand {before.hand}, which had dealt "
+                "cards: the cards dealt after it come from another shuffle",
+                problem="redeal",
+            )
+        return
+    _hand_doc(report, before)["abandoned_at"] = seq
+    if before.commitment in opened:
+        report.problem(
+            seq,
+            before.hand,
+            f"seq {seq}: the retract abandons the deck of hand {before.hand} (committed at seq {before.seq}), which "
+            "had dealt cards, without revealing it",
+            problem="abandoned",
+        )
 
 
 def verify_events(header: Mapping[str, Any], envelopes: Sequence[Mapping[str, Any]]) -> Report:
@@ -240,11 +302,14 @@ def verify_events(header: Mapping[str, Any], envelopes: Sequence[Mapping[str, An
     walk = Walk()
     claims: list[Claim] = []
     revealed: dict[tuple[int, str], bytes] = {}
+    #: the commitments of the decks that have dealt a card, in the order of the record (a retract does not undo it)
+    opened: set[str] = set()
     for env in envelopes:
         seq, kind, data = env.get("seq", 0), env.get("type"), env.get("data") or {}
         deck = walk.deck
         if kind == "retract":
             walk = kept.get(data.get("to_seq", 0), Walk())
+            _retract_problem(report, seq, deck, walk.deck, opened, {c for _, c in revealed})
         elif kind == "deck_committed":
             if data.get("algorithm") != ALGORITHM:
                 report.problem(seq, data.get("hand"), f"seq {seq}: unknown algorithm {data.get('algorithm')!r}")
@@ -257,6 +322,14 @@ def verify_events(header: Mapping[str, Any], envelopes: Sequence[Mapping[str, An
             elif deck.taken:
                 report.problem(seq, deck.hand, f"seq {seq}: a seed after the first card of hand {deck.hand} was dealt")
             else:
+                if deck.commitment in opened:
+                    report.problem(
+                        seq,
+                        deck.hand,
+                        f"seq {seq}: a seed for the deck of hand {deck.hand} after cards of it were dealt and taken "
+                        "back: the hand is dealt again from another shuffle",
+                        problem="redeal",
+                    )
                 seeded = replace(deck, seeds=(*deck.seeds, seed_string(data)))
                 walk = replace(walk, deck=seeded)
                 _hand_doc(report, seeded)["seeds"] = list(seeded.seeds)
@@ -286,6 +359,10 @@ def verify_events(header: Mapping[str, Any], envelopes: Sequence[Mapping[str, An
             walk = replace(walk, deck=replace(deck, revealed=True))
         elif kind in takes and not (game == "gin-rummy-3" and kind == "draw" and data.get("source") != "stock"):
             walk = _take(report, claims, walk, env, game, seats)
+            if walk.deck is not None and walk.deck.taken:
+                opened.add(walk.deck.commitment)
+        elif kind == "hand_voided" and deck is not None:
+            _hand_doc(report, deck)["voided_at"] = seq
         else:
             walk = _follow(walk, env, game)
         if seq in targets:

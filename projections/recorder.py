@@ -9,10 +9,12 @@ after which the game is reloaded and the batch decided again.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import secrets
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +26,7 @@ from events import notify
 from events.codec import genesis_hash, utc_now
 from events.envelope import Envelope, event_of
 from events.errors import ImpossibleEventError, InvalidEventError, NotFoundError, StreamConflictError, TablebookError
-from events.store import DuplicateRequest, GameRecord, Head, SeedRow, Store
+from events.store import DuplicateRequest, GameRecord, Head, HeldHead, SeedRow, Store
 from projections import dealing, engine, fairdeal, snapshots
 from projections.registry import rules_for
 from projections.rules import GameRules, seat_dict
@@ -33,8 +35,8 @@ from projections.rules import GameRules, seat_dict
 MAX_BATCH = 1000
 #: snapshots one fold writes at most (the newest boundaries it passed): each costs an encode of the state
 WRITES_PER_FOLD = 2000
-#: how many times an append is decided again after losing a race to another process
-RETRIES = 5
+#: seconds an append without `expected_seq` keeps trying for its turn at a busy game's head (then: 503)
+APPEND_DEADLINE = 10.0
 
 log = logging.getLogger(__name__)
 
@@ -308,6 +310,7 @@ class Recorder:
                 the position of the refused event in the batch.
             StreamConflictError: `expected_seq` is not the game's head.
             IdempotencyMismatchError: the key was used with another body.
+            HeadBusyError: other appends kept the game busy for APPEND_DEADLINE seconds (nothing written).
         """
         if not raw_events and not server_only:
             raise InvalidEventError("a batch needs at least one event", field="events")
@@ -319,39 +322,54 @@ class Recorder:
                 self.live(game_id, club_id)  # a key never reveals another club's game
                 return self._replay_request(game_id, prior, idempotency[1])
         entry = self.live(game_id, club_id)
-        for _ in range(RETRIES):
-            if expected_seq is not None and expected_seq != entry.state.seq:
-                raise StreamConflictError(expected_seq, entry.state.seq)
-            try:
-                state, envelopes, seeds = self._decide_batch(entry, raw_events, actor)
-            except TablebookError:
-                moved = self.store.get_game(game_id).seq != entry.state.seq
-                if not moved:
-                    raise
-                entry = self.live(game_id, club_id)  # refused on a head that another process has moved
-                continue
-            if not envelopes:
+        deadline = time.monotonic() + APPEND_DEADLINE
+        held: HeldHead | None = None
+        with contextlib.ExitStack() as hold:
+
+            def again() -> Live:
+                """After a lost race: the head held still (events/store/recorder.py `hold_head`: it waits for the
+                append ahead to end), the game read again there. Raises HeadBusyError past the deadline."""
+                nonlocal held
+                hold.close()  # an earlier hold let go first (SQLite: another process got in before it)
+                held = hold.enter_context(self.store.recorder.hold_head(game_id, deadline - time.monotonic()))
+                return self.live(game_id, club_id)
+
+            while True:
+                if expected_seq is not None and expected_seq != entry.state.seq:
+                    prior = self.store.find_request(game_id, idempotency[0]) if idempotency else None
+                    if prior is not None and idempotency is not None:  # this request, landed meanwhile
+                        return self._replay_request(game_id, prior, idempotency[1])
+                    raise StreamConflictError(expected_seq, entry.state.seq)
+                try:
+                    state, envelopes, seeds = self._decide_batch(entry, raw_events, actor)
+                except TablebookError:
+                    moved = self.store.get_game(game_id).seq != entry.state.seq
+                    if not moved:
+                        raise
+                    entry = again()  # refused on a head that another process has moved
+                    continue
+                if not envelopes:
+                    return envelopes
+                try:
+                    self.store.append(
+                        game_id,
+                        envelopes,
+                        base_seq=entry.state.seq,
+                        head=head_of(entry.rules, state, envelopes[-1]["hash"]),
+                        idempotency=idempotency,
+                        secrets=seeds,
+                        held=held,
+                    )
+                except StreamConflictError as conflict:
+                    if expected_seq is not None and conflict.actual != expected_seq:
+                        raise StreamConflictError(expected_seq, conflict.actual) from None
+                    entry = again()  # without expected_seq, decided again on the new head until it lands
+                    continue
+                except DuplicateRequest as duplicate:
+                    return self._replay_request(game_id, duplicate.prior, idempotency[1] if idempotency else "")
+                notify.publish(self.store, game_id)  # committed: wake the game's live streams, here and elsewhere
+                self.cache.put(Live(entry.game, entry.rules, state, envelopes[-1]["hash"]))
                 return envelopes
-            try:
-                self.store.append(
-                    game_id,
-                    envelopes,
-                    base_seq=entry.state.seq,
-                    head=head_of(entry.rules, state, envelopes[-1]["hash"]),
-                    idempotency=idempotency,
-                    secrets=seeds,
-                )
-            except StreamConflictError as conflict:
-                if expected_seq is not None:
-                    raise StreamConflictError(expected_seq, conflict.actual) from None
-                entry = self.live(game_id, club_id)
-                continue
-            except DuplicateRequest as duplicate:
-                return self._replay_request(game_id, duplicate.prior, idempotency[1] if idempotency else "")
-            notify.publish(self.store, game_id)  # committed: wake the game's live streams, here and elsewhere
-            self.cache.put(Live(entry.game, entry.rules, state, envelopes[-1]["hash"]))
-            return envelopes
-        raise StreamConflictError(entry.state.seq, self.store.get_game(game_id).seq)
 
     def _replay_request(self, game_id: str, prior: Any, body_hash: str) -> list[Envelope]:
         from events.errors import IdempotencyMismatchError
@@ -380,7 +398,7 @@ class Recorder:
             nonlocal state, prev_hash
             seq = state.seq + 1
             if decision.event["type"] == "retract":
-                state = self._retracted_state(entry, envelopes, decision.event["to_seq"], seq)
+                state = self._retracted_state(entry, envelopes, decision.event["to_seq"], seq, state)
             else:
                 state = engine.apply(rules, state, decision.event, seq)
             envelope = engine.sealed(state, decision, recorded_at=recorded_at, actor=by, prev_hash=prev_hash)
@@ -405,13 +423,23 @@ class Recorder:
                 event = dealing.committed_event(due.commit, commitment)
                 append(engine.decide(rules, state, event, stored=True), dealing.SERVER_ACTOR)
 
+        dealt = dealing.batch_end(rules.kind, raw_events) if server else None
         if server:
+            if dealt is not None and dealt < len(raw_events) - 1:
+                raise InvalidEventError(
+                    f"in a server-dealt game an event the server deals ends its batch: event {dealt} is a "
+                    f"{raw_events[dealt]['type']}, so send the events after it in a batch of their own",
+                    field="events",
+                    index=dealt + 1,
+                )
             follow_up()  # a deck due and not committed: a new game, or one whose first append was lost
         for index, raw in enumerate(raw_events):
             try:
-                if server:
+                if server and index == dealt:
                     recut = 0
                     while dealing.cut_ties(rules, state.game, state.deal, raw, dealer):
+                        if not recut:  # refused, if at all, before any recut: as with a deck that needs none
+                            engine.dealable(rules, state, raw, dealer)
                         recut += 1
                         seed = {"type": "seed", "seed": dealing.RECUT.format(n=recut)}
                         append(engine.decide(rules, state, seed), dealing.SERVER_ACTOR)
@@ -438,14 +466,15 @@ class Recorder:
             )
         return fairdeal.shuffle(secret, game.genesis_hash, deal.hand, deal.seeds, fairdeal.canonical_deck(game.kind))
 
-    def _retracted_state(self, entry: Live, pending: list[Envelope], to_seq: int, seq: int) -> Any:
-        """The state at `to_seq`, from the stored events and this batch's earlier ones."""
+    def _retracted_state(self, entry: Live, pending: list[Envelope], to_seq: int, seq: int, before: Any) -> Any:
+        """The state after a retract at `seq` to `to_seq` on `before`, from the stored events and this batch's
+        earlier ones."""
         if to_seq <= entry.state.seq:  # a stored state: folded from the nearest snapshot
-            return engine.restore(self.fold_to(entry.game, entry.rules, to_seq), seq)
+            return engine.restore(self.fold_to(entry.game, entry.rules, to_seq), seq, before)
         rules, initial = initial_state_of(entry.game)
         history = [*self.store.read_events(entry.game.id, 0, entry.state.seq), *pending]
         kept = engine.fold(rules, initial, [env for env in history if env["seq"] <= to_seq])
-        return engine.restore(kept, seq)
+        return engine.restore(kept, seq, before)
 
     # ------------------------------------------------------------------ reads
 

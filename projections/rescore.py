@@ -110,7 +110,7 @@ def replay(
         try:
             decision = engine.decide(rules, position, event_of(env))
             if decision.event["type"] == "retract":
-                position = engine.restore(kept[decision.event["to_seq"]], seq)
+                position = engine.restore(kept[decision.event["to_seq"]], seq, position)
             else:
                 position = engine.apply(rules, position, decision.event, seq)
         except TablebookError as refused:

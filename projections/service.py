@@ -658,7 +658,11 @@ class Tablebook:
         header = {"game": game.kind, "seats": len(game.players), "options": dict(game.options)}
         checked = fairdeal.verify_events(header, envelopes)
         revealed = {h for h, doc in checked.hands.items() if doc["revealed"]}
-        problems = [p for p in checked.problems if reader.sees_everything or p.get("hand") in revealed]
+        problems = [
+            p
+            for p in checked.problems
+            if reader.sees_everything or p.get("hand") in revealed or p.get("problem") in fairdeal.DEALT_AGAIN
+        ]
         return {
             "game": game.id,
             "server_dealt": checked.server_dealt,

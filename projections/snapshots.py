@@ -382,7 +382,8 @@ def version_of(kind: str, rules: GameRules[Any] | None = None) -> str:
 
     It hashes the game's module (`projections/<game>.py`, or every `.py` file of the package
     `projections/<game>/`, with `_` for `-`; and the package its `evolve` is defined in, if another),
-    `projections/rules.py`, `projections/engine.py` and `CODEC_VERSION`.
+    `projections/rules.py`, `projections/engine.py`, `projections/dealing.py` (the deck state a position
+    carries) and `CODEC_VERSION`.
     """
     found = _versions.get(kind)
     if found is not None:
@@ -394,7 +395,7 @@ def version_of(kind: str, rules: GameRules[Any] | None = None) -> str:
     names = {f"{ALLOWED_PREFIX}.{kind.replace('-', '_')}", ".".join(rules.evolve.__module__.split(".")[:2])}
     files = {path for name in names for path in _source_files(name)}
     digest = hashlib.sha256(f"tablebook-snapshot/{CODEC_VERSION}\0{kind}\0".encode())
-    for path in [*sorted(files), _HERE / "rules.py", _HERE / "engine.py"]:
+    for path in [*sorted(files), _HERE / "rules.py", _HERE / "engine.py", _HERE / "dealing.py"]:
         digest.update(str(path.relative_to(_HERE.parent)).encode() + b"\0" + path.read_bytes() + b"\0")
     version = digest.hexdigest()[:32]
     _versions[kind] = version

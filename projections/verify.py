@@ -128,7 +128,7 @@ def verify_stream(
         try:
             if env["type"] == "retract":
                 decision = engine.decide(rules, state, event_of(env), stored=True)
-                state = engine.restore(kept[decision.event["to_seq"]], seq)
+                state = engine.restore(kept[decision.event["to_seq"]], seq, state)
             else:
                 decision = engine.decide(rules, state, event_of(env), stored=True)
                 state = engine.apply(rules, state, decision.event, seq)

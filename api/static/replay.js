@@ -527,9 +527,16 @@ async function renderDeals(box) {
     return;
   }
   const mark = (d) => d.verified ? "✓ verified" : d.verified === false ? "✗ does not match" : "not revealed yet";
-  const list = h("section", { id: "deals", class: "deals" }, h("h3", {}, "Server deals"),
+  // a hand dealt again shows: voided (a new deck for the next hand), cards a retract put back in the deck
+  const again = (d) => [
+    d.voided_at ? ` · voided at event ${d.voided_at}, its deck revealed` : "",
+    d.cards_taken_back ? ` · ${d.cards_taken_back} dealt card${d.cards_taken_back === 1 ? "" : "s"} taken back by a correction, dealt again the same` : "",
+  ].join("");
+  const problems = (deals.first_problem && ["redeal", "abandoned", "reopened"].includes(deals.first_problem.problem))
+    ? [h("p", { class: "flag flag-redeal" }, `⚠ ${deals.first_problem.message}`)] : [];
+  const list = h("section", { id: "deals", class: "deals" }, h("h3", {}, "Server deals"), ...problems,
     h("ul", {}, deals.hands.map((d) => h("li", { class: d.verified ? "verified" : "", dataset: { hand: d.hand } },
-      `Hand ${d.hand}: commitment `, h("code", { title: d.commitment }, `${d.commitment.slice(0, 16)}…`), ` ${mark(d)}`))));
+      `Hand ${d.hand}: commitment `, h("code", { title: d.commitment }, `${d.commitment.slice(0, 16)}…`), ` ${mark(d)}${again(d)}`))));
   const old = document.getElementById("deals");
   if (old) old.remove();
   box.append(list);

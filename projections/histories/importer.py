@@ -412,7 +412,7 @@ def from_text(text: str, *, actor: str, recorded_at: str | None = None) -> Impor
         try:
             decision = engine.decide(rules, state, raw, stored=True)
             if decision.event["type"] == "retract":
-                state = engine.restore(kept[decision.event["to_seq"]], seq)
+                state = engine.restore(kept[decision.event["to_seq"]], seq, state)
             else:
                 state = engine.apply(rules, state, decision.event, seq)
         except TablebookError as exc:

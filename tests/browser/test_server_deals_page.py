@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from tests.api.test_server_deals import Table
+from tests.api.server_tables import Table
 from tests.browser.conftest import Server
 from tests.conftest import Club
 

@@ -236,7 +236,7 @@ def walk(kind: str, seed: int, enforcement: str) -> Walked:
         decision = engine.decide(rules, state, dict(event))
         seq = state.seq + 1
         if decision.event["type"] == "retract":
-            state = engine.restore(states[decision.event["to_seq"]], seq)
+            state = engine.restore(states[decision.event["to_seq"]], seq, state)
             violations = [v for v in violations if v <= decision.event["to_seq"]]
         else:
             state = engine.apply(rules, state, decision.event, seq)

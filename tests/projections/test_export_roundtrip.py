@@ -46,7 +46,7 @@ def sealed(kind: str, players: list[str], options: dict[str, Any], events: list[
     for seq, raw in enumerate(events, start=1):
         decision = engine.decide(rules, state, raw)
         if decision.event["type"] == "retract":
-            state = engine.restore(kept[decision.event["to_seq"]], seq)
+            state = engine.restore(kept[decision.event["to_seq"]], seq, state)
         else:
             state = engine.apply(rules, state, decision.event, seq)
         kept[seq] = state

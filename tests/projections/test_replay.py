@@ -19,12 +19,12 @@ def _envelopes(events: list[dict]) -> list[dict]:  # type: ignore[type-arg]
     for seq, event in enumerate(events, 1):
         decision = engine.decide(RULES, state, event)
         if event["type"] == "retract":
-            state = engine.fold(
+            kept = engine.fold(
                 RULES,
                 engine.start(RULES, players, RULES.options_for(players, example["options"])),
                 [e for e in out if e["seq"] <= event["to_seq"]],
             )
-            state = engine.restore(state, seq)
+            state = engine.restore(kept, seq, state)
         else:
             state = engine.apply(RULES, state, decision.event, seq)
         out.append(

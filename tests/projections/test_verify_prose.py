@@ -26,7 +26,7 @@ def sealed(kind: str, players: list[str], options: dict[str, Any], events: list[
         decision = engine.decide(rules, state, dict(event))
         seq = state.seq + 1
         if decision.event["type"] == "retract":
-            state = engine.restore(states[decision.event["to_seq"]], seq)
+            state = engine.restore(states[decision.event["to_seq"]], seq, state)
         else:
             state = engine.apply(rules, state, decision.event, seq)
         states[seq] = state
