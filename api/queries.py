@@ -6,6 +6,8 @@
   converted to UTC and written as the store writes its times (`events.codec.utc_now`:
   `2026-11-29T13:00:00.000000Z`), so that the text comparison of the query is a comparison of times.
 - `game` (`GameKind`): one of `projections.registry.KINDS`; another answers 422 naming them.
+- `player` (`api.requests.QueryName`): a name normalised as names are kept (no spaces around, whitespace
+  inside one space); blank is a 422.
 - `known_query`: a dependency of the whole application that refuses, with 422 naming it, a query
   parameter the route does not declare (`?plyer=Anna` listed every game). The HTML pages (not in the
   schema) are left alone: the replay page reads its own `?share=`.
@@ -31,6 +33,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from api.requests import QueryName
 from events.errors import InvalidEventError, clip
 from projections.registry import KINDS
 
@@ -105,9 +108,11 @@ def stored_time(moment: datetime | None) -> str | None:
 def game_filters(
     game: Annotated[GameKind | None, Query(description="game kind: " + ", ".join(KINDS))] = None,
     player: Annotated[
-        str | None,
+        QueryName,
         Query(
-            max_length=100, description="a player's name or alias, case-insensitive (with `has=`: their own situations)"
+            max_length=100,
+            description="a player's name or alias, case-insensitive, whitespace normalised (with `has=`: their own "
+            "situations)",
         ),
     ] = None,
     player_id: Annotated[

@@ -19,7 +19,7 @@ from pydantic_core import PydanticCustomError
 from api.deps import PrincipalDep, ServiceDep
 from api.models import AUTH, BODY, errors
 from api.queries import GameFiltersDep
-from api.requests import StrictJSONRoute
+from api.requests import PlayerName, StrictJSONRoute
 from events.schema import unstorable
 from projections.readmodel import KNOWN, check_situations
 from projections.registry import KINDS
@@ -27,16 +27,13 @@ from projections.registry import KINDS
 router = APIRouter(prefix="/v1/games", tags=["games"], route_class=StrictJSONRoute)
 
 
-def _storable(name: str) -> str:
-    """A player's name, refused (422, naming its place) when the store cannot hold it: a NUL."""
-    problem = unstorable(name)
+def _storable(text: str) -> str:
+    """A label, refused (422, naming its place) when the store cannot hold it: a NUL."""
+    problem = unstorable(text)
     if problem:
-        raise PydanticCustomError("unstorable", "the name {problem}", {"problem": problem})
-    return name
+        raise PydanticCustomError("unstorable", "the text {problem}", {"problem": problem})
+    return text
 
-
-#: a player's name: 1 to 100 characters that any store can hold
-PlayerName = Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_storable)]
 
 #: the longest event, round or table label: a line of a score sheet's heading, not a description
 MAX_LABEL = 80
@@ -73,7 +70,11 @@ class GameCreate(BaseModel):
 
     game: str = Field(description="one of: " + ", ".join(KINDS), examples=["schnapsen"])
     players: list[PlayerName] = Field(
-        min_length=1, max_length=8, description="names in seat order: seat 0, 1, ...", examples=[["Anna", "Ben"]]
+        min_length=1,
+        max_length=8,
+        description="names in seat order: seat 0, 1, ...; each kept without spaces around it, whitespace inside "
+        "one space (`' Anna \\n Lee'` is `'Anna Lee'`), 1 to 100 characters",
+        examples=[["Anna", "Ben"]],
     )
     options: dict[str, Any] = Field(default_factory=dict, description="game options (see the rules); enforcement")
     profile: str | None = Field(

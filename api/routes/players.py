@@ -1,6 +1,8 @@
 """A club's players and standings (issue 20): one service call each.
 
-- `GET /v1/players` (`name=`: by name or alias, any case), `POST /v1/players` (recorder).
+- `GET /v1/players` (`name=`: by name or alias, any case), `POST /v1/players` (recorder). Names and
+  aliases, given or searched, are normalised (`api.requests.PlayerName`): no spaces around, whitespace
+  inside one space; a name of spaces only is a 422.
 - `GET /v1/players/{ref}`: the player's page as data: statistics, current ratings (provisional
   marked), the rating history with each change explained, their games. `ref` is an id, or a name
   or alias only one player of the club has.
@@ -19,13 +21,14 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from api.deps import PrincipalDep, ServiceDep
 from api.models import AUTH, BODY, Doc, errors
 from api.queries import GameKind, Moment, stored_time
-from api.requests import StrictJSONRoute
+from api.requests import PlayerName, QueryName, StrictJSONRoute
 from projections.players import POOL_TITLES, STATS
 from projections.registry import KINDS
 
 router = APIRouter(tags=["players"], route_class=StrictJSONRoute)
 
-Name = Annotated[str, Field(min_length=1, max_length=100)]
+#: a name or alias, kept normalised (`api.requests.PlayerName`: no spaces around, whitespace inside one space)
+Name = PlayerName
 
 #: the pools a rating is kept in, as the documents name them
 POOLS_TEXT = ", ".join(f"`{pool}`" for pool in POOL_TITLES)
@@ -58,12 +61,7 @@ class PlayerMerge(BaseModel):
     """The player the one in the path is merged into (and kept)."""
 
     model_config = ConfigDict(extra="forbid")
-    into: str = Field(
-        min_length=1,
-        max_length=100,
-        description="the player kept (id, or a name only one has)",
-        examples=["p3f9c2a1b7d04"],
-    )
+    into: Name = Field(description="the player kept (id, or a name only one has)", examples=["p3f9c2a1b7d04"])
 
 
 # --------------------------------------------------------------------------- answers
@@ -241,7 +239,10 @@ class Standings(Doc):
 def list_players(
     principal: PrincipalDep,
     service: ServiceDep,
-    name: Annotated[str | None, Query(max_length=100, description="a name or alias, case-insensitive")] = None,
+    name: Annotated[
+        QueryName,
+        Query(max_length=100, description="a name or alias, case-insensitive, whitespace normalised (` Anna`: Anna)"),
+    ] = None,
 ) -> dict[str, Any]:
     """The club's players, oldest first; with `name`, those with that name or alias, in any case."""
     return {"players": [p.to_public() for p in service.players(principal, name=name)]}

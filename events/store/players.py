@@ -2,7 +2,9 @@
 
 A name given for a seat when a game is created or imported is resolved to a player of the club:
 the one whose name or alias is that name case-insensitively (`casefold`; the oldest if several), or
-a new player. A game's registry row keeps the names as *display copies* (`game.players`): a rename,
+a new player. Names are compared, and kept by `create_player` and `rename`, normalised (`normal_name`:
+no spaces around, each run of whitespace inside one space); the API normalises the names it is given
+the same way before they get here. A game's registry row keeps the names as *display copies* (`game.players`): a rename,
 merge or erasure rewrites them in the same transaction as the player row, so that every process,
 which reads a game's row on every request (`projections/recorder.py` `live`), shows the new name at
 once; nothing about players is cached in a process. Names are in no hash (events name seats).
@@ -69,10 +71,17 @@ def _record(row: Any) -> PlayerRecord:
     )
 
 
+def normal_name(name: str) -> str:
+    """A name as it is kept and matched: without spaces around it, each run of whitespace inside (spaces,
+    tabs, a newline) one space. `" Anna \n Lee "` is `"Anna Lee"`; a name of spaces only is `""`."""
+    return " ".join(str(name).split())
+
+
 def matches(record: PlayerRecord, name: str) -> bool:
-    """Whether `name` is the player's name or an alias, case-insensitively."""
-    wanted = name.strip().casefold()
-    return any(n.casefold() == wanted for n in record.names())
+    """Whether `name` is the player's name or an alias, case-insensitively and whitespace normalised on both
+    sides (`normal_name`: a name stored before names were normalised is found too)."""
+    wanted = normal_name(name).casefold()
+    return any(normal_name(n).casefold() == wanted for n in record.names())
 
 
 def _active(conn: Connection, club_id: int) -> list[PlayerRecord]:
@@ -156,10 +165,21 @@ class PlayerBook:
         return [p for p in rows if matches(p, name)]
 
     def create_player(self, club_id: int, name: str, aliases: Iterable[str] = ()) -> PlayerRecord:
-        """A new player of the club (even if another has the same name: two people may share one)."""
-        record = PlayerRecord(
-            new_id("p"), club_id, _clean(name), tuple(_clean(a) for a in aliases), utc_now(), None, None
-        )
+        """A new player of the club (even if another has the same name: two people may share one).
+
+        The name and aliases are normalised (`normal_name`); an alias that is the name, or an alias given
+        before, in any case, is kept once.
+
+        Raises:
+            InvalidEventError: an empty name or alias (after normalising).
+        """
+        kept = _clean(name)
+        others: list[str] = []
+        for alias in aliases:
+            cleaned = _clean(alias, field="aliases")
+            if all(cleaned.casefold() != n.casefold() for n in (kept, *others)):
+                others.append(cleaned)
+        record = PlayerRecord(new_id("p"), club_id, kept, tuple(others), utc_now(), None, None)
         with self.db.write() as conn, conn.begin():
             conn.execute(insert(PLAYERS).values(_row(record)))
         return record
@@ -309,13 +329,13 @@ class PlayerBook:
         return sorted(by_game)
 
 
-def _clean(name: str) -> str:
-    """A name as stored: stripped; never empty.
+def _clean(name: str, field: str = "name") -> str:
+    """A name as stored: normalised (`normal_name`); never empty.
 
     Raises:
-        InvalidEventError: an empty name.
+        InvalidEventError: an empty name (or one of spaces only).
     """
-    text = str(name).strip()
+    text = normal_name(name)
     if not text:
-        raise InvalidEventError("a player's name may not be empty", field="name")
+        raise InvalidEventError("a player's name may not be empty (or spaces only)", field=field)
     return text

@@ -192,9 +192,9 @@ class Edge:
     """One request an outside test found answered with a 5xx (or a 200 that should be a refusal).
 
     `target` is the path and query as sent, percent-encoded; `{game}` is a Schnapsen game of the
-    club and `{half}` a Seven and a Half game under `record`. `key` is the role whose key is sent
-    (None: no key). `protocol` marks a request an HTTP server may refuse itself, before the app
-    (h11 answers a NUL in a header with a plain 400).
+    club, `{half}` a Seven and a Half game under `record` and `{player}` a player of the club. `key`
+    is the role whose key is sent (None: no key). `protocol` marks a request an HTTP server may
+    refuse itself, before the app (h11 answers a NUL in a header with a plain 400).
     """
 
     defect: int
@@ -420,6 +420,62 @@ EDGES: tuple[Edge, ...] = (
         field="authorization",
         protocol=True,
     ),
+    # 13: a NUL in the text of the players' and re-scoring routes (PostgreSQL: psycopg's DataError, a 500;
+    # SQLite stored the names and aliases), a repeated key in either copy; every body string is checked
+    Edge(13, "a new player's name with a NUL", "POST", "/v1/players", b'{"name": "a\\u0000"}', field="name"),
+    Edge(
+        13,
+        "a new player's alias with a NUL",
+        "POST",
+        "/v1/players",
+        b'{"name": "Cy", "aliases": ["ok", "b\\u0000"]}',
+        field="aliases.1",
+    ),
+    Edge(13, "a rename to a NUL", "PATCH", "/v1/players/{player}", b'{"name": "a\\u0000"}', field="name"),
+    Edge(
+        13,
+        "a name with a NUL in the last of two keys",
+        "POST",
+        "/v1/players",
+        b'{"name": "Cy", "name": "a\\u0000"}',
+        field="name",
+    ),
+    Edge(
+        13,
+        "a name with a NUL in the first of two keys",
+        "POST",
+        "/v1/players",
+        b'{"name": "a\\u0000", "name": "Cy"}',
+        field="name",
+    ),
+    Edge(13, "a merge into a NUL", "POST", "/v1/players/{player}/merge", b'{"into": "a\\u0000"}', field="into"),
+    Edge(
+        13,
+        "a re-score profile with a NUL",
+        "POST",
+        "/v1/games/{game}/rescore",
+        b'{"profile": "a\\u0000"}',
+        field="profile",
+    ),
+    Edge(13, "a season profile with a NUL", "POST", "/v1/rescore", b'{"profile": "a\\u0000"}', field="profile"),
+    Edge(
+        13,
+        "a new game's profile with a NUL",
+        "POST",
+        "/v1/games",
+        b'{"game": "schnapsen", "players": ["A", "B"], "profile": "a\\u0000"}',
+        field="profile",
+    ),
+    Edge(
+        13,
+        "an option's name with a NUL",
+        "POST",
+        "/v1/games",
+        b'{"game": "schnapsen", "players": ["A", "B"], "options": {"a\\u0000": 1}}',
+        field="options.a\x00",
+    ),
+    Edge(13, "a player's page named with a NUL", "GET", "/v1/players/a%00", field="path"),
+    Edge(13, "a players filter with a NUL", "GET", "/v1/players?name=a%00", field="name"),
     # 11: the bulk export's parameters, before its stream begins
     Edge(11, "export since a NUL", "GET", "/v1/export?since=%00", field="since"),
     Edge(11, "export until a NUL", "GET", "/v1/export?until=2026%00", field="until"),

@@ -236,16 +236,18 @@ def refused_well(edge: Edge, status: int | None, body: Any) -> bool:
 
 
 def test_inputs_no_store_can_hold_are_refused_before_any_query(store: Store, shared_server: ServerGroup) -> None:
-    """The outside test's cases 5 to 12, one by one, on this store: each a clear refusal, no 5xx, nothing written."""
+    """The outside test's cases 5 to 13, one by one, on this store: each a clear refusal, no 5xx, nothing written."""
     club = make_club(store)
     statuses: Counter[int | None] = Counter()
     wrong: list[str] = []
     with Api(shared_server.url, club.keys["recorder"]) as api:
         game = api.create_game("schnapsen")
         half = api.create_game("seven-and-a-half", {"enforcement": "record", "splitting": True})
+        player = api.request("POST", "/v1/players", json={"name": "Cy"})[1]["id"]
         before = {g["id"] for g in api.request("GET", "/v1/games", params={"limit": 200})[1]["games"]}
+        players = api.request("GET", "/v1/players")[1]
         for edge in EDGES:
-            target = edge.target.format(game=game, half=half)
+            target = edge.target.format(game=game, half=half, player=player)
             key = club.keys[edge.key] if edge.key is not None else None
             status, body = raw_request(shared_server.url, edge, target, key)
             statuses[status] += 1
@@ -253,16 +255,19 @@ def test_inputs_no_store_can_hold_are_refused_before_any_query(store: Store, sha
                 wrong.append(f"{edge.defect}. {edge.name}: {status} {str(body)[:300]}")
         after = {g["id"] for g in api.request("GET", "/v1/games", params={"limit": 200})[1]["games"]}
         heads = (api.head(game), api.head(half))
+        players_after = api.request("GET", "/v1/players")[1]
     server_errors = sum(n for status, n in statuses.items() if status is not None and status >= 500)
     FIGURES.add(fuzz_cases=len(EDGES), fuzz_accepted=len(wrong), server_errors=server_errors)
     FIGURES.note(
         "bad input",
-        f"{store.dialect}: {len(EDGES)} requests no store can hold (the outside test's cases 5-12: integers over "
-        f"64 bits, 5,000 digits, Last-Event-ID ², NaN and 1e400, NUL in path, query, headers and bodies): "
+        f"{store.dialect}: {len(EDGES)} requests no store can hold (the outside test's cases 5-13: integers over "
+        f"64 bits, 5,000 digits, Last-Event-ID ², NaN and 1e400, NUL in path, query, headers and bodies, "
+        f"names, aliases, merges and profiles): "
         f"answers {dict(sorted(statuses.items(), key=str))}; {len(wrong)} not refused clearly; nothing written",
     )
     assert not wrong, wrong
     assert after == before and heads == (0, 0), "a refused request wrote something"
+    assert players_after == players, "a refused request changed the club's players"
 
 
 def test_the_largest_stakes_under_record_never_wedge_a_hand(store: Store, shared_server: ServerGroup) -> None:
