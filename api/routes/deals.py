@@ -1,6 +1,8 @@
 """Server deals (`rules/server-deal.md`): a game's commitments and their checks, and the club's fairness report.
 
-Plain `def` routes, one service call each (`projections/service.py`): both re-read and re-shuffle.
+Plain `def` routes, one service call each (`projections/service.py`): both re-read and re-shuffle. Neither
+is a route of a share link (`GET /v1/games/{id}/deals` refuses one with 403, as every route outside the
+replay's seven does).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from fastapi import APIRouter, Query
 
 from api.deps import PrincipalDep, ServiceDep
 from api.models import AUTH, GAME, errors
+from events.errors import ForbiddenError
 
 router = APIRouter(tags=["deals"])
 
@@ -23,7 +26,10 @@ router = APIRouter(tags=["deals"])
 def get_deals(game_id: str, principal: PrincipalDep, service: ServiceDep) -> dict[str, Any]:
     """`{game, server_dealt, algorithm, genesis, ok, hands: [{hand, commitment, seeds, revealed, server_seed,
     verified, cards_checked}], first_problem}`: what `fairdeal.py` (docs/server-deal.md) finds in the record.
-    A hand's server seed is shown only once the record reveals it."""
+    A hand's server seed is shown only once the record reveals it. Keys only: a share link reads the seven
+    routes of a replay the README names, and this is none of them (403)."""
+    if principal.is_share:
+        raise ForbiddenError("a share link only reads its game's replay (finished hands)", role=principal.role)
     return service.deals(principal, game_id)
 
 
