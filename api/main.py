@@ -201,6 +201,36 @@ def _unstorable_part(scope: Scope) -> tuple[str, str] | None:
     return None
 
 
+class NoSniff:
+    """Send `X-Content-Type-Options: nosniff` with every answer: JSON, text and CSV exports, NDJSON, the
+    event stream, pages, their files, errors (a 413 or 422 of the middlewares above too), HEAD and CORS.
+
+    A browser that sniffs could read a text export or an error quoting a player's note as HTML; with the
+    header it keeps to the `Content-Type` sent. Outermost, so no answer is without it; an answer that
+    names its own (the pages do) keeps it.
+    """
+
+    HEADER = (b"x-content-type-options", b"nosniff")
+
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_nosniff(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", ()))
+                if all(bytes(name).lower() != self.HEADER[0] for name, _ in headers):
+                    headers.append(self.HEADER)
+                    message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_nosniff)
+
+
 class HeadAsGet:
     """Answer HEAD wherever GET is answered: the GET answer's status and headers, without its body.
 
@@ -419,4 +449,5 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID"],
             max_age=600,
         )
+    app.add_middleware(NoSniff)  # outermost of all: every answer carries it
     return app
