@@ -598,21 +598,20 @@ def first_events(kind: str) -> list[dict[str, Any]]:
     else a random one of `legal_events`), drawn with `random.Random(0)` and decided as an append would be."""
     rules = rules_for(kind)
     players = list(rules.demo_players)
-    state = engine.start(rules, players, rules.options_for(players, None))
+    replay = engine.Replay(rules, engine.start(rules, players, rules.options_for(players, None)), keep=())
     rng = random.Random(0)
     out: list[dict[str, Any]] = []
     for _ in range(_MAX_CHANCE + 1):
-        due = rules.to_act(state.game)
-        offered = rules.chance_events(state.game, rng) if due is CHANCE else rules.legal_events(state.game)
+        game = replay.position.game
+        due = rules.to_act(game)
+        offered = rules.chance_events(game, rng) if due is CHANCE else rules.legal_events(game)
         if not offered:
             break
         if due is CHANCE:
             chosen = offered[0]
         else:
-            chosen = rules.bot(state.game, offered, rng) if rules.bot is not None else rng.choice(offered)
-        decision = engine.decide(rules, state, plain(chosen))
-        out.append(plain(decision.event))
-        state = engine.apply(rules, state, decision.event, state.seq + 1)
+            chosen = rules.bot(game, offered, rng) if rules.bot is not None else rng.choice(offered)
+        out.append(plain(replay.push(plain(chosen)).event))
         if due is not CHANCE:
             break
     return out

@@ -19,7 +19,7 @@ event's facts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic
 
@@ -353,11 +353,74 @@ def _ended(rules: GameRules[S], after: S, facts: Facts) -> Facts:
     return ended
 
 
-def restore(at_target: Position[S], retract_seq: int, before: Position[S]) -> Position[S]:
+def _restore(at_target: Position[S], retract_seq: int, before: Position[S]) -> Position[S]:
     """The position after a `retract` at `retract_seq` on `before`: the game (and its deck) as it stood at
     its `to_seq`, the deck still marked opened if it had dealt a card (`dealing.after_retract`)."""
     deal = dealing.after_retract(at_target.deal, before.deal)
     return _position(at_target.game, retract_seq, EMPTY, retract_seq, deal)
+
+
+class Replay(Generic[S]):
+    """The one checked replay: every event decided, then applied, a `retract` restoring the position at
+    its `to_seq` (python-chess's `push`, scalachess's `Replay.gameWhileValid`).
+
+    Every writer and every re-checker of a record goes through it: the recorder's appends, verify, the
+    importer, re-scoring, the simulator, the OpenAPI examples. Reads that only fold use `walk`/`fold`.
+
+    Positions a retract may return to are kept: those of `keep` (the `to_seq` of every retract in a
+    record, `retract_targets`), or every one when `keep` is None; one that is not kept is asked of
+    `earlier(to_seq)` (the recorder folds it from the store's snapshots).
+    """
+
+    def __init__(
+        self,
+        rules: GameRules[S],
+        start: Position[S],
+        *,
+        stored: bool = False,
+        keep: Iterable[int] | None = None,
+        earlier: Callable[[int], Position[S]] | None = None,
+    ) -> None:
+        self.rules = rules
+        self.position = start
+        #: re-checking a record as stored (verify, import): its cards are there, the server's events accepted
+        self.stored = stored
+        self._keep = None if keep is None else frozenset(keep)
+        self._earlier = earlier
+        self._kept: dict[int, Position[S]] = {start.seq: start}
+
+    def decide(self, raw: Any, *, dealer: Dealer | None = None) -> Decision:
+        """`decide` on the current position (nothing applied)."""
+        return decide(self.rules, self.position, raw, dealer=dealer, stored=self.stored)
+
+    def push(self, raw: Any, *, dealer: Dealer | None = None) -> Decision:
+        """Decide `raw` and apply it; the decision.
+
+        Raises:
+            InvalidEventError / ImpossibleEventError / IllegalEventError: as `decide` (nothing applied).
+        """
+        decision = self.decide(raw, dealer=dealer)
+        self.apply(decision.event)
+        return decision
+
+    def apply(self, event: Event) -> Position[S]:
+        """Apply a decided event (a `retract` too) as the next seq; the new position."""
+        seq = self.position.seq + 1
+        if event["type"] == "retract":
+            self.position = _restore(self._at(event["to_seq"]), seq, self.position)
+        else:
+            self.position = apply(self.rules, self.position, event, seq)
+        if self._keep is None or seq in self._keep:
+            self._kept[seq] = self.position
+        return self.position
+
+    def _at(self, seq: int) -> Position[S]:
+        kept = self._kept.get(seq)
+        if kept is not None:
+            return kept
+        if self._earlier is None:
+            raise ImpossibleEventError(f"no position kept at seq {seq} to retract to", field="to_seq")
+        return self._earlier(seq)
 
 
 def retract_targets(envelopes: Iterable[Mapping[str, Any]]) -> set[int]:
@@ -385,7 +448,7 @@ def walk(
         seq = env["seq"]
         kind = env["type"]
         if kind == "retract":
-            position = restore(kept[env["data"]["to_seq"]], seq, position)
+            position = _restore(kept[env["data"]["to_seq"]], seq, position)
             game, floor, over, deal = position.game, seq, None, position.deal
         elif kind in ENGINE_EVENTS:
             position = _position(game, seq, EMPTY, floor, deal)

@@ -321,10 +321,10 @@ class Recorder:
             if prior is not None:
                 self.live(game_id, club_id)  # a key never reveals another club's game
                 return self._replay_request(game_id, prior, idempotency[1])
-        entry = self.live(game_id, club_id)
         deadline = time.monotonic() + APPEND_DEADLINE
         held: HeldHead | None = None
-        with contextlib.ExitStack() as hold:
+        with self.store.recorder.turn(game_id, APPEND_DEADLINE), contextlib.ExitStack() as hold:
+            entry = self.live(game_id, club_id)
 
             def again() -> Live:
                 """After a lost race: the head held still (events/store/recorder.py `hold_head`: it waits for the
@@ -384,7 +384,9 @@ class Recorder:
         self, entry: Live, raw_events: Sequence[Any], actor: str
     ) -> tuple[Any, list[Envelope], list[SeedRow]]:
         """The batch decided on `entry`: the state after it, its envelopes, the server seeds it commits."""
-        rules, state, prev_hash = entry.rules, entry.state, entry.head_hash
+        rules, prev_hash = entry.rules, entry.head_hash
+        # every position of the batch is kept for a retract within it; one before it is folded from the store
+        replay = engine.Replay(rules, entry.state, earlier=lambda seq: self.fold_to(entry.game, rules, seq))
         envelopes: list[Envelope] = []
         recorded_at = utc_now()
         server = dealing.is_server_dealt(entry.game.options)
@@ -395,33 +397,31 @@ class Recorder:
             return self._deck(entry.game, deal, made)
 
         def append(decision: engine.Decision, by: str) -> None:
-            nonlocal state, prev_hash
-            seq = state.seq + 1
-            if decision.event["type"] == "retract":
-                state = self._retracted_state(entry, envelopes, decision.event["to_seq"], seq, state)
-            else:
-                state = engine.apply(rules, state, decision.event, seq)
+            nonlocal prev_hash
+            state = replay.apply(decision.event)
             envelope = engine.sealed(state, decision, recorded_at=recorded_at, actor=by, prev_hash=prev_hash)
             envelopes.append(envelope)
             prev_hash = envelope["hash"]
 
+        def server_event(event: dict[str, Any]) -> None:
+            append(engine.decide(rules, replay.position, event, stored=True), dealing.SERVER_ACTOR)
+
         def follow_up() -> None:
             """The server's events now due: the reveal of a finished hand's deck, a deck for the next hand."""
+            state = replay.position
             due = dealing.follow_up(rules, state.game, state.deal)
             if due.reveal is not None:
                 secret = made.get(due.reveal.commitment) or self.store.seeds.server_seed(
                     entry.game.id, due.reveal.commitment
                 )
                 if secret is not None:  # None: an imported game's deck, whose secret stayed where it was dealt
-                    event = dealing.revealed_event(due.reveal.hand, secret)
-                    append(engine.decide(rules, state, event, stored=True), dealing.SERVER_ACTOR)
+                    server_event(dealing.revealed_event(due.reveal.hand, secret))
             if due.commit is not None:
                 secret = secrets.token_bytes(32)
                 commitment = hashlib.sha256(secret).hexdigest()
                 made[commitment] = secret
                 seeds.append(SeedRow(commitment, due.commit, secret))
-                event = dealing.committed_event(due.commit, commitment)
-                append(engine.decide(rules, state, event, stored=True), dealing.SERVER_ACTOR)
+                server_event(dealing.committed_event(due.commit, commitment))
 
         dealt = dealing.batch_end(rules.kind, raw_events) if server else None
         if server:
@@ -437,20 +437,21 @@ class Recorder:
             try:
                 if server and index == dealt:
                     recut = 0
-                    while dealing.cut_ties(rules, state.game, state.deal, raw, dealer):
+                    while dealing.cut_ties(rules, replay.position.game, replay.position.deal, raw, dealer):
                         if not recut:  # refused, if at all, before any recut: as with a deck that needs none
-                            engine.dealable(rules, state, raw, dealer)
+                            engine.dealable(rules, replay.position, raw, dealer)
                         recut += 1
-                        seed = {"type": "seed", "seed": dealing.RECUT.format(n=recut)}
-                        append(engine.decide(rules, state, seed), dealing.SERVER_ACTOR)
-                decision = engine.decide(rules, state, raw, dealer=dealer if server else None)
+                        append(
+                            replay.decide({"type": "seed", "seed": dealing.RECUT.format(n=recut)}), dealing.SERVER_ACTOR
+                        )
+                decision = replay.decide(raw, dealer=dealer if server else None)
             except TablebookError as error:
                 error.details["index"] = index
                 raise
             append(decision, actor)
             if server:
                 follow_up()
-        return state, envelopes, seeds
+        return replay.position, envelopes, seeds
 
     def _deck(self, game: GameRecord, deal: dealing.DealState, made: Mapping[str, bytes]) -> list[str]:
         """The shuffled deck of `deal` (`tablebook-shuffle-v1`), from its server seed: made in this batch, or stored.
@@ -465,16 +466,6 @@ class Recorder:
                 "server cannot deal from it: void the hand (hand_voided) and the next one is dealt here"
             )
         return fairdeal.shuffle(secret, game.genesis_hash, deal.hand, deal.seeds, fairdeal.canonical_deck(game.kind))
-
-    def _retracted_state(self, entry: Live, pending: list[Envelope], to_seq: int, seq: int, before: Any) -> Any:
-        """The state after a retract at `seq` to `to_seq` on `before`, from the stored events and this batch's
-        earlier ones."""
-        if to_seq <= entry.state.seq:  # a stored state: folded from the nearest snapshot
-            return engine.restore(self.fold_to(entry.game, entry.rules, to_seq), seq, before)
-        rules, initial = initial_state_of(entry.game)
-        history = [*self.store.read_events(entry.game.id, 0, entry.state.seq), *pending]
-        kept = engine.fold(rules, initial, [env for env in history if env["seq"] <= to_seq])
-        return engine.restore(kept, seq, before)
 
     # ------------------------------------------------------------------ reads
 

@@ -101,25 +101,16 @@ def replay(
 ) -> Replayed:
     """The recorded events decided and applied again from a game started with `options`, until the first
     event refused; retracts restore the state at their `to_seq` as the write path does."""
-    position = engine.start(rules, list(players), options)
-    targets = engine.retract_targets(envelopes)
-    kept: dict[int, engine.Position[Any]] = {0: position}
+    checked = engine.Replay(rules, engine.start(rules, list(players), options), keep=engine.retract_targets(envelopes))
     violations: list[tuple[int, str, str]] = []
     for env in envelopes:
-        seq = env["seq"]
         try:
-            decision = engine.decide(rules, position, event_of(env))
-            if decision.event["type"] == "retract":
-                position = engine.restore(kept[decision.event["to_seq"]], seq, position)
-            else:
-                position = engine.apply(rules, position, decision.event, seq)
+            decision = checked.push(event_of(env))
         except TablebookError as refused:
-            return Replayed(position, refused, env, tuple(violations))
+            return Replayed(checked.position, refused, env, tuple(violations))
         if decision.violation is not None:
-            violations.append((seq, decision.violation["rule"], decision.violation["message"]))
-        if seq in targets:
-            kept[seq] = position
-    return Replayed(position, None, None, tuple(violations))
+            violations.append((env["seq"], decision.violation["rule"], decision.violation["message"]))
+    return Replayed(checked.position, None, None, tuple(violations))
 
 
 def recorded_at(

@@ -1156,10 +1156,9 @@ def _close_session(
     rules: Any, players: list[str], options: dict[str, Any], events: list[Any], rng: random.Random
 ) -> list[Any]:
     """Play on to the end of the hand in progress (the simulator's offers), then close the session."""
-    state = engine.fold_events(rules, engine.start(rules, players, rules.options_for(players, options)), events)
+    start = engine.fold_events(rules, engine.start(rules, players, rules.options_for(players, options)), events)
+    replay = engine.Replay(rules, start, keep=())
     tail: list[Any] = []
-    while rules.hand_in_progress(state.game):
-        event = engine.decide(rules, state, dict(rng.choice(next_options(rules, state.game, rng)))).event
-        state = engine.apply(rules, state, event, state.seq + 1)
-        tail.append(event)
+    while rules.hand_in_progress(replay.position.game):
+        tail.append(replay.push(dict(rng.choice(next_options(rules, replay.position.game, rng)))).event)
     return [*tail, {"type": "session_closed"}]

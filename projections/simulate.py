@@ -68,7 +68,8 @@ def play(
     so a `legal_events` result that `validate` refuses fails loudly here, and so does a bot that
     answers with an event it was not offered.
     """
-    position = engine.start(rules, players, rules.options_for(players, options))
+    replay = engine.Replay(rules, engine.start(rules, players, rules.options_for(players, options)), keep=())
+    position = replay.position
     pick: Chooser = choose or rng.choice
     events: list[dict[str, Any]] = []
     states: list[Any] = []
@@ -85,9 +86,9 @@ def play(
             chosen = rules.bot(position.game, offered, rng)
         else:
             chosen = pick(offered)
-        decision = engine.decide(rules, position, dict(chosen))
+        decision = replay.push(dict(chosen))
         assert decision.violation is None, f"legal_events offered an illegal event: {decision}"
-        position = engine.apply(rules, position, decision.event, position.seq + 1)
+        position = replay.position
         events.append(decision.event)
         facts.append(position.facts)
         if keep_states:

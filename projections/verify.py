@@ -88,10 +88,9 @@ def verify_stream(
     rules: GameRules[Any] = rules_for(kind)
     state = engine.start(rules, players, options)
     prev = genesis_hash(kind, len(players), options, created_at)
-    targets: set[int] | None = None
     listed = list(envelopes)
     targets = engine.retract_targets(e for e in listed if isinstance(e.get("data"), dict) and "to_seq" in e["data"])
-    kept: dict[int, Any] = {0: state}
+    replay = engine.Replay(rules, state, stored=True, keep=targets)
     expected_seq = 1
     broken = False
 
@@ -126,12 +125,8 @@ def verify_stream(
         prev = env["hash"]
         expected_seq += 1
         try:
-            if env["type"] == "retract":
-                decision = engine.decide(rules, state, event_of(env), stored=True)
-                state = engine.restore(kept[decision.event["to_seq"]], seq, state)
-            else:
-                decision = engine.decide(rules, state, event_of(env), stored=True)
-                state = engine.apply(rules, state, decision.event, seq)
+            decision = replay.push(event_of(env))
+            state = replay.position
         except TablebookError as refused:
             problem(
                 seq, "rules", f"seq {seq}: the rules refuse this event now: {phrases.render(refused.message, players)}"
@@ -152,8 +147,6 @@ def verify_stream(
             )
         if state.hand != env.get("hand"):
             problem(seq, "hand", f"seq {seq}: stored hand {env.get('hand')} but the rules give {state.hand}")
-        if seq in targets:
-            kept[seq] = state
     report.head_hash = prev
     report.state = state
     if expected_head is not None and not report.problems:

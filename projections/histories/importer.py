@@ -404,21 +404,16 @@ def from_text(text: str, *, actor: str, recorded_at: str | None = None) -> Impor
         for _, event in parsed.events
         if event.get("type") == "retract" and isinstance(event.get("to_seq"), int)
     }
-    kept: dict[int, Any] = {0: state} if 0 in targets else {}
+    replay = engine.Replay(rules, state, stored=True, keep=targets)
     envelopes: list[Envelope] = []
     prev = genesis
     for line, raw in parsed.events:
         seq = state.seq + 1
         try:
-            decision = engine.decide(rules, state, raw, stored=True)
-            if decision.event["type"] == "retract":
-                state = engine.restore(kept[decision.event["to_seq"]], seq, state)
-            else:
-                state = engine.apply(rules, state, decision.event, seq)
+            decision = replay.push(raw)
         except TablebookError as exc:
             raise located(exc, line=line, seq=seq) from None
-        if seq in targets:
-            kept[seq] = state
+        state = replay.position
         envelope = engine.sealed(state, decision, recorded_at=when, actor=actor, prev_hash=prev)
         envelopes.append(envelope)
         prev = envelope["hash"]

@@ -137,7 +137,9 @@ def test_a_dealing_event_is_legal_or_not_whatever_cards_it_gets(kind: str) -> No
         position = engine.start(rules, players, options)
         secrets: dict[str, bytes] = {}
 
-        def deck_of(deal: dealing.DealState, order: random.Random | None = None) -> list[str]:
+        def deck_of(
+            deal: dealing.DealState, order: random.Random | None = None, secrets: dict[str, bytes] = secrets
+        ) -> list[str]:
             deck = fairdeal.shuffle(
                 secrets[deal.commitment], genesis, deal.hand, deal.seeds, fairdeal.canonical_deck(kind)
             )

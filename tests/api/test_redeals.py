@@ -117,7 +117,7 @@ def old_record(kind: str, steps: list[tuple[str, dict[str, Any]]]) -> list[dict[
     genesis = "cd" * 32
     secrets: dict[str, bytes] = {}
     envelopes: list[dict[str, Any]] = [{"seq": 0, "prev_hash": genesis}]
-    kept: dict[int, Any] = {0: position}
+    replay = engine.Replay(rules, position)
     for kind_of, data in steps:
         seq = position.seq + 1
         if kind_of == "commit":
@@ -129,8 +129,8 @@ def old_record(kind: str, steps: list[tuple[str, dict[str, Any]]]) -> list[dict[
             event = dealing.revealed_event(position.deal.hand, secrets[position.deal.commitment])
         else:
             event = {"type": kind_of, **data}
-        if event["type"] == "retract":
-            position = engine.restore(kept[event["to_seq"]], seq, position)
+        if event["type"] == "retract":  # as an older server took it, without today's reach
+            position = replay.apply(event)
         else:
             decided = engine.decide(
                 rules,
@@ -141,9 +141,8 @@ def old_record(kind: str, steps: list[tuple[str, dict[str, Any]]]) -> list[dict[
                     secrets[d.commitment], genesis, d.hand, d.seeds, fairdeal.canonical_deck(kind)
                 ),
             )
-            position = engine.apply(rules, position, decided.event, seq)
+            position = replay.apply(decided.event)
             event = decided.event
-        kept[seq] = position
         envelopes.append(
             {
                 "seq": seq,

@@ -191,6 +191,7 @@ def walk(kind: str, seed: int, enforcement: str) -> Walked:
     players, options, initial = new_game(rules, rng, enforcement)
     state = initial
     states: dict[int, Any] = {0: initial}  # the live state after each seq
+    replay = engine.Replay(rules, initial)
     envelopes: list[dict[str, Any]] = []
     prev = genesis_hash(kind, len(players), options, CREATED_AT)
     signs = {1, -1}
@@ -233,13 +234,11 @@ def walk(kind: str, seed: int, enforcement: str) -> Walked:
                 if enders:
                     offered = enders
             event = rules.bot(state.game, offered, rng) if rules.bot is not None else rng.choice(offered)
-        decision = engine.decide(rules, state, dict(event))
-        seq = state.seq + 1
+        decision = replay.push(dict(event))
+        state = replay.position
+        seq = state.seq
         if decision.event["type"] == "retract":
-            state = engine.restore(states[decision.event["to_seq"]], seq, state)
             violations = [v for v in violations if v <= decision.event["to_seq"]]
-        else:
-            state = engine.apply(rules, state, decision.event, seq)
         states[seq] = state
         if decision.violation:
             violations.append(seq)

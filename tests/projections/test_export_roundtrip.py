@@ -39,17 +39,12 @@ WHEN = "2026-11-29T15:00:00.000000Z"
 def sealed(kind: str, players: list[str], options: dict[str, Any], events: list[dict[str, Any]]) -> list[Envelope]:
     """Events decided and sealed into a chain as the recorder would (retracts honoured)."""
     rules = rules_for(kind)
-    state = engine.start(rules, players, options)
+    replay = engine.Replay(rules, engine.start(rules, players, options))
     prev = genesis_hash(kind, len(players), options, CREATED)
-    kept: dict[int, Any] = {0: state}
     envelopes = []
     for seq, raw in enumerate(events, start=1):
-        decision = engine.decide(rules, state, raw)
-        if decision.event["type"] == "retract":
-            state = engine.restore(kept[decision.event["to_seq"]], seq, state)
-        else:
-            state = engine.apply(rules, state, decision.event, seq)
-        kept[seq] = state
+        decision = replay.push(raw)
+        state = replay.position
         env = seal(
             seq=seq,
             hand=state.hand,

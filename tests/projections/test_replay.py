@@ -14,19 +14,11 @@ RULES = rules_for("schnapsen")
 def _envelopes(events: list[dict]) -> list[dict]:  # type: ignore[type-arg]
     example = load_example("schnapsen-9002.json")
     players = example["players"]
-    state = engine.start(RULES, players, RULES.options_for(players, example["options"]))
+    replay = engine.Replay(RULES, engine.start(RULES, players, RULES.options_for(players, example["options"])))
     out = []
     for seq, event in enumerate(events, 1):
-        decision = engine.decide(RULES, state, event)
-        if event["type"] == "retract":
-            kept = engine.fold(
-                RULES,
-                engine.start(RULES, players, RULES.options_for(players, example["options"])),
-                [e for e in out if e["seq"] <= event["to_seq"]],
-            )
-            state = engine.restore(kept, seq, state)
-        else:
-            state = engine.apply(RULES, state, decision.event, seq)
+        decision = replay.push(event)
+        state = replay.position
         out.append(
             seal(
                 seq=seq,

@@ -18,18 +18,12 @@ from tests.projections.test_conformance_walk import CREATED_AT, walk
 def sealed(kind: str, players: list[str], options: dict[str, Any], events: list[dict[str, Any]]) -> list[Any]:
     """The envelopes of `events`, decided and sealed in a chain from the game's genesis."""
     rules = rules_for(kind)
-    state = engine.start(rules, players, options)
-    states = {0: state}
+    replay = engine.Replay(rules, engine.start(rules, players, options))
     prev = genesis_hash(kind, len(players), options, CREATED_AT)
     envelopes = []
     for event in events:
-        decision = engine.decide(rules, state, dict(event))
-        seq = state.seq + 1
-        if decision.event["type"] == "retract":
-            state = engine.restore(states[decision.event["to_seq"]], seq, state)
-        else:
-            state = engine.apply(rules, state, decision.event, seq)
-        states[seq] = state
+        decision = replay.push(dict(event))
+        state = replay.position
         envelope = dict(engine.sealed(state, decision, recorded_at=CREATED_AT, actor="test", prev_hash=prev))
         prev = envelope["hash"]
         envelopes.append(envelope)
