@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote_plus
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -231,6 +232,65 @@ class NoSniff:
         await self.app(scope, receive, send_nosniff)
 
 
+#: query parameters whose values are secrets: `access_token` (a key or a share token, on /stream), and the
+#: names a client might give one by mistake (refused with 422, but logged before that)
+SECRET_PARAMETERS = frozenset(
+    {"access_token", "token", "key", "api_key", "apikey", "share", "secret", "password", "authorization", "bearer"}
+)
+#: a key (`tb_<id>_<secret>`) or a share token (`ts_<id>_<secret>`): its id, then its secret
+_CREDENTIAL = re.compile(r"(?P<head>\bt[bs]_[0-9A-Za-z]+_)[0-9A-Za-z_\-%.~]+")
+#: what a secret is written as in the log
+REDACTED = "[redacted]"
+
+
+def _redacted_parameter(part: str) -> str:
+    """One `name=value` of a query string, its value redacted if it is a secret: a secret-bearing name, or
+    a value holding a key or a share token (percent-encoded or not). A credential's id is kept."""
+    name, equals, value = part.partition("=")
+    if not equals or not value:
+        return part
+    shown = unquote_plus(value)
+    if unquote_plus(name).strip().lower() not in SECRET_PARAMETERS and not _CREDENTIAL.search(shown):
+        return part
+    credential = _CREDENTIAL.match(shown)
+    return f"{name}={credential['head'] if credential else ''}{REDACTED}"
+
+
+def redact_target(target: str) -> str:
+    """A request target (path and query, as uvicorn logs it) with no secret left: the value of each
+    secret-bearing query parameter and the secret part of any key or share token replaced by `[redacted]`
+    (`access_token=tb_1a2b3c4d5e6f_[redacted]`: the key's id, which names it without opening anything,
+    stays)."""
+    path, mark, query = target.partition("?")
+    if mark:
+        query = "&".join(_redacted_parameter(part) for part in query.split("&"))
+    return _CREDENTIAL.sub(rf"\g<head>{REDACTED}", path) + mark + query
+
+
+class RedactedAccessLog(logging.Filter):
+    """uvicorn's access log (`uvicorn.access`), each request's target with its secrets redacted.
+
+    uvicorn writes the target as the client sent it: `GET /v1/games/g1/stream?access_token=tb_..._<secret>`
+    put a working key into every log that keeps stdout, even where the route refuses the parameter. Each
+    text argument of the record goes through `redact_target`; the line is otherwise uvicorn's own.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(redact_target(a) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.msg, str):
+            record.msg = redact_target(record.msg)
+        return True
+
+
+def redact_access_log() -> None:
+    """Install `RedactedAccessLog` on uvicorn's access logger, once per process (uvicorn's logging set-up
+    keeps a logger's filters)."""
+    access = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, RedactedAccessLog) for f in access.filters):
+        access.addFilter(RedactedAccessLog())
+
+
 class HeadAsGet:
     """Answer HEAD wherever GET is answered: the GET answer's status and headers, without its body.
 
@@ -338,6 +398,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     from api.routes import rescore as rescore_routes
     from api.routes import rules as rules_routes
 
+    redact_access_log()  # the process that serves this app logs no secret of a request's target
     settings = settings or Settings()
     store = store or Store(settings.database_url, make_engine(settings.database_url, settings.durability))
     app = FastAPI(
