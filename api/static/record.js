@@ -21,6 +21,11 @@
 // it) or drops it and the later ones; nothing is sent past a refusal. A 409 (another device recorded
 // meanwhile) stops the queue too: the page shows the taps that were not recorded and reloads the game
 // when asked, never sending them blindly.
+//
+// The last table is kept in localStorage for an offline reload, names and all. When the server answers
+// other names than the kept ones (an erasure replaced them, or a rename), the kept copy is dropped and the
+// waiting taps' labels take the new names; when the game answers 404, the copy is dropped: a player's
+// erased name does not stay on a device that once recorded them.
 
 import {
   SUITS, add, cardEl, cardText, describe, fieldText, h, isCard, rankText, unitsOf, who,
@@ -148,6 +153,55 @@ function saveCache() {
   } catch {
     // a full storage keeps the queue (saved first, and small); the cache is only for an offline reload
   }
+}
+
+/** Forget the game's last table kept on this device (it holds the players' names). */
+function dropCache() {
+  try {
+    localStorage.removeItem(cacheStore(app.gameId));
+  } catch {
+    // no storage to clear
+  }
+}
+
+/** The players' names of the copy kept on this device, or null when none is kept. */
+function cachedNames() {
+  try {
+    const doc = JSON.parse(localStorage.getItem(cacheStore(app.gameId)) || "null");
+    return doc && doc.meta && Array.isArray(doc.meta.players) ? doc.meta.players : null;
+  } catch {
+    return null;
+  }
+}
+
+const sameNames = (a, b) => a.length === b.length && a.every((name, seat) => name === b[seat]);
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The server answers other names than those kept here (an erasure replaced them, or a rename): the copy
+ * kept on this device goes at once, and the waiting taps' labels name the seats with the new names, so
+ * that no old name stays in this browser's storage. (The copy is written again from what the server
+ * answered, with the new names, unless the storage is full.) */
+function forgetOldNames(players) {
+  const old = [cachedNames(), app.meta ? app.meta.players : null].find((kept) => kept && !sameNames(kept, players));
+  if (!old) return;
+  dropCache();
+  const renamed = old
+    .map((name, seat) => [name, players[seat]])
+    .filter(([name, now]) => name && typeof now === "string" && name !== now)
+    .sort(([a], [b]) => b.length - a.length);
+  const relabel = (items) => {
+    for (const item of items) {
+      let label = String(item.label || "");
+      for (const [name, now] of renamed) {
+        label = label.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(name)}(?![\\p{L}\\p{N}])`, "gu"), () => now);
+      }
+      item.label = label;
+    }
+  };
+  relabel(app.queue);
+  relabel(app.held);
+  saveQueue();
+  saveHeld();
 }
 
 function loadCache() {
@@ -551,6 +605,7 @@ async function refresh() {
   try {
     const { meta, state, offer, score, events } = await readGame();
     if (generation !== app.generation) return; // a later read is under way: it draws the page
+    forgetOldNames(meta.players);
     Object.assign(app, { meta, state, offer, score, events: events.events });
     learn(offer, state, events.events);
     saveCache();
@@ -563,6 +618,7 @@ async function refresh() {
     } else if (error.status === 401) {
       forgetKey("The key was refused: open the pad with a recorder key.");
     } else if (error.status === 404) {
+      dropCache(); // no such game for this key (any more): its table and names leave this device
       showAlert("No such game in your club.");
     } else {
       showAlert(error.message);
