@@ -38,7 +38,6 @@ SHARE_ROUTES = frozenset(
         "/v1/games/{game_id}/events",
         "/v1/games/{game_id}/stream",
         "/v1/games/{game_id}/hands",
-        "/v1/games/{game_id}/deals",
     }
 )
 #: the only route that accepts its credential as the `access_token` query parameter

@@ -96,6 +96,27 @@ def refuse_unstorable(body: bytes) -> None:
             raise InvalidEventError(f"{shown}: {problem}", field=shown)
 
 
+def refuse_unstorable_export(body: bytes) -> None:
+    """`refuse_unstorable` for an export being imported: one JSON document, or JSON lines (each checked; a
+    line that is no JSON is left to the importer, which says why).
+
+    Raises:
+        InvalidEventError: a string or a key holds a NUL, with `field` its place (`line 3: events.0.data...`
+            for JSON lines).
+    """
+    if _NUL_ESCAPE not in body:
+        return
+    if _parsed_pairs(body) is not None:
+        refuse_unstorable(body)
+        return
+    for number, line in enumerate(body.splitlines(), start=1):
+        try:
+            refuse_unstorable(line)
+        except InvalidEventError as refused:
+            where = f"line {number}: {refused.details.get('field', 'body')}"
+            raise InvalidEventError(f"line {number}: {refused.message}", field=clip(where, 100)) from None
+
+
 class StrictJSONRequest(Request):
     """A request whose `json()` is orjson's: no NaN or Infinity, no lone surrogate, no 1e400."""
 

@@ -24,6 +24,7 @@ from starlette.concurrency import run_in_threadpool
 from api.deps import PrincipalDep, ServiceDep
 from api.models import AUTH, BODY, GAME, BulkImported, ImportedGame, errors
 from api.queries import SINCE, UNTIL, GameKind, Moment, stored_time
+from api.requests import refuse_unstorable_export
 from api.responses import ORJSONResponse
 from projections.histories import export
 from projections.histories.errors import BadImportError
@@ -130,6 +131,7 @@ async def _body(request: Request) -> bytes:
     body = await request.body()
     if not body.strip():
         raise BadImportError("the request body is empty: send a json, jsonl or text export")
+    refuse_unstorable_export(body)  # a NUL anywhere, in a field the importer keeps or not: nothing is written
     return body
 
 

@@ -376,3 +376,29 @@ def test_the_reported_cases_are_refused_on_both_stores(client: TestClient, club:
         assert error["field"] == field and "NUL" in error["message"], (target, error)
     assert everything(client, club, game_id) == before
     assert client.get("/v1/players", params={"name": "Cleo"}, headers=club.recorder).json()["players"][0]["id"] == ref
+
+
+def test_a_nul_in_an_imported_record_is_a_422_even_in_a_field_the_importer_ignores(
+    client: TestClient, club: Club
+) -> None:
+    game = new_game(client, club)
+    client.post(
+        f"/v1/games/{game['id']}/events", json={"events": [{"type": "note", "text": "a"}]}, headers=club.recorder
+    )
+    json_export = client.get(f"/v1/games/{game['id']}/export", params={"format": "json"}, headers=club.recorder)
+    jsonl_export = client.get(f"/v1/games/{game['id']}/export", params={"format": "jsonl"}, headers=club.recorder)
+    before = client.get("/v1/games", headers=club.recorder).json()["games"]
+    doc = orjson.loads(json_export.content)
+    doc["exported_at"] = f"now{NUL}"  # a field no game keeps
+    lines = jsonl_export.content.splitlines()
+    header = orjson.loads(lines[0])
+    header["club"] = f"c{NUL}"
+    bodies = {
+        "json": (orjson.dumps(doc), "exported_at"),
+        "jsonl": (b"\n".join([orjson.dumps(header), *lines[1:]]), "line 1: club"),
+    }
+    for fmt, (body, field) in bodies.items():
+        for route in ("/v1/import", "/v1/import?copy=true", "/v1/import/bulk"):
+            refused = client.post(route, content=body, headers={**club.recorder, "Content-Type": "application/json"})
+            assert error_of(refused, 422, "invalid")["field"] == field, (fmt, route, refused.text)
+    assert client.get("/v1/games", headers=club.recorder).json()["games"] == before
