@@ -42,7 +42,7 @@ from events.store.log import LogReader
 from events.store.mapper import envelope_from_row, event_row
 from events.store.players import PlayerBook, PlayerRecord
 from events.store.ratings import RatingRecorder
-from events.store.recorder import DuplicateRequest, EventRecorder, Head, PriorRequest, commit_delay_from
+from events.store.recorder import DuplicateRequest, EventRecorder, Head, HeldHead, PriorRequest, commit_delay_from
 from events.store.registry import GameRecord, KeyRecord, Registry
 from events.store.seeds import SeedRow, SeedVault
 from events.store.snapshots import SnapshotCache
@@ -64,6 +64,7 @@ __all__ = [
     "FollowedLog",
     "GameRecord",
     "Head",
+    "HeldHead",
     "KeyRecord",
     "LogReader",
     "PlayerBook",

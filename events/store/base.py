@@ -80,9 +80,20 @@ def durability_from(value: str | None = None) -> str:
 UNAVAILABLE_STATES = ("08", "53", "57P0", "25006")
 
 
+class HeadBusyError(Exception):
+    """An append waited for its turn at a game's head past its deadline (other appends to that game kept it
+    busy): nothing was written, and the request may be sent again, so the API answers it as `unavailable`
+    (503 with Retry-After), never as a `seq_conflict`, which only an append naming a seq it did not find gets."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id} was kept busy by other appends past this one's deadline; nothing written")
+        self.game_id = game_id
+
+
 #: the errors a database access may raise: the drivers' and SQLAlchemy's (the hot paths read on raw driver
-#: connections); the API answers those that are `unavailable` with a 503, the others are bugs
-DATABASE_ERRORS: tuple[type[Exception], ...] = (DBAPIError, sqlite3.Error)
+#: connections), and `HeadBusyError`; the API answers those that are `unavailable` with a 503, the others
+#: are bugs
+DATABASE_ERRORS: tuple[type[Exception], ...] = (DBAPIError, sqlite3.Error, HeadBusyError)
 if find_spec("psycopg") is not None:
     import psycopg
 
@@ -93,7 +104,10 @@ def unavailable(error: BaseException) -> bool:
     """Whether `error` says the database did not answer (a connection lost, a node restarting or demoted by a
     failover, SQLite busy past its timeout), so that the request may succeed when sent again: a 503 with
     Retry-After, never a 500. An error in the statement itself (a missing table, a bad value) is not one.
+    A game kept busy by other appends past an append's deadline (`HeadBusyError`) is one.
     """
+    if isinstance(error, HeadBusyError):
+        return True
     if isinstance(error, DBAPIError):
         if error.connection_invalidated:
             return True
@@ -194,6 +208,21 @@ class Database:
             return
         with self._writer:
             yield
+
+    @contextlib.contextmanager
+    def writer_within(self, timeout: float) -> Iterator[bool]:
+        """SQLite: this process's writer lock, waited for at most `timeout` seconds (True, held to the end; False
+        if it did not come in time). PostgreSQL has no such lock: always True at once."""
+        if self._writer is None:
+            yield True
+            return
+        if not self._writer.acquire(timeout=max(timeout, 0.0)):
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            self._writer.release()
 
     @contextlib.contextmanager
     def writer_if_free(self) -> Iterator[bool]:
