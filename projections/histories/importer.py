@@ -42,6 +42,7 @@ from events.envelope import Envelope
 from events.errors import TablebookError
 from events.schema import unstorable
 from events.store import GameRecord, Head, Store
+from events.store.players import normal_name
 from projections import engine
 from projections.histories.errors import BadImportError, located
 from projections.histories.text import LABEL_TAGS, TextGame, kind_of, parse_text, seat_tag_names
@@ -165,13 +166,12 @@ def check_labels(found: Mapping[str, Any], **where: Any) -> dict[str, str]:
 def check_players(players: Any, **where: Any) -> list[str]:
     if not isinstance(players, list) or not players or len(players) > MAX_PLAYERS:
         raise BadImportError(f"players: expected a list of 1 to {MAX_PLAYERS} names", field="players", **where)
-    for seat, name in enumerate(players):
-        check_name(seat, name, **where)
-    return list(players)
+    return [check_name(seat, name, **where) for seat, name in enumerate(players)]
 
 
 def check_name(seat: int, name: Any, **where: Any) -> str:
-    """A player's name as the API takes it: 1 to MAX_NAME characters, none that a store cannot hold (a NUL).
+    """A player's name as the API takes it, normalised as names are kept (`normal_name`: trimmed, whitespace
+    inside one space): 1 to MAX_NAME characters, none that a store cannot hold (a NUL).
 
     Raises:
         BadImportError: anything else, naming the seat (and the place in the file, `where`).
@@ -183,7 +183,10 @@ def check_name(seat: int, name: Any, **where: Any) -> str:
     problem = unstorable(name)
     if problem:
         raise BadImportError(f"players[{seat}]: the name {problem}", field="players", **where)
-    return name
+    kept = normal_name(name)
+    if not kept:
+        raise BadImportError(f"players[{seat}]: a name is more than spaces", field="players", **where)
+    return kept
 
 
 def check_created(created: Any, **where: Any) -> str:
@@ -455,10 +458,11 @@ def _text_head(parsed: TextGame) -> GameHead:
         rules = rules_for(kind)
     except TablebookError as exc:
         raise BadImportError(exc.message, line=lines.get("Kind", lines.get("Game", 1))) from None
-    players = parsed.seats()
     tag_names = seat_tag_names(parsed)
-    for seat, name in enumerate(players):
+    players = [
         check_name(seat, name, line=lines[tag_names[seat]] if seat in tag_names else lines.get("Players"))
+        for seat, name in enumerate(parsed.seats())
+    ]
     options = parsed.options()
     try:
         filled = rules.options_for(players, options)

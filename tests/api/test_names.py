@@ -112,3 +112,20 @@ def test_the_store_keeps_the_names_it_is_given_normalised(store: Store) -> None:
     renamed = store.players.rename(made.id, "  Gil   Oder\t", club_id=club_id)
     assert (renamed.name, renamed.aliases) == ("Gil Oder", ("G.O.", "Gil Ode"))
     assert [p.id for p in store.players.find_players(club_id, "GIL  ODER")] == [made.id]
+
+
+def test_an_imported_record_keeps_its_names_normalised(client: TestClient, club: Club) -> None:
+    game = new_game(client, club, players=["Anna Lee", "Ben"])
+    export = client.get(f"/v1/games/{game['id']}/export", params={"format": "json"}, headers=club.recorder)
+    doc = orjson.loads(export.content)
+    doc["players"] = ["  Anna \n Lee ", "Ben\t"]
+    imported = client.post(
+        "/v1/import",
+        params={"copy": "true"},
+        content=orjson.dumps(doc),
+        headers={**club.recorder, "Content-Type": "application/json"},
+    )
+    assert imported.status_code == 201, imported.text
+    assert imported.json()["game"]["players"] == ["Anna Lee", "Ben"]
+    found = client.get("/v1/games", params={"player": "anna lee"}, headers=club.recorder).json()["games"]
+    assert imported.json()["game"]["id"] in {g["id"] for g in found}
