@@ -1,7 +1,7 @@
 """The ASGI application for uvicorn: `uvicorn api.asgi:app` (settings from the environment)."""
 
 from api.main import create_app
-from projections.tuning import tune_gc
+from projections.core.tuning import tune_gc
 
-tune_gc()  # a server process folds (projections/tuning.py)
+tune_gc()  # a server process folds (projections/core/tuning.py)
 app = create_app()

@@ -1,6 +1,6 @@
 """Dependencies shared by the routes: the application service, the recorder and the calling principal.
 
-Every route but the live stream calls the service (`projections/service.py`), built once per app
+Every route but the live stream calls the service (`api/service/`), built once per app
 over the app's recorder; the stream still reads through the recorder.
 
 The principal comes from `Authorization: Bearer <key or share token>`. Two
@@ -22,11 +22,11 @@ from fastapi import Depends, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from api.auth import Principal, authenticate
+from api.service import Tablebook
 from events.errors import ForbiddenError, InvalidEventError, NotFoundError
 from events.store import Store
 from events.store.replicas import PRIMARY, ReadRoutes
-from projections.recorder import Recorder
-from projections.service import Tablebook
+from projections.core.recorder import Recorder
 
 #: the routes (templates) a share token may read
 SHARE_ROUTES = frozenset(
@@ -128,7 +128,7 @@ def service_of(request: Request, store: Store | None) -> Tablebook:
 def stream_reads(request: Request, game_id: str, min_seq: int | None = None) -> tuple[Tablebook, str]:
     """Where a live stream reads its next page (in a worker thread): the service and `replica` or `primary`.
 
-    NOTIFY is not replicated, so the stream's wake-up comes from the primary (events/notify.py, on the
+    NOTIFY is not replicated, so the stream's wake-up comes from the primary (events/store/notify.py, on the
     primary's store); its pages may come from a replica. After each wake-up the game's head is read on the
     primary (one indexed row) and the page goes to a replica only once that replica has reached it
     (`ReadRoutes.store_for` with that min seq: waiting up to TABLEBOOK_READ_WAIT), else to the primary: a

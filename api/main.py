@@ -31,8 +31,8 @@ from events.store import Store, make_engine
 from events.store.base import DATABASE_ERRORS, unavailable
 from events.store.follow import sync_standby_log
 from events.store.replicas import ReadRoutes
-from projections import phrases
-from projections.recorder import Recorder, ReplicaRecorder, StateCache
+from projections.core import phrases
+from projections.core.recorder import Recorder, ReplicaRecorder, StateCache
 
 log = logging.getLogger("tablebook")
 
@@ -355,7 +355,7 @@ def _validation_message(exc: RequestValidationError) -> tuple[str, str]:
 
 
 def shown_error(exc: TablebookError) -> dict[str, Any]:
-    """The error body, with no marker left in it (`projections/phrases.py`).
+    """The error body, with no marker left in it (`projections/core/phrases.py`).
 
     The service renders the rules' messages with the game's players before they get here; a message
     that still holds markers (raised where no game was known) is rendered as a last resort without

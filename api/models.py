@@ -19,9 +19,9 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, RootModel, create_model
 
 from events.codec import plain
-from projections import engine
-from projections.registry import KINDS, rules_for
-from projections.rules import CHANCE
+from projections.core import engine
+from projections.core.registry import KINDS, rules_for
+from projections.core.rules import CHANCE
 
 # --------------------------------------------------------------------------- errors
 

@@ -5,7 +5,7 @@
   it names no instant), as is anything that is not a date (`yesterday`, `2026-13-45`). The bound is
   converted to UTC and written as the store writes its times (`events.codec.utc_now`:
   `2026-11-29T13:00:00.000000Z`), so that the text comparison of the query is a comparison of times.
-- `game` (`GameKind`): one of `projections.registry.KINDS`; another answers 422 naming them.
+- `game` (`GameKind`): one of `projections.core.registry.KINDS`; another answers 422 naming them.
 - `player` (`api.requests.QueryName`): a name normalised as names are kept (no spaces around, whitespace
   inside one space); blank is a 422.
 - `known_query`: a dependency of the whole application that refuses, with 422 naming it, a query
@@ -35,18 +35,18 @@ from pydantic_core import PydanticCustomError
 
 from api.requests import QueryName
 from events.errors import InvalidEventError, clip
-from projections.registry import KINDS
+from projections.core.registry import KINDS
 
 if TYPE_CHECKING:
 
     class GameKind(StrEnum):
-        """The game kinds, by their wire names (those of `projections.registry.KINDS`)."""
+        """The game kinds, by their wire names (those of `projections.core.registry.KINDS`)."""
 
 else:
-    #: The game kinds, by their wire names: built from `projections.registry.KINDS`, so a new game
+    #: The game kinds, by their wire names: built from `projections.core.registry.KINDS`, so a new game
     #: needs no line here (members are named with `_` for `-`: `GameKind.gin_rummy_3`).
     GameKind = StrEnum("GameKind", {kind.replace("-", "_"): kind for kind in KINDS})
-    GameKind.__doc__ = "The game kinds, by their wire names (those of `projections.registry.KINDS`)."
+    GameKind.__doc__ = "The game kinds, by their wire names (those of `projections.core.registry.KINDS`)."
 
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 #: a time whose `+01:00` came as ` 01:00`: a `+` a client did not encode reads as a space in a query

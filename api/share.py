@@ -16,14 +16,14 @@ Readings:
 - A share token is a principal of the role `share` limited to its game
   (`api/deps.py` refuses any other game with 404 and any route that is not a
   read of the replay with 403) and to the hands that are over
-  (`projections/visibility.py`): a live hand is refused (403) on `/state` and
+  (`projections/reading/visibility.py`): a live hand is refused (403) on `/state` and
   `/replay`, and its events are withheld on `/events` and `/stream`.
 - Tokens do not expire by themselves; revoke them. Revoking twice is not an
   error (the first `revoked_at` stays).
 
-Where things are: the rows and the token's form are the store layer's (`events/shares.py`, where the
+Where things are: the rows and the token's form are the store layer's (`events/store/shares.py`, where the
 SQL is); making, listing and revoking a link are use cases of the application service
-(`projections/service.py`); what is left here is the check of a token that comes with a request,
+(`api/service/`); what is left here is the check of a token that comes with a request,
 which turns it into a `Principal`.
 """
 
@@ -33,8 +33,8 @@ import hmac
 
 from api.auth import SHARE_ROLE, Principal, hash_secret
 from events.errors import NotFoundError, UnauthorizedError
-from events.shares import PREFIX, ShareRecord, find_share, split_token
 from events.store import Store
+from events.store.shares import PREFIX, ShareRecord, find_share, split_token
 
 __all__ = ["PREFIX", "ShareRecord", "authenticate_share"]
 

@@ -39,12 +39,12 @@ import psycopg
 
 from bench.folds import sealed, simulated
 from events.codec import dumps, utc_now
-from events.migrate import upgrade
 from events.store import DURABILITY_MODES, Head, Store, durability_from, make_engine
-from projections import engine
-from projections.recorder import Recorder
-from projections.registry import rules_for
-from projections.tuning import tune_gc
+from events.store.migrate import upgrade
+from projections.core import engine
+from projections.core.recorder import Recorder
+from projections.core.registry import rules_for
+from projections.core.tuning import tune_gc
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 PG_SERVER = os.environ.get("TABLEBOOK_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -396,7 +396,7 @@ def bench_ratings(url: str) -> None:
 
 
 def main() -> None:
-    tune_gc()  # as a server process does (projections/tuning.py)
+    tune_gc()  # as a server process does (projections/core/tuning.py)
     print(
         f"Tablebook benchmarks ({'quick' if QUICK else 'full'} run), {time.strftime('%Y-%m-%d %H:%M')}", file=sys.stderr
     )

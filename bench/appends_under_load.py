@@ -59,8 +59,8 @@ from bench.http_appends import (
     wrk,
 )
 from events.store import durability_from
-from projections import engine
-from projections.registry import rules_for
+from projections.core import engine
+from projections.core.registry import rules_for
 
 READERS = 4
 LONG_GAMES = 2

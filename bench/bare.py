@@ -9,8 +9,8 @@ import orjson
 from fastapi import FastAPI, Request
 
 from api.responses import ORJSONResponse
+from events.games.schnapsen import EVENTS
 from events.schema import parse_event
-from events.schnapsen import EVENTS
 
 app = FastAPI(default_response_class=ORJSONResponse)
 

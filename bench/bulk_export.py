@@ -26,13 +26,13 @@ from typing import Any
 from bench.scratch import scratch_postgres
 from events.codec import genesis_hash
 from events.envelope import Envelope, seal
-from events.migrate import upgrade
 from events.store import Store
-from projections import engine
+from events.store.migrate import upgrade
+from projections.core import engine
+from projections.core.recorder import head_of
+from projections.core.registry import available, rules_for
+from projections.core.simulate import play
 from projections.histories import export, importer
-from projections.recorder import head_of
-from projections.registry import available, rules_for
-from projections.simulate import play
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 GAMES = 200 if QUICK else 1000

@@ -33,14 +33,14 @@ from typing import Any
 
 from events.codec import utc_now
 from events.envelope import seal
-from events.migrate import upgrade
 from events.store import Store
-from projections import engine
-from projections.recorder import Recorder
-from projections.registry import available, rules_for
-from projections.rules import Event, GameRules
-from projections.simulate import play
-from projections.tuning import tune_gc
+from events.store.migrate import upgrade
+from projections.core import engine
+from projections.core.recorder import Recorder
+from projections.core.registry import available, rules_for
+from projections.core.rules import Event, GameRules
+from projections.core.simulate import play
+from projections.core.tuning import tune_gc
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 N_EVENTS = 5000 if QUICK else 20000
@@ -185,7 +185,7 @@ def long_session() -> None:
 
 
 def main() -> None:
-    thresholds = tune_gc()  # as a server process does (projections/tuning.py)
+    thresholds = tune_gc()  # as a server process does (projections/core/tuning.py)
     print(
         f"Tablebook folds ({'quick' if QUICK else 'full'} run), {time.strftime('%Y-%m-%d %H:%M')}, "
         f"gc thresholds {thresholds}",

@@ -55,8 +55,8 @@ import api
 from api.auth import create_key
 from bench.folds import sealed, simulated
 from events.codec import dumps
-from events.migrate import upgrade
 from events.store import Store, durability_from
+from events.store.migrate import upgrade
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 #: the checkout under test: the servers run its code (`api` is imported from it)

@@ -1,12 +1,12 @@
 """Ratings and statistics rebuilt from the events: `python -m bench.ratings [GAMES]`.
 
 Records GAMES finished games (default 10,000; BENCH_QUICK=1: 1,000) in a fresh SQLite database, an
-equal share of each kind, played by the bots (`projections.simulate.demo_playout`: 5 distinct games
+equal share of each kind, played by the bots (`projections.core.simulate.demo_playout`: 5 distinct games
 per kind, recorded many times over through `Store.import_game`), seated from a club of 300 players
 at random; then the same in a fresh PostgreSQL database (BENCH_PG_GAMES of them, default the smaller
 of GAMES and 2,000, as its fill is slower; BENCH_PG=0 skips it). Then it times, from zero, the two
 read models a player's page and the standings read: the hand facts (the game's own statistics) and
-the ratings (`projections/ratings.py`), and prints the rate in games and events a second, and what
+the ratings (`projections/readmodels/ratings.py`), and prints the rate in games and events a second, and what
 100,000 games would take at that rate (events per game stay the same; a rebuild reads, in pages,
 only the events its filter admits, over its partial index, so its time grows with the games).
 
@@ -30,18 +30,18 @@ from typing import Any
 from bench.bulk_export import sealed
 from bench.scratch import scratch_postgres
 from events.codec import genesis_hash
-from events.migrate import upgrade
 from events.store import Store
 from events.store.log import LogFilter
+from events.store.migrate import upgrade
 from events.store.ratings import CHANGE_COLUMNS
 from events.store.tracking import FACT_COLUMNS, insert_rows
-from projections import ratings as rating_model
-from projections import readmodel
-from projections.ratings import MODEL, RatingsModel
-from projections.readmodel import HandFacts
-from projections.rebuild import rebuild_read_models
-from projections.registry import available, rules_for
-from projections.simulate import demo_playout
+from projections.core.registry import available, rules_for
+from projections.core.simulate import demo_playout
+from projections.readmodels import hand_facts as readmodel
+from projections.readmodels import ratings as rating_model
+from projections.readmodels.hand_facts import HandFacts
+from projections.readmodels.ratings import MODEL, RatingsModel
+from projections.readmodels.rebuild import rebuild_read_models
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 PLAYERS = [f"Player {n:03d}" for n in range(300)]

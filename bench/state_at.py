@@ -3,7 +3,7 @@
 A Seven and a Half session of `N_EVENTS` events is recorded in a SQLite store; then each request
 gets a new Recorder (an empty state cache, as after a restart or in another process) and asks for
 the table at a random seq, through the app (FastAPI `TestClient`). Two runs: with snapshots off
-(every fold starts at event 1) and on (`projections/snapshots.py`; the first pass over the game
+(every fold starts at event 1) and on (`projections/core/snapshots.py`; the first pass over the game
 writes them, the timed requests read them). Beside them, in the same run: the ceiling, the same
 client's `GET /healthz` (what the HTTP stack and the in-process client cost with no work at all),
 and the server's own share, the same cold reads made on the recorder directly (`live` for the
@@ -34,11 +34,11 @@ from api.auth import create_key
 from api.main import create_app
 from api.settings import Settings
 from bench.folds import endless_session
-from events.migrate import upgrade
 from events.store import Store
-from projections.engine import render_state
-from projections.recorder import Recorder, StateCache
-from projections.tuning import tune_gc
+from events.store.migrate import upgrade
+from projections.core.engine import render_state
+from projections.core.recorder import Recorder, StateCache
+from projections.core.tuning import tune_gc
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 N_EVENTS = 10_000
@@ -89,7 +89,7 @@ def line(label: str, ms: list[float]) -> None:
 
 
 def main() -> None:
-    tune_gc()  # as a server process does (projections/tuning.py)
+    tune_gc()  # as a server process does (projections/core/tuning.py)
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
         upgrade(url)

@@ -28,8 +28,8 @@ import psycopg
 
 from events.codec import dumps, utc_now
 from events.envelope import seal
-from events.migrate import upgrade
 from events.store import Head, Store
+from events.store.migrate import upgrade
 
 PG_SERVER = os.environ.get("TABLEBOOK_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 WRITERS = 4

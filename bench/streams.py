@@ -47,7 +47,7 @@ PROBES = 50 if QUICK else 200
 #: run in the served tree (its own code and schema): a migrated database, a recorder key, viewer keys
 SETUP = """
 import json, sys
-from events.migrate import upgrade
+from events.store.migrate import upgrade
 from events.store import Store
 from api.auth import create_key
 url, count = sys.argv[1], int(sys.argv[2])

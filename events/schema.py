@@ -33,7 +33,7 @@ MAX_TEXT = 2000
 #: the largest integer an event field holds unless its schema says less (a seq, a hand, a ref): PostgreSQL
 #: keeps seqs and hands as 32-bit INTEGER, and sums of such numbers must stay far from 64 bits
 MAX_INT = 2**31 - 1
-#: the largest amount (a stake) an event holds; a table limit is at most this (`projections/rules.py`), so
+#: the largest amount (a stake) an event holds; a table limit is at most this (`projections/core/rules.py`), so
 #: every stake the rules may accept is well formed, and a stake times any multiple, summed over a table,
 #: stays far below 2**63
 MAX_AMOUNT = 10**9

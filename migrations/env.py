@@ -5,9 +5,9 @@ from __future__ import annotations
 from alembic import context
 from sqlmodel import SQLModel
 
-import events.tables  # noqa: F401  (registers the tables on SQLModel.metadata)
+import events.store.tables  # noqa: F401  (registers the tables on SQLModel.metadata)
 from events.store import make_engine
-from events.tables import include_object
+from events.store.tables import include_object
 
 target_metadata = SQLModel.metadata
 

@@ -26,8 +26,8 @@ from fastapi.testclient import TestClient  # noqa: E402
 from api.auth import create_key  # noqa: E402
 from api.main import create_app  # noqa: E402
 from api.settings import Settings  # noqa: E402
-from events.migrate import upgrade  # noqa: E402
 from events.store import Store  # noqa: E402
+from events.store.migrate import upgrade  # noqa: E402
 
 PG_SERVER = os.environ.get("TABLEBOOK_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 STORES = ("sqlite", "postgres")

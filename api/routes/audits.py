@@ -1,6 +1,6 @@
 """Audits: the chain, flagged plays, retractions, and claims against the computed score.
 
-Plain `def` routes, one service call each (`projections/service.py`): an audit re-folds the whole game.
+Plain `def` routes, one service call each (`api/service/`): an audit re-folds the whole game.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Server deals (`rules/server-deal.md`): a game's commitments and their checks, and the club's fairness report.
 
-Plain `def` routes, one service call each (`projections/service.py`): both re-read and re-shuffle. Neither
+Plain `def` routes, one service call each (`api/service/`): both re-read and re-shuffle. Neither
 is a route of a share link (`GET /v1/games/{id}/deals` refuses one with 403, as every route outside the
 replay's seven does).
 """

@@ -1,10 +1,10 @@
 """Hand histories: export a game (json, jsonl, text, csv), import one (or many), bulk NDJSON export.
 
-Viewer keys get a live hand's hidden cards redacted here too (`projections/visibility.py`):
+Viewer keys get a live hand's hidden cards redacted here too (`projections/reading/visibility.py`):
 such an export says `"redacted": true` (text: a `Redacted` tag) and cannot be
 imported, since its hashes no longer match its events.
 
-Each route is one call of the application service (`projections/service.py`), which renders the
+Each route is one call of the application service (`api/service/`), which renders the
 export (the CLI prints the same one). Reading, folding and rendering a long game, or verifying an
 import, is blocking work: the exports are plain `def` routes (FastAPI's threadpool; Starlette iterates
 the bulk export's sync generator in its threadpool too); the imports await their body on the event
@@ -26,9 +26,9 @@ from api.models import AUTH, BODY, GAME, BulkImported, ImportedGame, errors
 from api.queries import SINCE, UNTIL, GameKind, Moment, stored_time
 from api.requests import refuse_unstorable_export
 from api.responses import ORJSONResponse
+from projections.core.registry import KINDS
 from projections.histories import export
 from projections.histories.errors import BadImportError
-from projections.registry import KINDS
 
 router = APIRouter(tags=["exports"])
 

@@ -1,10 +1,10 @@
 """Games: create one, list and search a club's games, read one's metadata.
 
 Search by situation (`has=sweep`) is served by the hand-facts read model
-(`projections/readmodel.py`): the route first lets it catch up with the
+(`projections/readmodels/hand_facts.py`): the route first lets it catch up with the
 event log (one indexed read when nothing is new), so a search sees every
 committed event, then answers from the `hand_fact` table. Each route is one call of the application
-service (`projections/service.py`), and a plain `def`: FastAPI runs it in its threadpool, so its
+service (`api/service/`), and a plain `def`: FastAPI runs it in its threadpool, so its
 database work never blocks the event loop.
 """
 
@@ -21,8 +21,8 @@ from api.models import AUTH, BODY, errors
 from api.queries import GameFiltersDep
 from api.requests import PlayerName, StrictJSONRoute
 from events.schema import unstorable
-from projections.readmodel import KNOWN, check_situations
-from projections.registry import KINDS
+from projections.core.registry import KINDS
+from projections.readmodels.hand_facts import KNOWN, check_situations
 
 router = APIRouter(prefix="/v1/games", tags=["games"], route_class=StrictJSONRoute)
 

@@ -22,8 +22,8 @@ from api.deps import PrincipalDep, ServiceDep
 from api.models import AUTH, BODY, Doc, errors
 from api.queries import GameKind, Moment, stored_time
 from api.requests import PlayerName, QueryName, StrictJSONRoute
-from projections.players import POOL_TITLES, STATS
-from projections.registry import KINDS
+from projections.core.registry import KINDS
+from projections.readmodels.standings import POOL_TITLES, STATS
 
 router = APIRouter(tags=["players"], route_class=StrictJSONRoute)
 

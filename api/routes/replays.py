@@ -16,10 +16,10 @@ from starlette.concurrency import run_in_threadpool
 
 from api.deps import READ_FROM_HEADER, PrincipalDep, ServiceDep, get_principal, min_seq_of, stream_reads
 from api.models import GAME, STREAM_RESPONSE, Replay, errors
+from api.service import Tablebook
 from events.errors import TablebookError
-from events.notify import Subscription
 from events.schema import ascii_integer
-from projections.service import Tablebook
+from events.store.notify import Subscription
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +117,7 @@ async def stream(
                         continue  # rows past the head (a forged one) are never sent: wait as when idle
                 if woken is None:
                     return
-                await woken.wait()  # an append of this game (events/notify.py); a client that leaves cancels it
+                await woken.wait()  # an append of this game (events/store/notify.py); a client that leaves cancels it
 
     headers = {"Cache-Control": "no-cache"}
     if getattr(request.app.state, "read_routes", None) is not None:

@@ -5,7 +5,7 @@ club: options that only change scoring re-score every hand, with the lines that 
 that change play replay the events until the first one refused ("diverges at seq N: rule R"), with
 the score up to there. `POST /v1/rescore` does it for every game of the club matching the filters of
 `GET /v1/games`, streamed as NDJSON (one line per game, then the season's standings under both sets
-of rules). The work is `projections/rescore.py`'s, on the service's store; the record is only read.
+of rules). The work is `api/service/rescore.py`'s, on the service's store; the record is only read.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from api.deps import PrincipalDep, ServiceDep
 from api.models import AUTH, BODY, GAME, Doc, ScoreSheet, errors
 from api.queries import GameFiltersDep
 from api.requests import StrictJSONRoute
-from projections import rescore
+from api.service import rescore
 
 router = APIRouter(tags=["rescore"], route_class=StrictJSONRoute)
 

@@ -3,7 +3,7 @@
 `GET /v1/games/rules` lists every game with its options (default, values, help text, and kind:
 `scoring`, re-scored from the same events, or `play`, replayed until the first event refused; see
 `POST /v1/games/{id}/rescore`). A rule profile is a club's named set of option values per game
-(`projections/profiles.py`); `default`, every option at its default, is built in. Plain `def` routes,
+(`api/service/profiles.py`); `default`, every option at its default, is built in. Plain `def` routes,
 one call each of the profile functions, on the service's store (the database work runs in FastAPI's
 threadpool).
 """

@@ -45,6 +45,6 @@ def verify(game_id: str, principal: PrincipalDep, service: ServiceDep) -> dict[s
     """`{ok, events, head_hash, problems}`; the first problem names the first bad seq.
 
     A reader not shown every card (a viewer while a hand is hidden) gets `head_hash: null` and each
-    problem without its hashes: they are hashes over hidden cards (see `projections/visibility.py`).
+    problem without its hashes: they are hashes over hidden cards (see `projections/reading/visibility.py`).
     """
     return service.verify(principal, game_id)

@@ -1,5 +1,5 @@
 // Cards on the page, and events in card notation (the page's own rendering of
-// projections/notation.py: who did what, then the derived facts after an arrow).
+// projections/reading/notation.py: who did what, then the derived facts after an arrow).
 // Everything is built with DOM nodes and textContent: names and notes are never parsed as HTML.
 
 export const SUITS = {

@@ -87,7 +87,7 @@ export function canonical(value) {
   return JSON.stringify(value);
 }
 
-//: the facts that name a seat (as `projections.phrases.SEAT_KEYS`, and keys ending so): shown by name
+//: the facts that name a seat (as `projections.core.phrases.SEAT_KEYS`, and keys ending so): shown by name
 const SEAT_KEYS = ["seat", "dealer", "leader", "bidder", "banker", "next_banker", "captain", "sitter", "box", "owner",
   "turn", "to", "from", "knocker", "scorer", "closer", "first_to_speak"];
 const seatKey = (key) => SEAT_KEYS.includes(key) || /(winner|_by|_to)$/.test(key);

@@ -104,7 +104,7 @@ class Store:
         #: the club's players (`events/store/players.py`) and the ratings read model's rows
         self.players = self.registry.players
         self.ratings = RatingRecorder(self.db)
-        #: the server seeds of server-dealt decks: read by the write side only (projections/recorder.py)
+        #: the server seeds of server-dealt decks: read by the write side only (projections/core/recorder.py)
         self.seeds = SeedVault(self.db)
         #: the store the read models (hand facts, ratings) run on: this one, or after `follow_from` the same
         #: database with its log read on the synchronous standby (events/store/follow.py)

@@ -28,7 +28,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from events.errors import TablebookError
-from events.tables import ApiKey, AppendRequest, Club, Event, Game
+from events.store.tables import ApiKey, AppendRequest, Club, Event, Game
 
 DEFAULT_URL = "sqlite:///./data/tablebook.db"
 #: the largest seq (an INTEGER column) and position (BIGINT): reads past them find nothing, and never

@@ -6,8 +6,8 @@ the store a `follower`: the same store for every write and for the read model's 
 checkpoint, whose reads of the *log* go to a `FollowedLog`, and so do the reads of what the log's
 events need (a game's kind, club and seats, its retracts, a hand's earlier events), which must come
 from the node that showed the events (an imported game's row commits with its events: on a standby it
-can be visible a moment before the primary sees it). `projections/readmodel.py` and
-`projections/ratings.py` take `store.follower`; with no follow configured it is the store itself.
+can be visible a moment before the primary sees it). `projections/readmodels/hand_facts.py` and
+`projections/readmodels/ratings.py` take `store.follower`; with no follow configured it is the store itself.
 
 Which node (docs/replication.md, "Read models across a failover"): only the **synchronous standby** or
 the primary. An asynchronous standby may show an event the promoted node never had (its commit was

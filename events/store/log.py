@@ -186,7 +186,8 @@ class LogReader:
         writer commits in order).
 
         The filter's SQL is the WHERE of a partial index (migration 0012) when it is one of the read
-        models' (`projections/readmodel.py`, `projections/ratings.py`): the read walks that index only.
+        models' (`projections/readmodels/hand_facts.py`, `projections/readmodels/ratings.py`): the read
+        walks that index only.
         """
         if after >= MAX_POSITION or limit <= 0:
             return after, []

@@ -1,7 +1,7 @@
 """The one mapping between envelopes and `event` rows.
 
 A row keeps `data`, `result` and `violation` as canonical JSON text: the bytes hashed are the bytes
-kept (`events/tables.py`). An envelope from `events.envelope.seal` carries those texts already (it
+kept (`events/store/tables.py`). An envelope from `events.envelope.seal` carries those texts already (it
 encoded each payload once and hashed those same bytes), and they are written as they are; any other
 envelope (an import of a verified export, a test's) is encoded here, with the same canonical codec, so
 its hash, computed over the decoded envelope, covers exactly the stored text too.

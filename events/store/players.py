@@ -6,7 +6,7 @@ a new player. Names are compared, and kept by `create_player` and `rename`, norm
 no spaces around, each run of whitespace inside one space); the API normalises the names it is given
 the same way before they get here. A game's registry row keeps the names as *display copies* (`game.players`): a rename,
 merge or erasure rewrites them in the same transaction as the player row, so that every process,
-which reads a game's row on every request (`projections/recorder.py` `live`), shows the new name at
+which reads a game's row on every request (`projections/core/recorder.py` `live`), shows the new name at
 once; nothing about players is cached in a process. Names are in no hash (events name seats).
 
 A game stored as a *copy* of another (`game.copy_of`: a record the club had, imported again on purpose)
@@ -26,7 +26,7 @@ from sqlalchemy import Connection, func, insert, select, update
 from events.codec import dumps, loads, utc_now
 from events.errors import InvalidEventError, NotFoundError
 from events.store.base import GAMES, Database, new_id
-from events.tables import GamePlayer, HandFact, Player
+from events.store.tables import GamePlayer, HandFact, Player
 
 PLAYERS = Player.__table__  # type: ignore[attr-defined]
 SEATS = GamePlayer.__table__  # type: ignore[attr-defined]

@@ -1,7 +1,7 @@
 """Rule profiles in the registry: a club's named sets of option values, per game (`rule_profile` rows).
 
-A small module of the store layer beside the store's own (as `events/shares.py` is), so that no SQL
-is written above `events/`: `projections/profiles.py` checks a profile against the games' rules and
+A small module of the store layer beside the store's own (as `events/store/shares.py` is), so that no SQL
+is written above `events/`: `api/service/profiles.py` checks a profile against the games' rules and
 calls these functions with the store whose engine they use. It knows no rules: the options are kept
 as canonical JSON text, `{kind: {option: value}}`, exactly as the projection layer checked them.
 
@@ -20,7 +20,7 @@ from sqlalchemy import delete, insert, select, update
 
 from events.codec import canonical, utc_now
 from events.errors import NotFoundError
-from events.tables import MAX_PROFILE_NAME, RuleProfile
+from events.store.tables import MAX_PROFILE_NAME, RuleProfile
 
 if TYPE_CHECKING:
     from events.store import Store

@@ -1,6 +1,6 @@
 """The ratings read model's rows (`rating_change`) and checkpoint, and the queries over them: SQL only.
 
-`projections/ratings.py` decides the changes; this writes a page of them with the checkpoint move
+`projections/readmodels/ratings.py` decides the changes; this writes a page of them with the checkpoint move
 in one transaction (guarded like the hand facts, `events/store/tracking.py`), empties them for a
 rebuild, and answers: a player's latest rating per pool, their history, a pool's leaderboard.
 """
@@ -15,8 +15,8 @@ from sqlalchemy import func, select
 from events.codec import loads
 from events.store.base import GAMES, Database
 from events.store.players import SEATS
+from events.store.tables import RatingChange
 from events.store.tracking import Lost, check_checkpoint, emptied_fast, insert_rows, move_checkpoint, reset_checkpoint
-from events.tables import RatingChange
 
 CHANGES = RatingChange.__table__  # type: ignore[attr-defined]
 

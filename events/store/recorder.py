@@ -428,7 +428,7 @@ class EventRecorder:
     def first_seq_from_hand(self, game_id: str, hand: int, upto: int) -> int | None:
         """The lowest seq at or below `upto` recorded in hand `hand` or a later one (None: there is none).
 
-        A hand above the head's hand is one that was begun and then retracted; see `projections/visibility.py`.
+        A hand above the head's hand is one that was begun and then retracted; see `projections/reading/visibility.py`.
         """
         rows = self.db.rows(self._sql["first_seq_from_hand"], (game_id, clamp(hand), clamp(upto)))
         return None if not rows or rows[0][0] is None else int(rows[0][0])

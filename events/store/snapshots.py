@@ -1,4 +1,4 @@
-"""The snapshot cache: folded states at hand boundaries (`projections/snapshots.py`), not part of the record.
+"""The snapshot cache: folded states at hand boundaries (`projections/core/snapshots.py`), not part of the record.
 
 Rows are keyed by the game's code version, so a changed rule module never reads another's; deleting
 every row loses nothing (the events are the record), which is why these writes may race freely: a row
@@ -15,7 +15,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from events.codec import utc_now
 from events.store.base import GAMES, Database, clamp
-from events.tables import Snapshot, SnapshotHand
+from events.store.tables import Snapshot, SnapshotHand
 
 SNAPSHOTS = Snapshot.__table__  # type: ignore[attr-defined]
 SNAPSHOT_HANDS = SnapshotHand.__table__  # type: ignore[attr-defined]

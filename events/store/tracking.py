@@ -1,6 +1,6 @@
 """The tracking recorder: read models' rows and their checkpoints, written together.
 
-A read model (today the hand facts behind `GET /v1/games?has=`, `projections/readmodel.py`) follows the
+A read model (today the hand facts behind `GET /v1/games?has=`, `projections/readmodels/hand_facts.py`) follows the
 log (`events/store/log.py`) and keeps how far it has read in `projection_checkpoint`. Its rows and its
 checkpoint move in one transaction, guarded by the old checkpoint, so two processes catching up at
 once never both apply a page: the loser writes nothing and reads on from the winner's checkpoint.
@@ -20,7 +20,7 @@ from events.codec import utc_now
 from events.store.base import GAMES, Database
 from events.store.players import SEATS
 from events.store.registry import GameRecord, filter_games, filter_labels, game_record, newest_first
-from events.tables import HandFact, ProjectionCheckpoint
+from events.store.tables import HandFact, ProjectionCheckpoint
 
 FACTS = HandFact.__table__  # type: ignore[attr-defined]
 CHECKPOINTS = ProjectionCheckpoint.__table__  # type: ignore[attr-defined]

@@ -1,4 +1,4 @@
-"""The `snapshot` table: folded states at hand boundaries, a disposable cache (projections/snapshots.py).
+"""The `snapshot` table: folded states at hand boundaries, a disposable cache (projections/core/snapshots.py).
 
 Revision ID: 0004
 Revises: 0003

@@ -1,4 +1,5 @@
-"""The `snapshot_hand` table: each finished hand of a snapshot's history kept once, a cache (projections/snapshots.py).
+"""The `snapshot_hand` table: each finished hand of a snapshot's history kept once, a cache
+(projections/core/snapshots.py).
 
 Revision ID: 0005
 Revises: 0004

@@ -1,4 +1,4 @@
-"""Rule profiles: a club's named house rules, option values per game (`events.tables.RuleProfile`).
+"""Rule profiles: a club's named house rules, option values per game (`events.store.tables.RuleProfile`).
 
 One table, `rule_profile`, keyed by (club, name); `options` is canonical JSON text `{kind: {option:
 value}}`. A profile is copied into a game's options when the game is created with it (those options

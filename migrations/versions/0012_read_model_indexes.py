@@ -1,9 +1,9 @@
 """Partial indexes on `event` for the two read models, so a rebuild reads only the events it needs.
 
 - `ix_event_hand_facts`: the events a game's `situations` can tag, and the retracts (the WHERE is
-  `projections.readmodel.READS`' SQL, made from each game's `situation_reads`).
+  `projections.readmodels.hand_facts.READS`' SQL, made from each game's `situation_reads`).
 - `ix_event_ratings`: the events that may settle a rated result or give a hand's context (the WHERE
-  is `projections.ratings.READS`' SQL).
+  is `projections.readmodels.ratings.READS`' SQL).
 - `ix_event_retracts`: every retract by game and seq (the ratings ask which results a game's retracts
   take back).
 

@@ -4,7 +4,7 @@ The ratings read a hand's context from Seven and a Half's bets and Gin's roles. 
 every `deal` and `cut` by type, which is every deal of every game (a Casino, Smear or Schnapsen deal,
 and a Seven and a Half one, give nothing to a rating, and a deal's cards are most of the bytes a page
 reads: about one row in three of what the ratings read). Gin's deal and cut name the roles in their
-result, so they are asked for by the mark `"captain"` instead (`projections.ratings.READS`). Nothing
+result, so they are asked for by the mark `"captain"` instead (`projections.readmodels.ratings.READS`). Nothing
 else changes: the WHERE is still the read's own SQL, text for text (tests/projections/test_read_indexes.py),
 no event row is written or changed. Down again puts back 0012's index.
 
@@ -26,7 +26,7 @@ depends_on = None
 
 PREVIOUS = importlib.import_module("migrations.versions.0012_read_model_indexes")
 
-#: the text of `projections.ratings.READS.sql` at this revision; `{find}` as in 0012
+#: the text of `projections.readmodels.ratings.READS.sql` at this revision; `{find}` as in 0012
 RATINGS_WHERE = (
     "(type IN ('bet', 'retract') OR seq = 1 OR {find}(result, '\"captain\"') > 0 "
     "OR {find}(result, '\"game_ended\"') > 0 OR {find}(result, '\"hand_ended\"') > 0)"

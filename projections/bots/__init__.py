@@ -6,7 +6,7 @@ reads first. A bot here plays like a sensible club player instead.
 
 Every bot is a pure function `bot(state, offered, rng, history) -> event` that picks one of the
 `offered` events: the game's `legal_events` together with its completed `chance_events`, exactly what
-`projections.simulate` offers. A bot never builds an event of its own, so it can only play what the
+`projections.core.simulate` offers. A bot never builds an event of its own, so it can only play what the
 rules allow; a chance event (a deal, a draw, a hit) is taken as offered, so its card stays the
 simulator's random one (and a bot deciding whether to draw never looks at the card it would get).
 `history` is the game's events so far (a bot remembers what it just drew or threw, as a player does);
@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from projections.bots import casino, cutthroat_smear, gin_rummy_3, schnapsen, seven_and_a_half
-from projections.rules import Event
+from projections.core.rules import Event
 
 #: `bot(state, offered, rng, history)`: one of `offered`, chosen with table sense
 Bot = Callable[[Any, Sequence[Event], random.Random, Sequence[Event]], Event]

@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from projections.rules import Event
+from projections.core.rules import Event
 
 
 def of_type(offered: Sequence[Event], *kinds: str) -> list[Event]:

@@ -18,8 +18,8 @@ import random
 from collections.abc import Iterable, Sequence
 
 from projections.bots._common import best
-from projections.casino._state import CasinoState
-from projections.rules import Event
+from projections.core.rules import Event
+from projections.games.casino._state import CasinoState
 
 #: what a captured card brings beyond being one more card: the items that score (`casino/_score.py`)
 SCORING = {"TD": 8.0, "2S": 4.0, "AC": 4.0, "AD": 4.0, "AH": 4.0, "AS": 4.0}

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 
 from events.cards import rank, suit
 from projections.bots._common import best, of_type
-from projections.cutthroat_smear import SmearState, to_act
-from projections.cutthroat_smear._scoring import GAME_VALUE, STRENGTH, trick_winner
-from projections.rules import Event
+from projections.core.rules import Event
+from projections.games.cutthroat_smear import SmearState, to_act
+from projections.games.cutthroat_smear._scoring import GAME_VALUE, STRENGTH, trick_winner
 
 #: one time in this many the bot stretches a bid by one (a bold bidder)
 BOLD = 0.25

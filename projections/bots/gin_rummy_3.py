@@ -20,9 +20,9 @@ import random
 from collections.abc import Iterable, Sequence
 
 from projections.bots._common import best, of_type
-from projections.gin_rummy_3 import GinState, best_melding
-from projections.gin_rummy_3._melds import RANK_INDEX, card_value, deadwood_value
-from projections.rules import Event
+from projections.core.rules import Event
+from projections.games.gin_rummy_3 import GinState, best_melding
+from projections.games.gin_rummy_3._melds import RANK_INDEX, card_value, deadwood_value
 
 
 def bot(state: GinState, offered: Sequence[Event], rng: random.Random, history: Sequence[Event]) -> Event:

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 
 from events.cards import rank, suit
 from projections.bots._common import best, of_type
-from projections.rules import Event
-from projections.schnapsen import CARD_POINTS, STRENGTH, TARGET, SchnapsenState, beats
+from projections.core.rules import Event
+from projections.games.schnapsen import CARD_POINTS, STRENGTH, TARGET, SchnapsenState, beats
 
 #: the points in hand (won, pending, to declare, sure tricks) to close the talon with
 CLOSE_AT = 66

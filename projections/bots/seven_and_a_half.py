@@ -17,8 +17,8 @@ import random
 from collections.abc import Sequence
 
 from projections.bots._common import of_type
-from projections.rules import Event
-from projections.seven_and_a_half._state import BANKER, BETWEEN, PLAY, STAKES, SevenAndAHalfState
+from projections.core.rules import Event
+from projections.games.seven_and_a_half._state import BANKER, BETWEEN, PLAY, STAKES, SevenAndAHalfState
 
 #: hands in a demo session before the bot closes it
 SESSION_HANDS = 12

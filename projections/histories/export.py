@@ -31,12 +31,12 @@ from events.envelope import Envelope
 from events.errors import InvalidEventError, TablebookError
 from events.schema import unstorable
 from events.store import GameRecord, Store
-from projections import engine, phrases
+from projections.core import engine, phrases
+from projections.core.recorder import head_of
+from projections.core.registry import rules_for
+from projections.core.rules import GameRules, ScoreSheet, seat_dict
 from projections.histories import words
 from projections.histories.text import write_text
-from projections.recorder import head_of
-from projections.registry import rules_for
-from projections.rules import GameRules, ScoreSheet, seat_dict
 
 #: `csv-excel`: the csv for Excel, with a byte-order mark (`excel_csv`)
 EXCEL = "csv-excel"
@@ -96,7 +96,7 @@ def header(
 
 def mark_redacted(head: dict[str, Any], shown: Sequence[Envelope]) -> None:
     """Mark a header whose envelopes were redacted for a reader: `redacted: true`, and no head hash when
-    the envelopes' hashes were withheld (they are hashes over hidden cards: see `projections/visibility.py`)."""
+    the envelopes' hashes were withheld (they are hashes over hidden cards: see `projections/reading/visibility.py`)."""
     if any(env.get("redacted") or env.get("withheld") for env in shown):
         head["redacted"] = True
     if any("hash" in env and env["hash"] is None for env in shown):

@@ -4,7 +4,7 @@ json and jsonl carry every envelope with its hash. The importer checks the
 header (format, game, players, options), then re-walks the chain from the
 genesis record (game, seats, options, created_at: `events/codec.py`) and
 re-runs the rules on every event, with the same code as `verify`
-(`projections/verify.py`): an edited, missing or reordered line, or an event
+(`projections/reading/verify.py`): an edited, missing or reordered line, or an event
 the rules refuse, is named by its line (jsonl) or its index (json), and
 nothing is written. The envelopes are then written exactly as they were
 (same `recorded_at`, `actor`, `result`, hashes), so the imported game has
@@ -43,13 +43,13 @@ from events.errors import TablebookError
 from events.schema import unstorable
 from events.store import GameRecord, Head, Store
 from events.store.players import normal_name
-from projections import engine
+from projections.core import engine
+from projections.core.recorder import head_of
+from projections.core.registry import rules_for
+from projections.core.rules import GameRules
 from projections.histories.errors import BadImportError, located
 from projections.histories.text import LABEL_TAGS, TextGame, kind_of, parse_text, seat_tag_names
-from projections.recorder import head_of
-from projections.registry import rules_for
-from projections.rules import GameRules
-from projections.verify import verify_stream
+from projections.reading.verify import verify_stream
 
 ENVELOPE_KEYS = frozenset({"seq", "hand", "type", "data", "recorded_at", "actor", "result", "prev_hash", "hash"})
 _HASH = re.compile(r"[0-9a-f]{64}")

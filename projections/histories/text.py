@@ -22,7 +22,8 @@ import orjson
 from events.cards import FULL_DECK
 from events.envelope import Envelope
 from events.errors import UnknownGameError
-from projections import engine, registry
+from projections.core import engine, registry
+from projections.core.rules import EMPTY, GameRules, HandScore, ScoreSheet
 from projections.histories import words
 from projections.histories.errors import BadImportError
 from projections.histories.notation import (
@@ -35,7 +36,6 @@ from projections.histories.notation import (
     tokenize,
     word_value,
 )
-from projections.rules import EMPTY, GameRules, HandScore, ScoreSheet
 
 #: the labels a game may have, by their API name, and the tag each is written as
 LABEL_TAGS = {"event": "Event", "round": "Round", "table": "Table"}

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from events.cards import RANKS, SUIT_SYMBOLS, pretty
-from projections import phrases
-from projections.rules import GameRules
+from projections.core import phrases
+from projections.core.rules import GameRules
 
 HIDDEN = "??"
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}

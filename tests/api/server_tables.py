@@ -8,8 +8,8 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from events.store import Store
-from projections import dealing, engine
-from projections.registry import rules_for
+from projections.core import dealing, engine
+from projections.core.registry import rules_for
 from tests.conftest import Club
 
 SERVER = {"dealing": "server"}

@@ -1,4 +1,4 @@
-"""The application service (`projections/service.py`) under the API and the CLI (issue 16).
+"""The application service (`api/service/`) under the API and the CLI (issue 16).
 
 The routes and the CLI are thin over it; these tests call it directly (as both do) and check the
 layering: no SQL in `api/`, no reach through `recorder.store` in the routes, and no `async` route
@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 
 from api.auth import authenticate
 from api.cli import app as cli
+from api.service import OPERATOR, Operator, Tablebook
 from events.errors import ForbiddenError, InvalidEventError, NotFoundError, UnauthorizedError
 from events.store import Store
-from projections.service import OPERATOR, Operator, Tablebook
-from projections.verify import verify_game
+from projections.reading.verify import verify_game
 from tests.conftest import Club, make_club
 from tests.projections.helpers import load_example
 
@@ -209,7 +209,7 @@ def test_a_small_append_is_done_on_the_calling_thread_only_when_the_writer_is_fr
     PostgreSQL, or for a larger batch, it answers None without waiting and writes nothing."""
     import threading
 
-    from projections.service import INLINE_BATCH
+    from api.service import INLINE_BATCH
 
     service, club, game_id = _recorded(store)
     recorder = authenticate(store, f"Bearer {club.keys['recorder']}")

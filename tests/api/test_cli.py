@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from api.auth import authenticate
 from api.cli import app
 from events.store import Store
-from projections.recorder import Recorder
-from projections.registry import rules_for
+from projections.core.recorder import Recorder
+from projections.core.registry import rules_for
 from tests.projections.helpers import load_example
 
 runner = CliRunner()
@@ -254,7 +254,7 @@ class Recorded:
         from api.auth import create_key
         from api.main import create_app
         from api.settings import Settings
-        from events.migrate import upgrade
+        from events.store.migrate import upgrade
 
         upgrade(url)
         self.url = url
@@ -482,8 +482,8 @@ def test_seven_and_a_half_prints_chips_and_half_points_in_their_units(url: str) 
     import random
     import re
 
-    from projections import phrases
-    from projections.service import OPERATOR, Tablebook
+    from api.service import OPERATOR, Tablebook
+    from projections.core import phrases
 
     runner.invoke(app, ["migrate", "--database", url])
     store = Store(url)

@@ -9,11 +9,11 @@ import orjson
 from typer.testing import CliRunner
 
 from api.cli import app
-from events.migrate import upgrade
+from api.service import Operator, Tablebook
 from events.store import Store
-from projections.ratings import RatingsModel
-from projections.readmodel import HandFacts
-from projections.service import Operator, Tablebook
+from events.store.migrate import upgrade
+from projections.readmodels.hand_facts import HandFacts
+from projections.readmodels.ratings import RatingsModel
 
 runner = CliRunner()
 

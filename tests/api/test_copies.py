@@ -18,12 +18,12 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from api.cli import app as cli
-from events.migrate import upgrade
+from api.service import Tablebook
 from events.store import Store
 from events.store.base import EVENTS, GAMES
+from events.store.migrate import upgrade
 from events.store.players import SEATS
-from projections.ratings import RatingsModel
-from projections.service import Tablebook
+from projections.readmodels.ratings import RatingsModel
 from tests.conftest import Club
 
 runner = CliRunner()

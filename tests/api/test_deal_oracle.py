@@ -19,10 +19,11 @@ import pytest
 
 from events.errors import TablebookError
 from events.store import GameRecord, Store
-from projections import dealing, engine, fairdeal
-from projections.recorder import Recorder
-from projections.registry import available, rules_for
-from projections.rules import GameRules
+from projections.core import dealing, engine
+from projections.core.recorder import Recorder
+from projections.core.registry import available, rules_for
+from projections.core.rules import GameRules
+from projections.fairness import fairdeal
 
 SERVER = {"dealing": "server"}
 

@@ -21,11 +21,11 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from api.cli import app as cli
-from events.migrate import upgrade
 from events.store import Store
-from projections.recorder import Recorder
-from projections.registry import available, rules_for
-from projections.simulate import play
+from events.store.migrate import upgrade
+from projections.core.recorder import Recorder
+from projections.core.registry import available, rules_for
+from projections.core.simulate import play
 from tests.conftest import Club, error_of, make_club, new_game
 from tests.projections.helpers import AWKWARD_PLAYERS
 
@@ -492,7 +492,7 @@ def test_players_erase_replaces_the_name_keeps_every_chain_and_lists_the_notes(d
 
 
 def test_cli_rebuild_gives_the_incremental_rows(db: str) -> None:
-    from projections.readmodel import HandFacts
+    from projections.readmodels.hand_facts import HandFacts
 
     for seed, kind in enumerate(available()):
         cli_record(db, "c", kind, seed)

@@ -29,9 +29,9 @@ from api.settings import Settings
 from events.codec import envelope_hash
 from events.envelope import event_of
 from events.store import Store
-from projections.registry import available, rules_for
-from projections.rules import SPECTATOR
-from projections.simulate import play
+from projections.core.registry import available, rules_for
+from projections.core.rules import SPECTATOR
+from projections.core.simulate import play
 from tests.conftest import Club, make_club
 from tests.reliability.load import PLAYERS
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from projections import dealing
-from projections.registry import available, rules_for
+from projections.core import dealing
+from projections.core.registry import available, rules_for
 from tests.conftest import Club, error_of, new_game
 
 DEAL = {

@@ -12,9 +12,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.main import create_app
+from api.service import Tablebook
 from api.settings import Settings
 from events.store import Store
-from projections.service import Tablebook
 from tests.api.test_search import DEAL, MARRIAGE, schnapsen, search
 from tests.conftest import Club, error_of, new_game
 

@@ -16,8 +16,8 @@ from api.queries import GameKind, stored_time
 from api.routes import replays
 from events.codec import utc_now
 from events.store import Store
-from projections.recorder import Live, Recorder, StateCache
-from projections.registry import KINDS
+from projections.core.recorder import Live, Recorder, StateCache
+from projections.core.registry import KINDS
 from tests.conftest import Club, error_of, new_game
 
 #: three games of a club, created at known times (UTC, as the store writes them)

@@ -17,8 +17,8 @@ from fastapi.testclient import TestClient
 
 from api.main import create_app
 from api.settings import Settings
-from events.migrate import upgrade
 from events.store import Store
+from events.store.migrate import upgrade
 from events.store.replicas import PRIMARY, REPLICA, ReadRoutes
 from tests.conftest import Club, make_club, new_game
 
@@ -196,7 +196,7 @@ def test_a_replica_that_fails_in_the_middle_of_a_read_answers_503_and_is_left_ou
         game_id = new_game(client, club)["id"]
         note(client, club, game_id, "one")
         app.state.read_routes = routes = ReadRoutes(primary, [replica], wait=0.1)
-        from projections.recorder import ReplicaRecorder, StateCache
+        from projections.core.recorder import ReplicaRecorder, StateCache
 
         app.state.replica_recorders = {id(replica): ReplicaRecorder(replica, StateCache(16))}
         checkouts.clear()

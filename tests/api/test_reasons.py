@@ -2,7 +2,7 @@
 
 For every registered game, whole games are played (the demo recorder's play, as `tablebook demo`
 records them) and read back through the API; the rules write their reasons with markers
-(`projections/phrases.py`), and the API must answer them rendered with the players' names, with the
+(`projections/core/phrases.py`), and the API must answer them rendered with the players' names, with the
 template and fields beside them that render back to the same text. A refused event (a seat out of
 turn, a card the seat does not hold) must be refused in words with the names too.
 """
@@ -18,14 +18,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.main import create_app
+from api.service import Tablebook
 from api.settings import Settings
 from events.store import Store
-from projections import phrases
-from projections.recorder import Recorder
-from projections.registry import available, rules_for
-from projections.rules import GameRules
-from projections.service import Tablebook
-from projections.simulate import play
+from projections.core import phrases
+from projections.core.recorder import Recorder
+from projections.core.registry import available, rules_for
+from projections.core.rules import GameRules
+from projections.core.simulate import play
 from tests.conftest import Club, make_club
 
 #: "seat 3" with no name: what no person-facing text may say once the game (and so its names) is known

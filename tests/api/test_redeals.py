@@ -14,8 +14,9 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from events.store import Store
-from projections import dealing, engine, fairdeal
-from projections.registry import rules_for
+from projections.core import dealing, engine
+from projections.core.registry import rules_for
+from projections.fairness import fairdeal
 from tests.api.server_tables import Table, server_seeds
 from tests.conftest import Club, error_of
 

@@ -10,11 +10,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from events.store import Store
-from projections import engine, phrases
-from projections.recorder import Recorder
-from projections.registry import available, rules_for
-from projections.rules import SPECTATOR
-from projections.simulate import play
+from projections.core import engine, phrases
+from projections.core.recorder import Recorder
+from projections.core.registry import available, rules_for
+from projections.core.rules import SPECTATOR
+from projections.core.simulate import play
 from tests.conftest import Club
 from tests.projections.helpers import PLAYERS, cards_in
 from tests.store.test_store import tamper

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 from fastapi.testclient import TestClient
 
-from projections.registry import KINDS, rules_for
+from projections.core.registry import KINDS, rules_for
 from tests.conftest import Club, error_of, make_club, new_game
 from tests.projections.test_house_rules import CASINO_DEAL, GIN_DEAL, GIN_ROLES, RUN
 
@@ -244,10 +244,10 @@ def test_a_season_picks_its_games_with_the_filters_of_the_games_list(client: Tes
 
 
 def _cli() -> Any:
-    """A `tablebook`-like app with the commands of api/cli_rescore.py registered (as api/cli.py registers them)."""
+    """A `tablebook`-like app with the commands of api/cli/rescore.py registered (as api/cli/ registers them)."""
     import typer
 
-    from api import cli_rescore
+    from api.cli import rescore as cli_rescore
 
     app = typer.Typer()
 
@@ -263,7 +263,7 @@ def test_the_cli_rescores_a_game_and_keeps_profiles(sqlite_url: str) -> None:
     from typer.testing import CliRunner
 
     from events.store import Store
-    from projections.recorder import Recorder
+    from projections.core.recorder import Recorder
 
     store = Store(sqlite_url)
     try:

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from events.store import Store
-from projections.registry import available
+from projections.core.registry import available
 from tests.conftest import Club, error_of, make_club, new_game
 from tests.projections.helpers import EXAMPLES, expected_of, load_example
 

@@ -8,9 +8,9 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from events.store import Store
-from projections.readmodel import KNOWN, HandFacts
-from projections.registry import rules_for
-from projections.simulate import play
+from projections.core.registry import rules_for
+from projections.core.simulate import play
+from projections.readmodels.hand_facts import KNOWN, HandFacts
 from tests.conftest import Club, make_club, new_game
 
 DEAL = {

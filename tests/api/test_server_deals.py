@@ -21,8 +21,8 @@ from api.cli import app as cli_app
 from api.main import create_app
 from api.settings import Settings
 from events.store import Store
-from projections import fairdeal
-from projections.registry import available
+from projections.core.registry import available
+from projections.fairness import fairdeal
 from tests.api.server_tables import Table, server_seeds
 from tests.conftest import Club, error_of, make_club
 
@@ -315,7 +315,7 @@ def test_a_tied_gin_cut_is_cut_again_with_a_server_seed(
     """Whatever the deck gives, the cut that lands has three ranks, and the record checks. The server
     seeds come from a seeded generator here, so that the run is the same every time (and has a tie)."""
     rng = random.Random(7)
-    monkeypatch.setattr("projections.recorder.secrets.token_bytes", lambda n: rng.randbytes(n))
+    monkeypatch.setattr("projections.core.recorder.secrets.token_bytes", lambda n: rng.randbytes(n))
     club = make_club(store)
     recuts = 0
     # 30 cuts: the patched generator is shared by every token drawn in the process (a key, a request id from

@@ -10,10 +10,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from events.store import Store
-from projections import engine
-from projections.recorder import Recorder
-from projections.registry import rules_for
-from projections.simulate import play
+from projections.core import engine
+from projections.core.recorder import Recorder
+from projections.core.registry import rules_for
+from projections.core.simulate import play
 from tests.conftest import Club, make_club
 
 PLAYERS = ["Anna", "Ben"]

@@ -14,9 +14,9 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from events.store import Store
-from projections.recorder import Recorder
-from projections.registry import rules_for
-from projections.simulate import play
+from projections.core.recorder import Recorder
+from projections.core.registry import rules_for
+from projections.core.simulate import play
 from tests.api.test_share import bearer, share
 from tests.conftest import Club, error_of
 

@@ -1,4 +1,4 @@
-"""Live streams are pushed (events/notify.py): an append wakes its game's streams, and idle streams read nothing.
+"""Live streams are pushed (events/store/notify.py): an append wakes its game's streams, and idle streams read nothing.
 
 The fallback check is set to a minute here, so an event that arrives in well under that came by the
 in-process signal; and an idle stream that reads the database (a poll) is counted.
@@ -16,8 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.routes import replays
-from events import notify
-from events.store import Store
+from events.store import Store, notify
 from tests.conftest import Club, new_game
 from tests.reliability.load import simulated
 

@@ -24,8 +24,8 @@ import httpx
 import pytest
 
 from api.auth import create_key
-from events.migrate import upgrade
 from events.store import Store
+from events.store.migrate import upgrade
 from tests.browser.games import (
     KINDS,
     Recorded,

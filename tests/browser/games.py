@@ -16,11 +16,11 @@ from typing import Any
 
 from events.errors import TablebookError
 from events.store import Store
-from projections import engine
-from projections.recorder import Recorder
-from projections.registry import available, rules_for
-from projections.rules import GameRules
-from projections.simulate import next_options, play
+from projections.core import engine
+from projections.core.recorder import Recorder
+from projections.core.registry import available, rules_for
+from projections.core.rules import GameRules
+from projections.core.simulate import next_options, play
 
 PLAYERS = {kind: list(rules_for(kind).demo_players) for kind in available()}
 KINDS = tuple(PLAYERS)

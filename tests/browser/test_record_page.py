@@ -24,9 +24,10 @@ from typing import Any
 import httpx
 import pytest
 
-from projections import engine, offers
 from projections.bots import bot_for
-from projections.registry import rules_for
+from projections.core import engine
+from projections.core.registry import rules_for
+from projections.reading import offers
 from tests.browser.conftest import Page, Server
 
 SHOTS = Path("/work/notes/shots")

@@ -1,6 +1,6 @@
 """The schema stays shardable by club on Citus (docs/sharding.md): a lint of `SQLModel.metadata`.
 
-Each table is declared in `events.sharding` (distributed by club_id, reference, or local). A distributed
+Each table is declared in `events.store.sharding` (distributed by club_id, reference, or local). A distributed
 table's every primary and unique key contains club_id, and a foreign key between distributed tables
 does too; a reference table refers to no distributed table. Today's exceptions are listed there with
 the key the sharding migration gives them: the list must be exactly what the schema has, so it can
@@ -12,9 +12,9 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlmodel import SQLModel
 
-import events.tables  # noqa: F401  (the tables, in the metadata)
-import projections.readmodel  # noqa: F401
-from events import sharding
+import events.store.tables  # noqa: F401  (the tables, in the metadata)
+import projections.readmodels.hand_facts  # noqa: F401
+from events.store import sharding
 
 
 def keys(table: sa.Table) -> list[tuple[str, ...]]:
@@ -30,8 +30,8 @@ def test_every_table_is_declared_once() -> None:
     tables = set(SQLModel.metadata.tables)
     kinds = (sharding.DISTRIBUTED, sharding.REFERENCE, sharding.LOCAL)
     declared = set().union(*kinds)
-    assert tables - declared == set(), "declare each new table in events/sharding.py (docs/sharding.md)"
-    assert declared - tables == set(), "events/sharding.py declares tables that are gone"
+    assert tables - declared == set(), "declare each new table in events/store/sharding.py (docs/sharding.md)"
+    assert declared - tables == set(), "events/store/sharding.py declares tables that are gone"
     assert sum(len(kind) for kind in kinds) == len(declared), "a table is declared twice"
 
 
@@ -44,7 +44,7 @@ def test_every_key_of_a_distributed_table_holds_the_distribution_column() -> Non
         if column not in key
     }
     assert gaps - set(sharding.PENDING) == set(), f"keys Citus cannot enforce inside one shard (add {column})"
-    assert set(sharding.PENDING) - gaps == set(), "fixed: remove these from events.sharding.PENDING"
+    assert set(sharding.PENDING) - gaps == set(), "fixed: remove these from events.store.sharding.PENDING"
     for (name, _), planned in sharding.PENDING.items():
         assert column in planned and set(planned) <= set(SQLModel.metadata.tables[name].columns.keys()) | {column}
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, text
 
-from events.migrate import downgrade, upgrade
 from events.store import Store
+from events.store.migrate import downgrade, upgrade
 from tests.migrations.test_migrations import _diff, _game_columns, fresh_url
 
 __all__ = ["fresh_url"]  # the fixture, once SQLite, once PostgreSQL

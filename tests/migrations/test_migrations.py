@@ -13,9 +13,9 @@ from alembic.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, text
 from sqlmodel import SQLModel
 
-from events.migrate import downgrade, upgrade
 from events.store import Store
-from events.tables import include_object
+from events.store.migrate import downgrade, upgrade
+from events.store.tables import include_object
 from tests.conftest import PG_SERVER, STORES, _pg_admin_dsn
 
 

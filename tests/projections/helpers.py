@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError
-from projections import engine
-from projections.registry import available, rules_for
-from projections.rules import Census, GameRules
+from projections.core import engine
+from projections.core.registry import available, rules_for
+from projections.core.rules import Census, GameRules
 
 #: the golden records of ../shared/examples, copied here so that a clean clone tests on its own
 EXAMPLES = Path(__file__).resolve().parents[1] / "data" / "examples"

@@ -23,11 +23,11 @@ from api.cli import DEMO_CLUB, app
 from events.store import Store
 from projections.bots import BOTS, Bot, bot_for
 from projections.bots.schnapsen import points_in_hand
-from projections.gin_rummy_3._melds import deadwood_value
-from projections.readmodel import HandFacts
-from projections.registry import available, rules_for
-from projections.rules import Event
-from projections.simulate import DEMO_SITUATIONS, Playout, demo_playout, play, situations_of
+from projections.core.registry import available, rules_for
+from projections.core.rules import Event
+from projections.core.simulate import DEMO_SITUATIONS, Playout, demo_playout, play, situations_of
+from projections.games.gin_rummy_3._melds import deadwood_value
+from projections.readmodels.hand_facts import HandFacts
 
 #: every situation the issue asks the demo data to show, by the game that shows it
 REQUIRED = {

@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
-from events.casino import build_value
 from events.errors import UnknownGameError
-from projections import phrases
-from projections.casino import CasinoState
-from projections.casino._groups import value_of
-from projections.casino._state import CARD_SET, Build
-from projections.engine import Position
-from projections.registry import rules_for
-from projections.rules import HIDDEN, OMNISCIENT, SPECTATOR
-from projections.simulate import play
+from events.games.casino import build_value
+from projections.core import phrases
+from projections.core.engine import Position
+from projections.core.registry import rules_for
+from projections.core.rules import HIDDEN, OMNISCIENT, SPECTATOR
+from projections.core.simulate import play
+from projections.games.casino import CasinoState
+from projections.games.casino._groups import value_of
+from projections.games.casino._state import CARD_SET, Build
 from tests.projections.helpers import (
     check_census,
     decide,

@@ -18,12 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from events.errors import IllegalEventError, ImpossibleEventError
-from projections.casino import CasinoState
-from projections.casino._groups import value_of
-from projections.casino._state import DEALS
-from projections.engine import Position
-from projections.registry import rules_for
-from projections.simulate import play
+from projections.core.engine import Position
+from projections.core.registry import rules_for
+from projections.core.simulate import play
+from projections.games.casino import CasinoState
+from projections.games.casino._groups import value_of
+from projections.games.casino._state import DEALS
 
 RULES = rules_for("casino")
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -28,10 +28,10 @@ import pytest
 
 from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError
 from events.schema import json_schema
-from projections import engine
-from projections.registry import available, rules_for
-from projections.rules import CHANCE, GameRules
-from projections.simulate import next_options
+from projections.core import engine
+from projections.core.registry import available, rules_for
+from projections.core.rules import CHANCE, GameRules
+from projections.core.simulate import next_options
 
 COMMON = frozenset({"note", "retract", "score_claimed", "hand_voided"})
 #: candidates tried per event type and state at most (a sample beyond)

@@ -24,10 +24,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from events.envelope import seal
-from projections import engine
-from projections.registry import available, rules_for
-from projections.rules import CHANCE, SPECTATOR
-from projections.simulate import play
+from projections.core import engine
+from projections.core.registry import available, rules_for
+from projections.core.rules import CHANCE, SPECTATOR
+from projections.core.simulate import play
 from tests.projections.helpers import cards_in, check_census
 
 #: games with no end but `session_closed` are played for this many events

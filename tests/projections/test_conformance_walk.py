@@ -15,12 +15,12 @@ The player count and the options of each walk are read from the game's declarati
 `player_counts`, `options`), never from a table kept here. Decisions are picked uniformly at random,
 except for a game that declares a `bot` (`GameRules.bot`): uniformly random play of those would never end
 (random Smear bids sink every total below zero; random Gin Rummy discards never knock), so the walk uses
-the game's own chooser for them, as `projections.simulate.play` does.
+the game's own chooser for them, as `projections.core.simulate.play` does.
 
 Checked after every step: the sealed envelopes fold (`engine.walk`, the replay) to the live state at
 every seq; each hand's score lines sum to its points, and the totals are the initial totals plus (or, for
 a countdown, minus) the hands' points; every card of the census is placed at most once (and conserved);
-the whole stream verifies (`projections.verify.verify_stream`: hash chain, the rules re-run, the same
+the whole stream verifies (`projections.reading.verify.verify_stream`: hash chain, the rules re-run, the same
 violations); and the walk ends.
 """
 
@@ -38,11 +38,11 @@ from hypothesis import strategies as st
 from events.codec import genesis_hash
 from events.envelope import event_of
 from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError, UnknownGameError
-from projections import engine
-from projections.registry import available, rules_for
-from projections.rules import GameRules, cumulative_totals
-from projections.simulate import next_options
-from projections.verify import verify_stream
+from projections.core import engine
+from projections.core.registry import available, rules_for
+from projections.core.rules import GameRules, cumulative_totals
+from projections.core.simulate import next_options
+from projections.reading.verify import verify_stream
 from tests.projections.helpers import check_census
 
 CREATED_AT = "2024-01-01T00:00:00Z"

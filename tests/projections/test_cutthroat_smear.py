@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 from events.errors import UnknownGameError
-from projections import engine, notation, phrases
-from projections.registry import rules_for
-from projections.rules import OMNISCIENT, SPECTATOR, seat_dict
-from projections.simulate import play as play_out
+from projections.core import engine, phrases
+from projections.core.registry import rules_for
+from projections.core.rules import OMNISCIENT, SPECTATOR, seat_dict
+from projections.core.simulate import play as play_out
+from projections.reading import notation
 from tests.projections.helpers import (
     check_census,
     decide,

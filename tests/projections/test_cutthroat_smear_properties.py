@@ -16,10 +16,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from projections import engine
-from projections.cutthroat_smear import bot
-from projections.registry import rules_for
-from projections.simulate import play
+from projections.core import engine
+from projections.core.registry import rules_for
+from projections.core.simulate import play
+from projections.games.cutthroat_smear import bot
 from tests.projections.helpers import check_census
 
 K = "cutthroat-smear"

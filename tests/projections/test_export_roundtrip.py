@@ -20,14 +20,14 @@ from hypothesis import strategies as st
 
 from events.codec import genesis_hash
 from events.envelope import Envelope, seal
-from projections import engine
+from projections.core import engine
+from projections.core.registry import available, rules_for
+from projections.core.rules import seat_dict
+from projections.core.simulate import play
 from projections.histories import export, importer, words
 from projections.histories.errors import BadImportError
 from projections.histories.notation import NotationError, format_value, parse_value
 from projections.histories.text import parse_text, write_text
-from projections.registry import available, rules_for
-from projections.rules import seat_dict
-from projections.simulate import play
 from tests.projections.helpers import AWKWARD_PLAYERS
 
 PLAYERS = AWKWARD_PLAYERS

@@ -25,9 +25,9 @@ from typing import Any
 
 import pytest
 
-from projections import engine
-from projections.registry import rules_for
-from projections.rules import GameRules, HandScore
+from projections.core import engine
+from projections.core.registry import rules_for
+from projections.core.rules import GameRules, HandScore
 
 GAMES = ("casino", "schnapsen", "gin-rummy-3", "seven-and-a-half", "cutthroat-smear")
 WINDOW = 500

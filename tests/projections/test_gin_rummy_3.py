@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from events.errors import UnknownGameError
-from projections import engine, phrases
-from projections.gin_rummy_3 import RULES, GinState
-from projections.gin_rummy_3._melds import candidate_melds, deadwood_value
-from projections.rules import SPECTATOR
+from projections.core import engine, phrases
+from projections.core.rules import SPECTATOR
+from projections.games.gin_rummy_3 import RULES, GinState
+from projections.games.gin_rummy_3._melds import candidate_melds, deadwood_value
 from tests.projections.helpers import (
     check_census,
     expect_illegal,

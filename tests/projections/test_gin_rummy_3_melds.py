@@ -1,4 +1,4 @@
-"""The meld arithmetic of Gin Rummy (`projections/gin_rummy_3/_melds.py`), against a brute force."""
+"""The meld arithmetic of Gin Rummy (`projections/games/gin_rummy_3/_melds.py`), against a brute force."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from events.cards import FULL_DECK
-from projections.gin_rummy_3 import all_meldings, best_melding, better_melding, maximal_meldings
-from projections.gin_rummy_3._melds import (
+from projections.games.gin_rummy_3 import all_meldings, best_melding, better_melding, maximal_meldings
+from projections.games.gin_rummy_3._melds import (
     candidate_melds,
     card_value,
     deadwood_value,

@@ -1,7 +1,7 @@
 """Whole three-handed Gin games played by bots: the game's own invariants on top of the conformance suite.
 
 Uniformly random play almost never knocks, so these games are played by
-`projections.gin_rummy_3.bot` (sensible with probability `greed`, random
+`projections.games.gin_rummy_3.bot` (sensible with probability `greed`, random
 otherwise), which reaches 100 in well under 9,000 events (a cautious bot, greed 0.5, may take near 3,000).
 """
 
@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from events.envelope import seal
-from projections import engine
-from projections.gin_rummy_3 import RULES, GinState, bot
-from projections.rules import SPECTATOR
-from projections.simulate import play
+from projections.core import engine
+from projections.core.rules import SPECTATOR
+from projections.core.simulate import play
+from projections.games.gin_rummy_3 import RULES, GinState, bot
 from tests.projections.helpers import cards_in, check_census
 
 PLAYERS = ["P0", "P1", "P2"]

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from events.errors import IllegalEventError, ImpossibleEventError
-from projections import engine, simulate
-from projections.registry import rules_for
+from projections.core import engine, simulate
+from projections.core.registry import rules_for
 from tests.projections.helpers import given
 
 # --------------------------------------------------------------------------- the declarations

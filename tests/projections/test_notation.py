@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from projections.gin_rummy_3 import RULES as GIN
-from projections.notation import describe
-from projections.schnapsen import RULES as SCHNAPSEN
-from projections.seven_and_a_half import RULES as HALF
+from projections.games.gin_rummy_3 import RULES as GIN
+from projections.games.schnapsen import RULES as SCHNAPSEN
+from projections.games.seven_and_a_half import RULES as HALF
+from projections.reading.notation import describe
 
 NAMES = ["Ann", "Ben", "Ida"]
 

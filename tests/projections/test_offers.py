@@ -1,4 +1,4 @@
-"""The table pad's offer (`projections/offers.py`) against `engine.decide`, for random states of every game.
+"""The table pad's offer (`projections/reading/offers.py`) against `engine.decide`, for random states of every game.
 
 (a) Everything offered is accepted as offered: every decision with no violation, every amount of
 every range, every reveal's example; under `record` every flagged play (and every amount of a
@@ -22,9 +22,10 @@ import orjson
 import pytest
 
 from events.schema import json_schema
-from projections import engine, offers, simulate
-from projections.registry import available, rules_for
-from projections.rules import HIDDEN, OMNISCIENT, SPECTATOR, GameRules
+from projections.core import engine, simulate
+from projections.core.registry import available, rules_for
+from projections.core.rules import HIDDEN, OMNISCIENT, SPECTATOR, GameRules
+from projections.reading import offers
 
 KINDS = available()
 COMMON = frozenset({"score_claimed", "note", "retract", "hand_voided"})
@@ -469,7 +470,7 @@ def test_schnapsen_offers_the_last_draw_of_the_trump_card_as_a_decision() -> Non
 
 def test_gin_offers_knocks_and_lay_offs_best_first() -> None:
     rules = rules_for("gin-rummy-3")
-    from projections.gin_rummy_3._melds import deadwood_value
+    from projections.games.gin_rummy_3._melds import deadwood_value
 
     seen = set()
     played = simulate.play(rules, list(rules.demo_players), rng=random.Random(7), max_events=400, keep_states=True)

@@ -11,11 +11,11 @@ import random
 import orjson
 
 from events.codec import genesis_hash
-from projections import engine
+from projections.core import engine
+from projections.core.registry import rules_for
+from projections.core.simulate import play
 from projections.histories.importer import from_json
-from projections.registry import rules_for
-from projections.simulate import play
-from projections.verify import verify_stream
+from projections.reading.verify import verify_stream
 from tests.projections.test_conformance_walk import CREATED_AT
 from tests.projections.test_verify_prose import sealed
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from projections import phrases
-from projections.notation import describe
-from projections.registry import rules_for
-from projections.rules import EMPTY, HandScore, ScoreLine, ScoreSheet
+from projections.core import phrases
+from projections.core.registry import rules_for
+from projections.core.rules import EMPTY, HandScore, ScoreLine, ScoreSheet
+from projections.reading.notation import describe
 
 NAMES = ["Anna", "Ben", "Cho"]
 

@@ -1,4 +1,4 @@
-"""Ratings (projections/ratings.py): the matches each game shape rates, explained changes, rebuild =
+"""Ratings (projections/readmodels/ratings.py): the matches each game shape rates, explained changes, rebuild =
 incremental, and a retract of a rated result rebuilding from the events."""
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
+from api.service import Operator, Tablebook
 from events.store import Store
 from events.store.ratings import CHANGE_COLUMNS
-from projections import ratings as ratings_module
-from projections.ratings import (
+from projections.readmodels import ratings as ratings_module
+from projections.readmodels.ratings import (
     BANKER_POOL,
     MODEL,
     PUNTER_POOL,
@@ -23,7 +24,6 @@ from projections.ratings import (
     rate,
     update,
 )
-from projections.service import Operator, Tablebook
 
 
 def _env(kind: str, seq: int, hand: int, result: dict[str, Any], data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -188,8 +188,8 @@ def test_a_retract_of_a_rated_result_rebuilds_and_drops_it(store: Store) -> None
 
 def test_a_smear_bid_made_or_set_is_the_bidders_fact_not_the_last_players() -> None:
     """The statistics count bids made and set at the bidder's seat, though the result comes on the last play."""
-    from projections.readmodel import facts_of
-    from projections.registry import rules_for
+    from projections.core.registry import rules_for
+    from projections.readmodels.hand_facts import facts_of
 
     rules = rules_for("cutthroat-smear")
     envelope = {

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from events.store import Store
-from projections import ratings, readmodel
+from projections.readmodels import hand_facts as readmodel
+from projections.readmodels import ratings
 
 #: index -> the read whose filter is its WHERE
 READS = {"ix_event_hand_facts": readmodel.READS, "ix_event_ratings": ratings.READS}

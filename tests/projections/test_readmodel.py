@@ -8,10 +8,10 @@ import random
 from typing import Any
 
 from events.store import Store
-from projections.readmodel import KNOWN, NAME, READS, SITUATIONS, HandFacts, facts_of
-from projections.recorder import Recorder
-from projections.registry import available, rules_for
-from projections.simulate import play
+from projections.core.recorder import Recorder
+from projections.core.registry import available, rules_for
+from projections.core.simulate import play
+from projections.readmodels.hand_facts import KNOWN, NAME, READS, SITUATIONS, HandFacts, facts_of
 from tests.projections.helpers import PLAYERS
 
 #: three-handed Casino, seed 178: the capture at seq 48 clears the table (a sweep); the one at

@@ -1,4 +1,4 @@
-"""Both read models rebuilt at once (projections/rebuild.py): the same rows as one after the other, every
+"""Both read models rebuilt at once (projections/readmodels/rebuild.py): the same rows as one after the other, every
 position reported, and a failure in the second process raised here."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
+from api.service import Tablebook
 from events.errors import TablebookError
-from events.migrate import upgrade
 from events.store import Store
+from events.store.migrate import upgrade
 from events.store.tracking import emptied_fast
-from projections import rebuild as rebuild_models
-from projections.service import Tablebook
+from projections.readmodels import rebuild as rebuild_models
 
 KINDS = ("schnapsen", "casino", "cutthroat-smear", "gin-rummy-3", "seven-and-a-half")
 

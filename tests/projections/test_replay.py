@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from events.envelope import seal
-from projections import engine
-from projections.registry import rules_for
-from projections.replay import hand_frames
+from projections.core import engine
+from projections.core.registry import rules_for
+from projections.reading.replay import hand_frames
 from tests.projections.helpers import load_example
 
 RULES = rules_for("schnapsen")

@@ -15,13 +15,13 @@ import pytest
 
 from events.errors import ImpossibleEventError
 from events.store import Store
-from projections import engine, phrases
-from projections.audit import audit_game, compare_claim, name_seats
-from projections.recorder import Recorder
-from projections.registry import rules_for
-from projections.replay import hand_frames
-from projections.rules import HIDDEN, SPECTATOR, ScoreLine, ScoreSheet, hand_score
-from projections.visibility import Sight, hide_cards, shown_envelopes, shown_frames
+from projections.core import engine, phrases
+from projections.core.recorder import Recorder
+from projections.core.registry import rules_for
+from projections.core.rules import HIDDEN, SPECTATOR, ScoreLine, ScoreSheet, hand_score
+from projections.reading.audit import audit_game, compare_claim, name_seats
+from projections.reading.replay import hand_frames
+from projections.reading.visibility import Sight, hide_cards, shown_envelopes, shown_frames
 
 RULES = rules_for("schnapsen")
 PLAYERS = ["Anna", "Ben"]

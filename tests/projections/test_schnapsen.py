@@ -13,11 +13,11 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from events.errors import OutOfTurnError, UnknownGameError
-from projections import engine
-from projections.phrases import card, has_marker, render, seat
-from projections.registry import rules_for
-from projections.schnapsen import SchnapsenState
-from projections.simulate import play
+from projections.core import engine
+from projections.core.phrases import card, has_marker, render, seat
+from projections.core.registry import rules_for
+from projections.core.simulate import play
+from projections.games.schnapsen import SchnapsenState
 from tests.projections.helpers import (
     examples_of,
     expect_illegal,

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from projections import deal_report, fairdeal
+from projections.fairness import fairdeal
+from projections.fairness import report as deal_report
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,7 +87,7 @@ def test_the_shuffle_is_the_sketch_step_by_step() -> None:
 def test_the_standalone_checker_runs_without_tablebook(tmp_path: Path) -> None:
     """`python3 fairdeal.py --vectors` from a copy of the file alone, outside the project."""
     copy = tmp_path / "fairdeal.py"
-    copy.write_text((ROOT / "projections" / "fairdeal.py").read_text())
+    copy.write_text(Path(fairdeal.__file__).read_text())
     done = subprocess.run([sys.executable, "-I", str(copy), "--vectors"], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["vector 1: ok", "vector 2: ok", "vector 3: ok"]
@@ -151,7 +152,7 @@ def test_pattern_probabilities_are_exact() -> None:
 
 def test_every_game_declares_its_dealing_order() -> None:
     """Each registered game is known to the standalone checker: its dealing events, its deck."""
-    from projections.registry import available, rules_for
+    from projections.core.registry import available, rules_for
 
     for kind in available():
         assert kind in fairdeal.TAKES, kind

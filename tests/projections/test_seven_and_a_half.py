@@ -16,12 +16,12 @@ import pytest
 
 from events.errors import ImpossibleEventError, InvalidEventError, OutOfTurnError, UnknownGameError
 from events.schema import MAX_AMOUNT
-from projections import engine, phrases
-from projections.phrases import halves
-from projections.registry import rules_for
-from projections.rules import HIDDEN, OMNISCIENT, SPECTATOR
-from projections.seven_and_a_half import ALL_STAKES_UP_TO, SevenAndAHalfState, offered_stakes
-from projections.seven_and_a_half._cards import is_two_card, status_of, total
+from projections.core import engine, phrases
+from projections.core.phrases import halves
+from projections.core.registry import rules_for
+from projections.core.rules import HIDDEN, OMNISCIENT, SPECTATOR
+from projections.games.seven_and_a_half import ALL_STAKES_UP_TO, SevenAndAHalfState, offered_stakes
+from projections.games.seven_and_a_half._cards import is_two_card, status_of, total
 from tests.projections.helpers import (
     cards_in,
     check_census,

@@ -15,11 +15,11 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from projections.phrases import has_marker, render, seat
-from projections.registry import rules_for
-from projections.rules import Event
-from projections.seven_and_a_half import SevenAndAHalfState
-from projections.simulate import Chooser, play
+from projections.core.phrases import has_marker, render, seat
+from projections.core.registry import rules_for
+from projections.core.rules import Event
+from projections.core.simulate import Chooser, play
+from projections.games.seven_and_a_half import SevenAndAHalfState
 
 KIND = "seven-and-a-half"
 RULES = rules_for(KIND)

@@ -2,7 +2,7 @@
 
 Random legal games of every kind, played by the game's bot and by a uniform chooser: every event that
 `situations` tags must be admitted by the game's declaration, by the hand facts' union filter
-(`projections.readmodel.READS`) in Python, and by that filter's SQL evaluated by SQLite on the stored
+(`projections.readmodels.hand_facts.READS`) in Python, and by that filter's SQL evaluated by SQLite on the stored
 texts. So the prefilter the rebuild reads through cannot drift from the code it stands for.
 """
 
@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from events.codec import dumps
-from projections import engine
-from projections.readmodel import READS
-from projections.registry import available, rules_for
-from projections.rules import SituationReads
-from projections.simulate import play
+from projections.core import engine
+from projections.core.registry import available, rules_for
+from projections.core.rules import SituationReads
+from projections.core.simulate import play
+from projections.readmodels.hand_facts import READS
 from tests.projections.helpers import PLAYERS
 
 GAMES_PER_KIND = 12

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from events.codec import envelope_hash, genesis_hash
-from projections import engine
-from projections.registry import rules_for
-from projections.verify import verify_stream
+from projections.core import engine
+from projections.core.registry import rules_for
+from projections.reading.verify import verify_stream
 from tests.projections.test_conformance_walk import CREATED_AT, walk
 
 

@@ -1,18 +1,18 @@
-"""docs/events.md is the output of its generator, `python -m projections.vocabulary`: it cannot drift."""
+"""docs/events.md is the output of its generator, `python -m projections.reading.vocabulary`: it cannot drift."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from projections.registry import KINDS, rules_for
-from projections.vocabulary import render, rule_ids
+from projections.core.registry import KINDS, rules_for
+from projections.reading.vocabulary import render, rule_ids
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "events.md"
 
 
 def test_docs_events_md_is_the_generated_vocabulary() -> None:
     assert DOC.read_text(encoding="utf-8") == render(), (
-        "docs/events.md is stale: run `.venv/bin/python -m projections.vocabulary > docs/events.md`"
+        "docs/events.md is stale: run `.venv/bin/python -m projections.reading.vocabulary > docs/events.md`"
     )
 
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from events.cards import FULL_DECK
-from projections.registry import available, rules_for
-from projections.rules import GameRules
+from projections.core.registry import available, rules_for
+from projections.core.rules import GameRules
 
 HUGE = "X" * 200_000
 #: values of every JSON type; a leaf is replaced by each one of another type

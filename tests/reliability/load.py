@@ -18,9 +18,9 @@ import httpx
 import orjson
 
 from events.store import Store
-from projections.registry import available, rules_for
-from projections.simulate import play
-from projections.verify import verify_game
+from projections.core.registry import available, rules_for
+from projections.core.simulate import play
+from projections.reading.verify import verify_game
 
 #: players of each game kind (seat order): its declared demo players
 PLAYERS: dict[str, list[str]] = {kind: list(rules_for(kind).demo_players) for kind in available()}

@@ -26,8 +26,8 @@ from schemathesis import GenerationMode
 
 from events.errors import TablebookError
 from events.store import Store
-from projections import engine
-from projections.registry import rules_for
+from projections.core import engine
+from projections.core.registry import rules_for
 from tests.conftest import Club, make_club
 from tests.reliability.corpus import BIG_STAKE, EDGES, WIDEST, Case, Edge, mutations, out_of_order
 from tests.reliability.figures import FIGURES

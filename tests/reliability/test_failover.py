@@ -47,14 +47,14 @@ import pytest
 
 from api.auth import create_key
 from events.envelope import Envelope
-from events.migrate import upgrade
 from events.store import FollowedLog, Store, SyncStandby
 from events.store.follow import sync_url_for
 from events.store.log import LogFilter
-from projections.ratings import RatingsModel
-from projections.readmodel import HandFacts
-from projections.registry import rules_for
-from projections.simulate import demo_playout
+from events.store.migrate import upgrade
+from projections.core.registry import rules_for
+from projections.core.simulate import demo_playout
+from projections.readmodels.hand_facts import HandFacts
+from projections.readmodels.ratings import RatingsModel
 from tests.reliability.cluster import Cluster
 from tests.reliability.figures import FIGURES
 from tests.reliability.load import PLAYERS, Api, Check, Ledger, check_game, note

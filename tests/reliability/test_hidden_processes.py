@@ -25,8 +25,8 @@ import orjson
 import pytest
 
 from events.store import Store
-from projections.registry import available, rules_for
-from projections.rules import SPECTATOR
+from projections.core.registry import available, rules_for
+from projections.core.rules import SPECTATOR
 from tests.api.test_hidden import hand_cut, secret_hashes, viewer_reads
 from tests.conftest import make_club
 from tests.reliability.figures import FIGURES

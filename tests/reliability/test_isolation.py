@@ -31,7 +31,7 @@ from sqlalchemy import inspect, text
 from events.cards import FULL_DECK as FULL
 from events.cards import pretty
 from events.store import Store
-from projections.registry import rules_for
+from projections.core.registry import rules_for
 from tests.api.test_replays_audits import never_public_cards, simulate
 from tests.conftest import Club, make_club
 from tests.reliability.figures import FIGURES

@@ -10,7 +10,7 @@ The per-process state of an API process, and why none of it can go stale across 
   serves its `players`, never the ones cached with the state), so an erasure shows everywhere at once.
 - the folded state (`StateCache`): checked against the game's head seq in the database on every read
   and append, and caught up (or folded again) when another process appended.
-- the read model's game-kind cache (`projections.readmodel.HandFacts`) holds a game's kind and club,
+- the read model's game-kind cache (`projections.readmodels.hand_facts.HandFacts`) holds a game's kind and club,
   which never change; settings are per process and read once, from the environment.
 
 Each test runs against two real server processes on one database (`shared_server`: a SQLite file, and

@@ -1,4 +1,4 @@
-"""An append in one API process wakes the streams that another process serves (events/notify.py).
+"""An append in one API process wakes the streams that another process serves (events/store/notify.py).
 
 PostgreSQL pushes it (LISTEN/NOTIFY): nothing polls there, so without the notification the event
 would never come. SQLite has no notification between processes: the fallback check of each process
@@ -12,8 +12,7 @@ import time
 
 import httpx
 
-from events import notify
-from events.store import Store
+from events.store import Store, notify
 from tests.conftest import make_club
 from tests.reliability.figures import FIGURES
 from tests.reliability.load import Api, note

@@ -24,7 +24,7 @@ from fastapi.testclient import TestClient
 from events.errors import IdempotencyMismatchError, StreamConflictError
 from events.store import Store
 from events.store.base import HeadBusyError, unavailable
-from projections.recorder import Recorder
+from projections.core.recorder import Recorder
 from tests.conftest import Club, error_of, new_game
 
 NOTES = 90
@@ -193,7 +193,7 @@ def test_no_turn_before_the_deadline_is_a_503(
     the API answers a database that did not answer: 503 `unavailable`, Retry-After, nothing written."""
     game_id = new_game(client, club)["id"]
     lose_the_next_race(store, monkeypatch, rival, game_id)
-    monkeypatch.setattr("projections.recorder.APPEND_DEADLINE", 0.0)
+    monkeypatch.setattr("projections.core.recorder.APPEND_DEADLINE", 0.0)
     answer = client.post(f"/v1/games/{game_id}/events", json={"events": note(1)}, headers=club.recorder)
     error_of(answer, 503, "unavailable")
     assert answer.headers["Retry-After"]

@@ -17,12 +17,12 @@ import psycopg
 import psycopg.errors
 import pytest
 
-from events.migrate import upgrade
-from events.notify import notifier_for
+from api.service import Tablebook
 from events.store import FollowedLog, Store
-from projections.ratings import RatingsModel
-from projections.readmodel import HandFacts
-from projections.service import Tablebook
+from events.store.migrate import upgrade
+from events.store.notify import notifier_for
+from projections.readmodels.hand_facts import HandFacts
+from projections.readmodels.ratings import RatingsModel
 from tests.conftest import PG_SERVER
 
 KINDS = ("schnapsen", "casino", "cutthroat-smear", "gin-rummy-3", "seven-and-a-half")
@@ -57,7 +57,7 @@ def _copy(primary: Store, name: str) -> str:
     notifier_for(primary).flush()
     with psycopg.connect(ADMIN, autocommit=True) as admin:
         for _ in range(100):
-            # the notifier's publisher (events/notify.py) may still hold a connection of its own
+            # the notifier's publisher (events/store/notify.py) may still hold a connection of its own
             admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (source,))
             try:
                 admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{source}"')

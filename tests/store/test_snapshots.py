@@ -1,4 +1,4 @@
-"""Snapshots (projections/snapshots.py): a disposable cache that changes no answer, only where folds start."""
+"""Snapshots (projections/core/snapshots.py): a disposable cache that changes no answer, only where folds start."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import pytest
 
 from events.errors import TablebookError
 from events.store import Store
-from projections import engine, snapshots
-from projections.recorder import Recorder, StateCache, initial_state_of
-from projections.registry import available, rules_for
-from projections.simulate import play
+from projections.core import engine, snapshots
+from projections.core.recorder import Recorder, StateCache, initial_state_of
+from projections.core.registry import available, rules_for
+from projections.core.simulate import play
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,7 +65,7 @@ def test_every_hand_boundary_state_survives_the_codec(kind: str) -> None:
         '{"__dc": "subprocess:Popen", "args": "true"}',
         '{"__r": "builtins:eval", "a": ["1"]}',
         '{"__e": "events.errors:NotFoundError", "v": 1}',
-        '{"__dc": "projections.rules:<locals>.X"}',
+        '{"__dc": "projections.core.rules:<locals>.X"}',
         '{"x": 1}',
         "not json",
     ],
@@ -97,7 +97,7 @@ def recorded(store: Store, kind: str, seed: int, *, retracts: bool) -> tuple[str
         # play on from where the second retract left the table
         state, rng, more = live.state, random.Random(seed + 1), []
         rules = rules_for(kind)
-        from projections.simulate import next_options
+        from projections.core.simulate import next_options
 
         while not rules.is_terminal(state.game) and len(more) < 150:
             offered = next_options(rules, state.game, rng)
@@ -200,7 +200,7 @@ def test_a_snapshot_written_by_one_process_is_read_by_another(store: Store) -> N
     script = (
         "import sys\n"
         "from events.store import Store\n"
-        "from projections.recorder import Recorder\n"
+        "from projections.core.recorder import Recorder\n"
         "store = Store(sys.argv[1])\n"
         "Recorder(store).live(sys.argv[2])\n"
         "store.dispose()\n"

@@ -15,8 +15,8 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from events.codec import dumps, envelope_hash
 from events.errors import StreamConflictError
 from events.store import DuplicateRequest, Head, Store
-from projections.recorder import Recorder
-from projections.verify import verify_game
+from projections.core.recorder import Recorder
+from projections.reading.verify import verify_game
 from tests.projections.helpers import load_example
 
 MIGRATION = importlib.import_module("migrations.versions.0001_initial")

@@ -6,7 +6,7 @@ hands, retracts and, under `record` enforcement, illegal events among the play) 
 `Recorder.append` on each store (SQLite and PostgreSQL, the `store` fixture), read back with
 `store.read_events`, and folded from the initial state: the fold equals the live state (for the walks, the
 state the walk reached; for the examples, the state of deciding the events in memory), the read model's
-head agrees, and the stored envelopes verify (`projections.verify.verify_game`: hash chain and rules).
+head agrees, and the stored envelopes verify (`projections.reading.verify.verify_game`: hash chain and rules).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from events.store import Store
-from projections import engine
-from projections.recorder import Recorder
-from projections.registry import available, rules_for
-from projections.verify import verify_game
+from projections.core import engine
+from projections.core.recorder import Recorder
+from projections.core.registry import available, rules_for
+from projections.reading.verify import verify_game
 from tests.projections.helpers import EXAMPLES, given, load_example
 from tests.projections.test_conformance_walk import walk
 

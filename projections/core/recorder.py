@@ -1,0 +1,509 @@
+"""The write side and the folded reads: store + rules + a bounded state cache.
+
+An append is decided against the cached state of the game (O(1) per event,
+no refold), sealed into hash-chained envelopes and written in one
+transaction. The cache is only an optimisation: several processes may share
+one database, so a stale entry shows up as a seq conflict from the store,
+after which the game is reloaded and the batch decided again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cachetools import LRUCache
+from sqlalchemy.exc import SQLAlchemyError
+
+from events.codec import genesis_hash, utc_now
+from events.envelope import Envelope, event_of
+from events.errors import ImpossibleEventError, InvalidEventError, NotFoundError, StreamConflictError, TablebookError
+from events.store import DuplicateRequest, GameRecord, Head, HeldHead, SeedRow, Store, notify
+from projections.core import dealing, engine, snapshots
+from projections.core.registry import rules_for
+from projections.core.rules import GameRules, seat_dict
+from projections.fairness import fairdeal
+
+#: a batch holds at most this many events (the body is also capped at 1 MiB)
+MAX_BATCH = 1000
+#: snapshots one fold writes at most (the newest boundaries it passed): each costs an encode of the state
+WRITES_PER_FOLD = 2000
+#: seconds an append without `expected_seq` keeps trying for its turn at a busy game's head (then: 503)
+APPEND_DEADLINE = 10.0
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Live:
+    """A game's folded state at its head, as cached."""
+
+    game: GameRecord
+    rules: GameRules[Any]
+    #: the `engine.Position` at the head (the game's state is `state.game`)
+    state: engine.Position[Any]
+    head_hash: str
+
+
+class StateCache:
+    """A bounded LRU of `Live` entries (`cachetools.LRUCache`), safe across threads.
+
+    A read (`get`) makes its game the most recent; `put` never moves a cached head backwards (a
+    slower request that folded an older head loses to the newer one already cached).
+    """
+
+    def __init__(self, capacity: int = 1024) -> None:
+        if capacity < 1:
+            raise ValueError(f"a state cache holds at least one game, not {capacity}")
+        self.capacity = capacity
+        self._entries: LRUCache[str, Live] = LRUCache(maxsize=capacity)
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, game_id: str) -> Live | None:
+        with self._lock:
+            entry = self._entries.get(game_id)  # LRUCache.get marks it the most recently used
+            if entry is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+            return entry
+
+    def put(self, entry: Live) -> None:
+        with self._lock:
+            current = self._entries.get(entry.game.id)
+            if current is not None and current.state.seq > entry.state.seq:
+                return  # never move a cached head backwards
+            self._entries[entry.game.id] = entry  # the least recently used entry goes when it is full
+
+    def drop(self, game_id: str) -> None:
+        with self._lock:
+            self._entries.pop(game_id, None)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+
+def initial_state_of(game: GameRecord) -> tuple[GameRules[Any], engine.Position[Any]]:
+    """The game's rules and its position before the first event."""
+    rules = rules_for(game.kind)
+    return rules, engine.start(rules, list(game.players), game.options)
+
+
+def head_of(rules: GameRules[Any], state: engine.Position[Any], head_hash: str) -> Head:
+    """The registry's head of a game at `state`: seq, hand, status, totals, winner, hash."""
+    sheet = rules.score(state.game)
+    return Head(
+        seq=state.seq,
+        hand=state.hand,
+        status="finished" if rules.is_terminal(state.game) else "live",
+        totals=seat_dict(sheet.totals),
+        winner=sheet.winner,
+        head_hash=head_hash,
+    )
+
+
+class Recorder:
+    """Creates games, appends events, and serves folded states."""
+
+    def __init__(self, store: Store, cache: StateCache | None = None, *, snapshots: bool = True) -> None:
+        self.store = store
+        self.cache = cache if cache is not None else StateCache()  # an empty cache is falsy (len 0)
+        #: read and write the `snapshot` table (projections/core/snapshots.py); off, every fold starts at event 1
+        self.snapshots = snapshots
+
+    # ------------------------------------------------------------------ games
+
+    def create_game(
+        self,
+        *,
+        club_id: int,
+        kind: str,
+        players: Sequence[str],
+        options: Mapping[str, Any] | None,
+        created_at: str | None = None,
+        game_id: str | None = None,
+        labels: Mapping[str, str | None] | None = None,
+    ) -> GameRecord:
+        """Register a new game stream with its options checked and defaults filled (and its event, round
+        and table `labels`, in the same row).
+
+        Raises:
+            UnknownGameError: an unknown kind, a wrong player count, or a bad option.
+        """
+        rules = rules_for(kind)
+        names = [str(p) for p in players]
+        filled = rules.options_for(names, options)
+        created = created_at or utc_now()
+        state = engine.start(rules, names, filled)
+        genesis = genesis_hash(kind, len(names), filled, created)
+        game = self.store.create_game(
+            club_id=club_id,
+            kind=kind,
+            players=names,
+            options=filled,
+            created_at=created,
+            genesis_hash=genesis,
+            totals=seat_dict(rules.score(state.game).totals),
+            game_id=game_id,
+            labels=labels,
+        )
+        self.cache.put(Live(game, rules, state, genesis))
+        if dealing.is_server_dealt(filled):
+            # the deck of the first hand (Gin's cut: hand 0), committed before anything else happens
+            self.append(game.id, [], club_id=club_id, actor=dealing.SERVER_ACTOR, server_only=True)
+            return self.store.get_game(game.id, club_id)  # its head is that deck_committed, seq 1
+        return game
+
+    def live(self, game_id: str, club_id: int | None = None, *, fresh: bool = False) -> Live:
+        """The game at its head in the database, now: the cached state, caught up if another process appended.
+
+        The cache is never trusted alone: every call reads the game's row (its head seq), so what a
+        reader may see and whether an append is valid are decided at the true head, in every process.
+        `fresh` folds from the first event whatever the cache holds.
+
+        Raises:
+            NotFoundError: no such game in that club.
+        """
+        game = self.store.get_game(game_id, club_id)
+        entry = None if fresh else self.cache.get(game_id)
+        if entry is not None and entry.state.seq == game.seq:
+            return entry if entry.game == game else Live(game, entry.rules, entry.state, entry.head_hash)
+        if entry is not None and entry.state.seq < game.seq:
+            newer = self.store.read_events(game_id, entry.state.seq, upto=game.seq)
+            if newer and newer[-1]["seq"] == game.seq and all(env["type"] != "retract" for env in newer):
+                state = engine.fold(entry.rules, entry.state, newer)
+                caught_up = Live(game, entry.rules, state, newer[-1]["hash"])
+                self.cache.put(caught_up)
+                return caught_up
+        return self._load(game)
+
+    def _load(self, game: GameRecord) -> Live:
+        """Fold a game up to the head its row names, from its newest snapshot, and cache it."""
+        rules = rules_for(game.kind)
+        start, envelopes = self._start(game, rules, game.seq)
+        state = self._fold(game, rules, start, envelopes)
+        if envelopes:
+            head_hash = envelopes[-1]["hash"]
+        elif state.seq:  # the snapshot is at the head: its event's hash
+            head_hash = self.store.read_events(game.id, state.seq - 1, 1, upto=state.seq)[0]["hash"]
+        else:
+            head_hash = game.genesis_hash
+        entry = Live(game, rules, state, head_hash)
+        self.cache.drop(game.id)  # the cache may hold a head this process never saw committed
+        self.cache.put(entry)
+        return entry
+
+    # ------------------------------------------------------------------ snapshots
+
+    def _start(self, game: GameRecord, rules: GameRules[Any], upto: int) -> tuple[Any, list[Envelope]]:
+        """Where a fold to `upto` starts: a state (a snapshot, or the initial state) and the envelopes after it.
+
+        The newest snapshot at or below `upto`, unless a retract after it restores an older state: then
+        the newest at or below that retract's `to_seq`, and so on (`projections/core/snapshots.py`).
+        """
+        bound = upto
+        while True:
+            start = self._snapshot(game, rules, bound)
+            envelopes = self.store.read_events(game.id, start.seq, upto=upto)
+            lowest = snapshots.lowest_target(envelopes, start.seq)
+            if lowest is None:
+                return start, envelopes
+            bound = lowest
+
+    def _snapshot(self, game: GameRecord, rules: GameRules[Any], at_most: int) -> Any:
+        """The newest usable snapshot at or below `at_most`, or the initial state."""
+        if self.snapshots and at_most > 0:
+            version = snapshots.version_of(game.kind, rules)
+            found = self.store.read_snapshot(game.id, version, at_most)
+            if found is not None:
+                try:
+                    state = snapshots.decode(found[1], snapshots.Shelf(self.store, game.id, version, found[0]))
+                except snapshots.SnapshotError:
+                    state = None
+                if isinstance(state, engine.Position) and state.seq == found[0]:
+                    return state
+        return engine.start(rules, list(game.players), game.options)
+
+    def _fold(self, game: GameRecord, rules: GameRules[Any], start: Any, envelopes: Sequence[Envelope]) -> Any:
+        """Fold `envelopes` from `start`, and store the snapshots passed on the way."""
+        passed: list[tuple[int, Any]] | None = [] if self.snapshots else None
+        state = snapshots.fold_from(rules, start, envelopes, passed)
+        if passed:
+            # every boundary passed (the newest WRITES_PER_FOLD): a snapshot no longer re-encodes its hand
+            # history (projections/core/snapshots.py stores each hand once), so each costs O(one hand's state)
+            self._keep(game, rules, passed[-WRITES_PER_FOLD:])
+        return state
+
+    def _keep(self, game: GameRecord, rules: GameRules[Any], passed: Sequence[tuple[int, Any]]) -> None:
+        """Write snapshots (a cache: a failure to write one is only a slower read later)."""
+        try:
+            snapshots.write(self.store, game.id, snapshots.version_of(game.kind, rules), passed)
+        except (snapshots.SnapshotError, SQLAlchemyError) as error:
+            log.warning("snapshots of game %s not written: %s", game.id, error)
+
+    def fold_to(self, game: GameRecord, rules: GameRules[Any], seq: int) -> Any:
+        """The state after event `seq` (at most the head of `game`), folded from the nearest snapshot."""
+        start, envelopes = self._start(game, rules, seq)
+        return self._fold(game, rules, start, envelopes)
+
+    def hand_span(self, live: Live, hand: int) -> tuple[Any, list[Envelope], int] | None:
+        """What a replay of hand `hand` walks: a state, every envelope after it up to the hand's last one, and
+        that last seq (None: no event of that hand up to the head).
+
+        The state is the one just before the hand's first event, or an older one when a retract in the
+        span restores a state before it (`engine.walk` then meets it on its way).
+        """
+        span = self.store.hand_seqs(live.game.id, hand, live.state.seq)
+        if span is None:
+            return None
+        first, last = span
+        before = first - 1
+        while before > 0:
+            reaching = [to for _, to in self.store.retracts(live.game.id, before, last) if to <= before]
+            lowest = min(reaching, default=None)
+            if lowest is None:
+                break
+            before = max(lowest - 1, 0)
+        start = (
+            engine.start(live.rules, list(live.game.players), live.game.options)
+            if before == 0
+            else self.fold_to(live.game, live.rules, before)
+        )
+        return start, self.store.read_events(live.game.id, before, upto=last), last
+
+    def forget(self, game_id: str) -> None:
+        """Drop a game from the cache (after an erasure, say)."""
+        self.cache.drop(game_id)
+
+    # ------------------------------------------------------------------ appends
+
+    def append(
+        self,
+        game_id: str,
+        raw_events: Sequence[Any],
+        *,
+        club_id: int | None,
+        actor: str,
+        expected_seq: int | None = None,
+        idempotency: tuple[str, str] | None = None,
+        server_only: bool = False,
+    ) -> list[Envelope]:
+        """Decide and append a batch, all or nothing; returns the stored envelopes.
+
+        In a server-dealt game the batch also holds the server's own events, each where it is due
+        (`projections/core/dealing.py`): `deck_revealed` and the next `deck_committed` after the event that
+        ends or voids a hand, a `seed` of Gin's recut; `server_only` appends those alone (a new game's
+        first deck), and nothing when none is due.
+
+        Raises:
+            InvalidEventError / ImpossibleEventError / IllegalEventError: with `index`,
+                the position of the refused event in the batch.
+            StreamConflictError: `expected_seq` is not the game's head.
+            IdempotencyMismatchError: the key was used with another body.
+            HeadBusyError: other appends kept the game busy for APPEND_DEADLINE seconds (nothing written).
+        """
+        if not raw_events and not server_only:
+            raise InvalidEventError("a batch needs at least one event", field="events")
+        if len(raw_events) > MAX_BATCH:
+            raise InvalidEventError(f"a batch holds at most {MAX_BATCH} events, got {len(raw_events)}", field="events")
+        if idempotency is not None:
+            prior = self.store.find_request(game_id, idempotency[0])
+            if prior is not None:
+                self.live(game_id, club_id)  # a key never reveals another club's game
+                return self._replay_request(game_id, prior, idempotency[1])
+        deadline = time.monotonic() + APPEND_DEADLINE
+        held: HeldHead | None = None
+        with self.store.recorder.turn(game_id, APPEND_DEADLINE), contextlib.ExitStack() as hold:
+            entry = self.live(game_id, club_id)
+
+            def again() -> Live:
+                """After a lost race: the head held still (events/store/recorder.py `hold_head`: it waits for the
+                append ahead to end), the game read again there. Raises HeadBusyError past the deadline."""
+                nonlocal held
+                hold.close()  # an earlier hold let go first (SQLite: another process got in before it)
+                held = hold.enter_context(self.store.recorder.hold_head(game_id, deadline - time.monotonic()))
+                return self.live(game_id, club_id)
+
+            while True:
+                if expected_seq is not None and expected_seq != entry.state.seq:
+                    prior = self.store.find_request(game_id, idempotency[0]) if idempotency else None
+                    if prior is not None and idempotency is not None:  # this request, landed meanwhile
+                        return self._replay_request(game_id, prior, idempotency[1])
+                    raise StreamConflictError(expected_seq, entry.state.seq)
+                try:
+                    state, envelopes, seeds = self._decide_batch(entry, raw_events, actor)
+                except TablebookError:
+                    moved = self.store.get_game(game_id).seq != entry.state.seq
+                    if not moved:
+                        raise
+                    entry = again()  # refused on a head that another process has moved
+                    continue
+                if not envelopes:
+                    return envelopes
+                try:
+                    self.store.append(
+                        game_id,
+                        envelopes,
+                        base_seq=entry.state.seq,
+                        head=head_of(entry.rules, state, envelopes[-1]["hash"]),
+                        idempotency=idempotency,
+                        secrets=seeds,
+                        held=held,
+                    )
+                except StreamConflictError as conflict:
+                    if expected_seq is not None and conflict.actual != expected_seq:
+                        raise StreamConflictError(expected_seq, conflict.actual) from None
+                    entry = again()  # without expected_seq, decided again on the new head until it lands
+                    continue
+                except DuplicateRequest as duplicate:
+                    return self._replay_request(game_id, duplicate.prior, idempotency[1] if idempotency else "")
+                notify.publish(self.store, game_id)  # committed: wake the game's live streams, here and elsewhere
+                self.cache.put(Live(entry.game, entry.rules, state, envelopes[-1]["hash"]))
+                return envelopes
+
+    def _replay_request(self, game_id: str, prior: Any, body_hash: str) -> list[Envelope]:
+        from events.errors import IdempotencyMismatchError
+
+        if prior.body_hash != body_hash:
+            raise IdempotencyMismatchError(
+                "this Idempotency-Key was used for a different request body; use a new key for a new request"
+            )
+        return self.store.read_events(game_id, prior.first_seq - 1, prior.last_seq - prior.first_seq + 1)
+
+    def _decide_batch(
+        self, entry: Live, raw_events: Sequence[Any], actor: str
+    ) -> tuple[Any, list[Envelope], list[SeedRow]]:
+        """The batch decided on `entry`: the state after it, its envelopes, the server seeds it commits."""
+        rules, prev_hash = entry.rules, entry.head_hash
+        # every position of the batch is kept for a retract within it; one before it is folded from the store
+        replay = engine.Replay(rules, entry.state, earlier=lambda seq: self.fold_to(entry.game, rules, seq))
+        envelopes: list[Envelope] = []
+        recorded_at = utc_now()
+        server = dealing.is_server_dealt(entry.game.options)
+        seeds: list[SeedRow] = []
+        made: dict[str, bytes] = {}
+
+        def dealer(deal: dealing.DealState) -> list[str]:
+            return self._deck(entry.game, deal, made)
+
+        def append(decision: engine.Decision, by: str) -> None:
+            nonlocal prev_hash
+            state = replay.apply(decision.event)
+            envelope = engine.sealed(state, decision, recorded_at=recorded_at, actor=by, prev_hash=prev_hash)
+            envelopes.append(envelope)
+            prev_hash = envelope["hash"]
+
+        def server_event(event: dict[str, Any]) -> None:
+            append(engine.decide(rules, replay.position, event, stored=True), dealing.SERVER_ACTOR)
+
+        def follow_up() -> None:
+            """The server's events now due: the reveal of a finished hand's deck, a deck for the next hand."""
+            state = replay.position
+            due = dealing.follow_up(rules, state.game, state.deal)
+            if due.reveal is not None:
+                secret = made.get(due.reveal.commitment) or self.store.seeds.server_seed(
+                    entry.game.id, due.reveal.commitment
+                )
+                if secret is not None:  # None: an imported game's deck, whose secret stayed where it was dealt
+                    server_event(dealing.revealed_event(due.reveal.hand, secret))
+            if due.commit is not None:
+                secret = secrets.token_bytes(32)
+                commitment = hashlib.sha256(secret).hexdigest()
+                made[commitment] = secret
+                seeds.append(SeedRow(commitment, due.commit, secret))
+                server_event(dealing.committed_event(due.commit, commitment))
+
+        dealt = dealing.batch_end(rules.kind, raw_events) if server else None
+        if server:
+            if dealt is not None and dealt < len(raw_events) - 1:
+                raise InvalidEventError(
+                    f"in a server-dealt game an event the server deals ends its batch: event {dealt} is a "
+                    f"{raw_events[dealt]['type']}, so send the events after it in a batch of their own",
+                    field="events",
+                    index=dealt + 1,
+                )
+            follow_up()  # a deck due and not committed: a new game, or one whose first append was lost
+        for index, raw in enumerate(raw_events):
+            try:
+                if server and index == dealt:
+                    recut = 0
+                    while dealing.cut_ties(rules, replay.position.game, replay.position.deal, raw, dealer):
+                        if not recut:  # refused, if at all, before any recut: as with a deck that needs none
+                            engine.dealable(rules, replay.position, raw, dealer)
+                        recut += 1
+                        append(
+                            replay.decide({"type": "seed", "seed": dealing.RECUT.format(n=recut)}), dealing.SERVER_ACTOR
+                        )
+                decision = replay.decide(raw, dealer=dealer if server else None)
+            except TablebookError as error:
+                error.details["index"] = index
+                raise
+            append(decision, actor)
+            if server:
+                follow_up()
+        return replay.position, envelopes, seeds
+
+    def _deck(self, game: GameRecord, deal: dealing.DealState, made: Mapping[str, bytes]) -> list[str]:
+        """The shuffled deck of `deal` (`tablebook-shuffle-v1`), from its server seed: made in this batch, or stored.
+
+        Raises:
+            ImpossibleEventError: this server does not hold the seed (an imported game's hand in progress).
+        """
+        secret = made.get(deal.commitment) or self.store.seeds.server_seed(game.id, deal.commitment)
+        if secret is None:
+            raise ImpossibleEventError(
+                f"the deck of hand {deal.hand} was committed by the server this game was imported from; this "
+                "server cannot deal from it: void the hand (hand_voided) and the next one is dealt here"
+            )
+        return fairdeal.shuffle(secret, game.genesis_hash, deal.hand, deal.seeds, fairdeal.canonical_deck(game.kind))
+
+    # ------------------------------------------------------------------ reads
+
+    def state_at(self, game_id: str, seq: int | None, club_id: int | None = None) -> tuple[Live, Any]:
+        """The game at its head and its state after event `seq` (the head when None).
+
+        Raises:
+            NotFoundError: no such game, or `seq` beyond its head.
+        """
+        entry = self.live(game_id, club_id)
+        if seq is None or seq == entry.state.seq:
+            return entry, entry.state
+        if seq < 0 or seq > entry.state.seq:
+            raise NotFoundError(f"seq {seq} is not in this game (its events are 1 to {entry.state.seq})")
+        return entry, self.fold_to(entry.game, entry.rules, seq)
+
+    def read(
+        self, game_id: str, club_id: int | None = None, after: int = 0, limit: int | None = None
+    ) -> tuple[Live, list[Envelope]]:
+        """The game at its head and its envelopes after `after`, none beyond that head.
+
+        What a reader may see is decided at the returned head; an event appended meanwhile is not in
+        this answer (it comes with the next read), so it is never shown by a stale decision.
+
+        Raises:
+            NotFoundError: no such game in that club.
+        """
+        entry = self.live(game_id, club_id)
+        return entry, self.store.read_events(game_id, after, limit, upto=entry.state.seq)
+
+
+class ReplicaRecorder(Recorder):
+    """A recorder over a replica (events.store.replicas): it reads snapshots there and never writes one."""
+
+    def _keep(self, game: GameRecord, rules: GameRules[Any], passed: Sequence[tuple[int, Any]]) -> None:
+        return None
+
+
+def replay_events(envelopes: Sequence[Envelope]) -> list[dict[str, Any]]:
+    """The client events of stored envelopes, for re-import or re-validation."""
+    return [event_of(env) for env in envelopes]

@@ -1,0 +1,258 @@
+"""Who sees which cards, and which hashes: the role and the hands' progress pick the viewpoint.
+
+Here, not in `api/`, so that the application service
+(`api/service/`) decides visibility for the API and the CLI alike; nothing here knows
+HTTP: a reader is anything with `sees_everything` and `is_share` (`Reader`).
+
+Recorders and auditors see everything and may ask for any seat's view. Every
+other reader (a viewer key, a share token) is decided against the game's head
+as it is in the database at the moment of the read (`Recorder.live` and
+`Recorder.read` check the row; no process trusts its cache for this), and the
+envelopes it gets stop at that head, so an event appended meanwhile is never
+shown by a stale decision.
+
+Hidden hands. At a head in hand `h`, the hands from `h` on are hidden when `h`
+is in progress, and the hands after `h` when it is over. A hand after the
+head's hand is one that was begun and then retracted (a `retract` back to an
+earlier hand): its events stay in the log, but what it dealt has not been
+shown at the table, so it is redacted like the live hand. Once the table
+plays past a hidden hand, all of it is visible to everyone.
+
+- A viewer sees a hidden hand's public table only, whatever seat it asks for:
+  its events are redacted (`??` for each hidden card, `"redacted": true`).
+- A share token sees nothing of a hidden hand: its states are refused (403)
+  and its events are withheld, each replaced by a stub `{seq, hand, type:
+  "withheld", withheld: true}` that keeps a stream reader's place.
+
+Retracted events. A `retract` puts the cards of the plays it takes back into the hands again, so a
+retracted `play` or `discard` of a hidden hand would tell a viewer a card that is still held. Such an
+event (a game event a retract took back, `engine.takes_back`) is redacted further than a live one:
+every card it names is `??` (not only its secret ones), its derived facts (`result`: a trick's winner
+and points say what was played) are dropped, and a stored violation keeps only its rule. The table
+after any event inside a retracted range (a kept note or claim too) showed the retracted plays, so a
+viewer's replay frame or state at such a seq is the table at the retract's `to_seq`, where the
+correction put it back (`Sight.table_seq`, `shown_frames`). The retracts that matter are the ones
+after the first hidden event (`Sight.corrections`); one more indexed query when a hand is hidden.
+
+Withheld hashes. A redacted event's hash is a hash of its hidden cards: with
+a few cards unknown, a reader could hash every candidate and compare. And
+every later hash chains over it. So a reader who is not shown every card gets
+no hash computed over a hidden card: from the first event of the first hidden
+hand on, each envelope's `hash` is `null`, and so is the `prev_hash` of each
+envelope after it, and the head hash of `verify` and of an export. Nothing is
+salted or changed in the record, so every stored chain verifies as before;
+once the hidden hands are over, the same routes give every hash again, and a
+reader can check the chain end to end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from events.envelope import Envelope, event_of
+from events.errors import ForbiddenError, InvalidEventError
+from events.store import Store
+from projections.core.engine import Position, corrected_by, takes_back
+from projections.core.phrases import seat as seat_marker
+from projections.core.recorder import Live
+from projections.core.rules import HIDDEN, OMNISCIENT, SPECTATOR, GameRules, Viewpoint
+
+
+class Reader(Protocol):
+    """Whoever reads a game, as far as visibility goes (`api.auth.Principal` is one; so is the CLI's
+    operator, `api.service.Operator`): does it see every card, is it a share link."""
+
+    @property
+    def sees_everything(self) -> bool: ...
+
+    @property
+    def is_share(self) -> bool: ...
+
+
+def first_hidden_hand(rules: GameRules[Any], head: Position[Any]) -> int | None:
+    """The lowest hand number whose cards are hidden at this head (every later hand is hidden too).
+
+    None once the game has ended: nothing is left to play, so nothing is hidden.
+    """
+    if rules.is_terminal(head.game):
+        return None
+    return int(head.hand) if rules.hand_in_progress(head.game) else int(head.hand) + 1
+
+
+def live_hand(rules: GameRules[Any], head: Position[Any]) -> int | None:
+    """The number of the hand being played at the head, or None between hands."""
+    return head.hand if rules.hand_in_progress(head.game) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Sight:
+    """What one principal may see of one game at one head."""
+
+    principal: Reader
+    rules: GameRules[Any]
+    #: the lowest hidden hand; None for a principal that sees everything
+    hidden_from: int | None
+    #: the first seq whose hash is withheld; None when every hash may be shown
+    hashes_from: int | None
+    #: `(seq, to_seq)` of each retract that may take back an event of a hidden hand (after `hashes_from`)
+    corrections: tuple[tuple[int, int], ...] = ()
+
+    def hides(self, hand: int) -> bool:
+        """Whether the cards of hand `hand` are hidden from this principal."""
+        return self.hidden_from is not None and hand >= self.hidden_from
+
+    def corrected(self, seq: int, hand: int) -> int | None:
+        """The `to_seq` of the retract whose range holds `seq`, when that event is of a hidden hand: the
+        seq whose table this principal is shown instead (None: the event's own table may be shown)."""
+        if not self.corrections or not self.hides(hand):
+            return None
+        by = corrected_by(seq, self.corrections)
+        return None if by is None else dict(self.corrections)[by]
+
+    def table_seq(self, seq: int, hand: int) -> int:
+        """The seq whose table this principal may see for the state after event `seq` of hand `hand`: `seq`
+        itself, or the retract's `to_seq` for an event inside a retracted range of a hidden hand."""
+        to_seq = self.corrected(seq, hand)
+        return seq if to_seq is None else to_seq
+
+    def taken_back(self, seq: int, hand: int, kind: str) -> bool:
+        """Whether the event is a game event of a hidden hand that a retract took back (redacted further)."""
+        return takes_back(kind) and self.corrected(seq, hand) is not None
+
+    def head_hash(self, head_hash: str) -> str | None:
+        """The head hash as this principal may read it (None while a hand is hidden from it)."""
+        return None if self.hashes_from is not None else head_hash
+
+
+def sight_of(principal: Reader, store: Store, live: Live) -> Sight:
+    """The principal's sight of `live.game` at the head `live` holds (where hidden hands begin: one query)."""
+    hidden_from = None if principal.sees_everything else first_hidden_hand(live.rules, live.state)
+    if hidden_from is None:
+        return Sight(principal, live.rules, None, None)
+    hashes_from = store.first_seq_from_hand(live.game.id, hidden_from, live.state.seq)
+    if hashes_from is None:
+        return Sight(principal, live.rules, hidden_from, None)
+    corrections = tuple(store.retracts(live.game.id, hashes_from, live.state.seq))
+    return Sight(principal, live.rules, hidden_from, hashes_from, corrections)
+
+
+def sight_over(principal: Reader, rules: GameRules[Any], head: Any, envelopes: Sequence[Envelope]) -> Sight:
+    """The principal's sight of a game whose every envelope up to `head` is at hand (an export, a replay)."""
+    hidden_from = None if principal.sees_everything else first_hidden_hand(rules, head)
+    if hidden_from is None:
+        return Sight(principal, rules, None, None)
+    hashes_from = min((env["seq"] for env in envelopes if env["hand"] >= hidden_from), default=None)
+    if hashes_from is None:
+        return Sight(principal, rules, hidden_from, None)
+    corrections = tuple(
+        (env["seq"], env["data"]["to_seq"])
+        for env in envelopes
+        if env["type"] == "retract" and env["seq"] > hashes_from
+    )
+    return Sight(principal, rules, hidden_from, hashes_from, corrections)
+
+
+def viewpoint_for(sight: Sight, seat: int | None, seats: int, hand: int) -> Viewpoint:
+    """The viewpoint a state of hand `hand` is shown from.
+
+    Raises:
+        InvalidEventError: a seat the game does not have.
+        ForbiddenError: a share token asking for a hidden hand.
+    """
+    if seat is not None and not 0 <= seat < seats:
+        raise InvalidEventError(
+            f"{seat_marker(seat)} is out of range: the seats are 0 ({seat_marker(0)}) to {seats - 1} "
+            f"({seat_marker(seats - 1)})",
+            field="seat",
+        )
+    if not sight.hides(hand):
+        return OMNISCIENT if seat is None else seat
+    if sight.principal.is_share:
+        raise ForbiddenError(
+            f"hand {hand} is still being played; a share link shows finished hands only", hand=hand, live=True
+        )
+    return SPECTATOR
+
+
+def withheld(env: Envelope) -> Envelope:
+    """A hidden-hand envelope as a share token gets it: its place in the stream, nothing more."""
+    return {"seq": env["seq"], "hand": env["hand"], "type": "withheld", "data": {}, "result": {}, "withheld": True}
+
+
+def hide_cards(rules: GameRules[Any], event: Mapping[str, Any]) -> dict[str, Any]:
+    """`event` with every card it names as `HIDDEN`, its shape kept (a list of cards stays as long, a
+    per-seat object keeps its keys): a retracted event of a hidden hand (see the module docstring)."""
+    fields = rules.card_fields(event["type"])
+    return {k: _hidden(v) if k in fields else v for k, v in event.items()}
+
+
+def _hidden(value: Any) -> Any:
+    if isinstance(value, str):
+        return HIDDEN
+    if isinstance(value, Mapping):
+        return {k: _hidden(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_hidden(v) for v in value]
+    return value
+
+
+def _taken_back(sight: Sight, env: Envelope) -> Envelope:
+    """A viewer's envelope of a retracted event of a hidden hand: every card hidden, no derived facts."""
+    data = hide_cards(sight.rules, {"type": env["type"], **env["data"]})
+    out: Envelope = {**env, "data": {k: v for k, v in data.items() if k != "type"}, "result": {}, "redacted": True}
+    if "violation" in env:
+        out["violation"] = {"rule": env["violation"]["rule"]}
+    return out
+
+
+def shown_envelopes(sight: Sight, envelopes: Sequence[Envelope]) -> list[Envelope]:
+    """Envelopes as this principal may read them: hidden hands redacted (viewer) or withheld (share
+    token), retracted events of a hidden hand with every card hidden, and no hash computed over a
+    hidden card."""
+    if sight.hidden_from is None:
+        return list(envelopes)
+    out = []
+    for env in envelopes:
+        if sight.hides(env["hand"]):
+            if sight.principal.is_share:
+                env = withheld(env)
+            elif sight.taken_back(env["seq"], env["hand"], env["type"]):
+                env = _taken_back(sight, env)
+            else:
+                redacted = sight.rules.redact_event(event_of(env), SPECTATOR)
+                env = {**env, "data": {k: v for k, v in redacted.items() if k != "type"}, "redacted": True}
+        if sight.hashes_from is not None and env["seq"] >= sight.hashes_from and "hash" in env:
+            keep_prev = env["seq"] == sight.hashes_from
+            env = {**env, "hash": None, "prev_hash": env["prev_hash"] if keep_prev else None}
+        out.append(env)
+    return out
+
+
+def shown_frames(
+    sight: Sight, hand: int, frames: Sequence[dict[str, Any]], table_at: Callable[[int], dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """A replay's frames of hand `hand` as this principal may see them (the frames already drawn from
+    its viewpoint, `viewpoint_for`): in a hidden hand, each frame inside a retracted range shows the
+    table at the retract's `to_seq` (`table_at(seq)`: the state document there, from the same
+    viewpoint), and a retracted event's frame hides every card of its event, its derived facts and its
+    violation's message. Every other frame as it is."""
+    if not sight.corrections or not sight.hides(hand):
+        return list(frames)
+    tables: dict[int, dict[str, Any]] = {}
+    out = []
+    for frame in frames:
+        to_seq = sight.corrected(frame["seq"], hand)
+        if to_seq is None:
+            out.append(frame)
+            continue
+        if to_seq not in tables:
+            tables[to_seq] = table_at(to_seq)
+        shown = {**frame, "state": tables[to_seq]}
+        if takes_back(frame["event"]["type"]):
+            shown.update(event=hide_cards(sight.rules, frame["event"]), result={}, redacted=True)
+            if "violation" in frame:
+                shown["violation"] = {"rule": frame["violation"]["rule"]}
+        out.append(shown)
+    return out

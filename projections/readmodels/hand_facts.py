@@ -1,0 +1,237 @@
+"""The hand-facts read model: which situations happened in which hand, for search.
+
+A projection that follows the global event order (`event.position`) from a
+stored checkpoint (`projection_checkpoint`, name `hand_facts`) and writes one
+`hand_fact` row per situation a game's `situations(event, result)` gives:
+`{club_id, game_id, hand, seq, situation, seat}`. `GET /v1/games?has=sweep`
+is answered from these rows.
+
+- Incremental: `catch_up()` reads the events after the checkpoint in pages;
+  each page's facts and the checkpoint's new position are written in one
+  transaction, the checkpoint moved with `WHERE position = :old`, so two
+  processes catching up at once never write a fact twice (the loser's
+  transaction rolls back; the winner did the work). The API catches up
+  before it answers a search that uses `has=` (when nothing is new, that is
+  one indexed read), so a search always sees every committed event.
+- Rebuild: `rebuild()` empties the table, puts the checkpoint at 0 and
+  catches up: the same code on the same events in the same order, so the
+  rows are the same as the incremental path's (`tablebook rebuild`).
+- What is read: only the events a game's `situations` can tag, as each game
+  declares beside it (`GameRules.situation_reads`: event types, and marks in
+  the stored result or data text), and every retract: `READS`, one SQL filter
+  that migration 0012's partial index `ix_event_hand_facts` has as its WHERE,
+  so a rebuild walks that index instead of the whole log and decodes only
+  those events (about one in seven). The declarations are checked against the
+  code by playing random games (tests/projections/test_situation_reads.py); a
+  game without one (None) makes the read model read every event.
+- The store's global order is gapless (the append lock on PostgreSQL, one
+  writer on SQLite), so a reader never skips an event that commits late.
+- Retractions: a `retract` at seq R back to seq T deletes the facts of the
+  game's seqs T+1 to R-1 (retracted events do not count). Only game events
+  have facts, and those are exactly what a retract takes back: a `note` or
+  `score_claimed` in the range stays in force (`engine.takes_back`) but has
+  no fact to keep.
+- Whose fact: a fact is the event's `seat`'s, except a tag of `OWNER_FACTS`, whose result names
+  the seat it belongs to (Smear's `made_bid` / `failed_bid` come on the hand's last play, but are
+  the bidder's): the per-player search (`has=` with a player) and statistics count them there.
+- Facts that name an earlier event: when a tag's plural is a list of
+  `{seat, seq}` in the result (Casino's `sweeps` at the round's end, which
+  settle which table-clearing captures were sweeps), the fact is written at
+  each listed seq and seat, once. Every other fact is written at the
+  event's own seq, with the event's `seat` (None when it has none).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from events.codec import loads
+from events.envelope import event_of
+from events.errors import InvalidEventError, TablebookError
+from events.store import Store
+from events.store.log import LogFilter
+from projections.core.registry import KINDS, rules_for
+from projections.core.rules import GameRules
+
+#: the checkpoint's name in `projection_checkpoint`
+NAME = "hand_facts"
+
+#: Every search tag each game declares (`GameRules.situation_tags`, which its `situations` gives); `has=`
+#: accepts these.
+SITUATIONS: dict[str, tuple[str, ...]] = {kind: tuple(rules_for(kind).situation_tags) for kind in KINDS}
+KNOWN: frozenset[str] = frozenset(tag for tags in SITUATIONS.values() for tag in tags)
+
+
+def _reads() -> LogFilter | None:
+    """Every event a game's `situations` may tag, and the retracts (None: a game did not say, read all)."""
+    types: set[str] = {"retract"}
+    result_marks: set[str] = set()
+    data_marks: set[str] = set()
+    for kind in KINDS:
+        reads = rules_for(kind).situation_reads
+        if reads is None:
+            return None
+        types.update(reads.types)
+        result_marks.update(reads.result_marks)
+        data_marks.update(reads.data_marks)
+    return LogFilter(tuple(sorted(types)), tuple(sorted(result_marks)), tuple(sorted(data_marks)))
+
+
+#: what the hand facts read of the log (the WHERE of migration 0012's `ix_event_hand_facts`)
+READS: LogFilter | None = _reads()
+
+#: tags whose seat is a result fact, not the event's seat: tag -> the result key naming the seat
+OWNER_FACTS: dict[str, str] = {"made_bid": "bidder", "failed_bid": "bidder"}
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One situation in one hand, at one seq; `once` for a fact that names an earlier event."""
+
+    hand: int
+    seq: int
+    situation: str
+    seat: int | None
+    once: bool = False
+
+
+def _seat(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def facts_of(rules: GameRules[Any], envelope: Mapping[str, Any]) -> list[Fact]:
+    """The facts one stored envelope gives (pure: the envelope holds the event and its result)."""
+    event = event_of(envelope)
+    result = envelope.get("result") or {}
+    seat = _seat(event.get("seat"))
+    facts: list[Fact] = []
+    for tag in rules.situations(event, result):
+        refs = result.get(tag + "s")
+        if (
+            isinstance(refs, list)
+            and refs
+            and all(isinstance(r, dict) and _seat(r.get("seq")) is not None for r in refs)
+        ):
+            facts.extend(Fact(envelope["hand"], r["seq"], tag, _seat(r.get("seat")), once=True) for r in refs)
+        else:
+            owner = _seat(result.get(OWNER_FACTS[tag])) if tag in OWNER_FACTS else seat
+            facts.append(Fact(envelope["hand"], envelope["seq"], tag, owner))
+    return facts
+
+
+def check_situations(names: Iterable[str]) -> list[str]:
+    """The `has=` values, split at commas, checked against the known tags.
+
+    Raises:
+        InvalidEventError: a tag no game gives (the message lists the known ones).
+    """
+    wanted: list[str] = []
+    for name in names:
+        for part in name.split(","):
+            tag = part.strip().lower()
+            if not tag:
+                continue
+            if tag not in KNOWN:
+                raise InvalidEventError(
+                    f"has: unknown situation {tag!r}; known: {', '.join(sorted(KNOWN))}",
+                    field="has",
+                    known=sorted(KNOWN),
+                )
+            if tag not in wanted:
+                wanted.append(tag)
+    return wanted
+
+
+Progress = Callable[[int], None]
+
+
+#: one `hand_fact` row: (club_id, game_id, hand, seq, situation, seat)
+FactRow = tuple[int, str, int, int, str, int | None]
+
+
+class HandFacts:
+    """The projection: catch up from the checkpoint, or rebuild from zero."""
+
+    def __init__(self, store: Store, *, batch: int = 20_000) -> None:
+        # the log on the synchronous standby when the store follows one (events/store/follow.py)
+        self.store = store.follower
+        #: events read per page (those `READS` admits): each page is one transaction
+        self.batch = batch
+        self._games: dict[str, tuple[GameRules[Any] | None, int]] = {}
+
+    def position(self) -> int:
+        """The global position the read model has read up to."""
+        return self.store.projection_position(NAME)
+
+    def behind(self) -> int:
+        """How many positions the read model is behind the log's head (0 when caught up)."""
+        return max(0, self.store.head_position() - self.position())
+
+    def catch_up(self, progress: Progress | None = None) -> int:
+        """Read every event after the checkpoint that can give a fact; returns how many this call read.
+
+        `progress` is called with the positions each committed page advanced the checkpoint by.
+        """
+        read = 0
+        while True:
+            old = self.position()
+            new, page = self.store.log.read_filtered(old, self.batch, READS)
+            if new == old and not page:
+                return read
+            deletes, inserts, once = self._changes(page)
+            if self.store.commit_hand_facts(NAME, old=old, new=new, deletes=deletes, inserts=inserts, once=once):
+                read += len(page)
+                if progress is not None:
+                    progress(max(0, new - old))
+            if len(page) < self.batch:
+                return read
+
+    def rebuild(self, progress: Progress | None = None) -> int:
+        """Empty the read model and read the whole log again; returns the events read."""
+        self.store.reset_hand_facts(NAME)
+        self._games.clear()
+        return self.catch_up(progress)
+
+    def _load_games(self, game_ids: Iterable[str]) -> None:
+        missing = sorted({g for g in game_ids if g not in self._games})
+        if not missing:
+            return
+        for game_id, (kind, club_id) in self.store.game_kinds(missing).items():
+            try:
+                rules: GameRules[Any] | None = rules_for(kind)
+            except TablebookError:  # a game this server cannot read: it has no facts here
+                rules = None
+            self._games[game_id] = (rules, club_id)
+
+    def _changes(
+        self, page: Sequence[Sequence[Any]]
+    ) -> tuple[list[tuple[str, int, int]], list[FactRow], list[FactRow]]:
+        """The deletes and inserts of one page of `read_filtered` rows, in event order.
+
+        Only the rows `READS` admits for the event's own game are decoded (a page holds the union of
+        every game's reads).
+        """
+        self._load_games(row[1] for row in page)
+        games = self._games
+        deletes: list[tuple[str, int, int]] = []
+        inserts: list[FactRow] = []
+        once: list[FactRow] = []
+        for _, game_id, seq, hand, kind, data, result, _ in page:
+            if kind == "retract":
+                above, below = loads(data)["to_seq"], seq
+                deletes.append((game_id, above, below))
+                inserts = [r for r in inserts if not (r[1] == game_id and above < r[3] < below)]
+                once = [r for r in once if not (r[1] == game_id and above < r[3] < below)]
+                continue
+            rules, club_id = games[game_id]
+            if rules is None or (
+                rules.situation_reads is not None and not rules.situation_reads.admits(kind, data, result)
+            ):
+                continue
+            envelope = {"seq": seq, "hand": hand, "type": kind, "data": loads(data), "result": loads(result)}
+            for fact in facts_of(rules, envelope):
+                row = (club_id, game_id, fact.hand, fact.seq, fact.situation, fact.seat)
+                (once if fact.once else inserts).append(row)
+        return deletes, inserts, once

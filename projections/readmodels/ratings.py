@@ -1,0 +1,453 @@
+"""Ratings: a read model of the events, one rating model per game shape, every change explained.
+
+The library is `openskill` (Weng-Lin Bayesian ratings, MIT, pure Python, kept up to date, typed),
+model `BradleyTerryFull`: each player has a `mu` (skill) and a `sigma` (how unsure it is), and a
+result updates everyone in it by comparing *every pair* of sides by rank, which is exactly the
+"every player against every other by final rank" the clubs asked for, while its expected result for
+a pair is the same logistic of the rating difference that each change's explanation shows (so the
+numbers a player reads are the model's own). It handles teams (Gin's captain and sitter) and ties
+(a draw in Seven and a Half) with no special cases, and unlike Elo it knows how unsure a new
+player's rating is: a rating is **provisional** while `sigma > PROVISIONAL_SIGMA` (about the first
+ten results), shown with a `?`. Leaderboards order by the conservative `ordinal` (`mu - 3 sigma`)
+so that a newcomer with two lucky wins does not top the table; the rating shown is `mu`.
+
+One rating per game shape (`pool`):
+
+- Schnapsen: the winner against the loser, when the game ends.
+- Casino, Cutthroat Smear: every player against every other by final rank (totals, higher first;
+  equal totals tie), when the game ends.
+- Gin Rummy for three: every scored hand, the box against the team of captain and sitter (the
+  roles of that hand, from its deal); a drawn or voided hand is not rated.
+- Seven and a Half: every settled hand, each punter who staked against the banker, one pair after
+  another by seat; the banker's rating (`seven_and_a_half.banker`) and the punters' rating
+  (`seven_and_a_half.punter`) are apart. A punter's points decide the pair: won, lost, or a tie.
+
+The projection follows the global log like the hand facts (`projections/readmodels/hand_facts.py`): a stored
+checkpoint (`ratings`), each page's changes written with the checkpoint's move in one transaction,
+so an append is rated incrementally without refolding any game (only the event that settles a
+result is read, with the hand's context kept in memory: the banker, the stakes, the roles).
+`rebuild()` empties it and reads the whole log again through the same code, so it gives the same
+rows (tested). A result taken back by a `retract` (its seq between the retract's `to_seq` and the
+retract) is never rated; a retract that takes back a result already rated makes the projection
+rebuild from zero, because every later rating depends on it: ratings change by rebuilding from the
+events, never by hand. A merge of two players rebuilds too (their results are now one player's).
+
+Speed (100,000 games is the scale asked for; `python -m bench.ratings` prints where it stands): the
+database hands the projection only the events `READS` admits, over migration 0013's partial index
+(about one in eleven); a rebuild keeps every player's latest rating, and the library's rating object
+for it, in memory from page to page instead of asking the rows, updates those objects in place with
+the library's own update (`update`, the same numbers as `MODEL.rate` without its copies), and writes
+each page's changes with one executemany (PostgreSQL: one COPY). `tablebook rebuild` runs this beside
+the hand facts (`projections/readmodels/rebuild.py`). What is left is the reading and writing of the rows (about
+a third) and this module's own bookkeeping per result (decoding, contexts, explanations).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from openskill.models import BradleyTerryFull, BradleyTerryFullRating
+
+from events.codec import dumps, loads
+from events.store import Store
+from events.store.log import LogFilter
+
+#: the checkpoint's name in `projection_checkpoint`
+NAME = "ratings"
+
+MODEL = BradleyTerryFull()
+#: a rating is provisional while its sigma is above this (it starts at 25/3 ~ 8.33)
+PROVISIONAL_SIGMA = 6.0
+
+SEVEN = "seven-and-a-half"
+GIN = "gin-rummy-3"
+BANKER_POOL = "seven-and-a-half.banker"
+PUNTER_POOL = "seven-and-a-half.punter"
+
+#: every pool a kind rates, in the order pages show them
+POOLS: dict[str, tuple[str, ...]] = {
+    "schnapsen": ("schnapsen",),
+    "casino": ("casino",),
+    "cutthroat-smear": ("cutthroat-smear",),
+    GIN: (GIN,),
+    SEVEN: (BANKER_POOL, PUNTER_POOL),
+}
+
+Progress = Callable[[int], None]
+
+#: the events that give a hand's context: Seven and a Half's stakes and banker (its bets) and Gin's roles (its
+#: deal or cut, whose result names the captain), besides a retract
+CONTEXT_TYPES = frozenset({"bet", "deal", "cut"})
+#: what the ratings read of the log (`LogReader.read_filtered`): bets and retracts, a game's first event
+#: (from which a hand's context is followed without reading back), and the events whose result text holds
+#: one of the marks: a game's or a hand's end, and Gin's roles (a deal of the other games, most of a
+#: deal's bytes, is left out); every other event is left out by the database, over migration 0013's
+#: partial index `ix_event_ratings`, whose WHERE is exactly `READS`' SQL
+READ_TYPES = ("bet", "retract")
+READ_MARKS = ('"captain"', '"game_ended"', '"hand_ended"')
+READS = LogFilter(types=READ_TYPES, result_marks=READ_MARKS, first_events=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One rated result: sides of seats, each rated in its pool, and their ranks (lower is better, ties equal)."""
+
+    hand: int
+    seq: int
+    sides: tuple[tuple[int, ...], ...]
+    pools: tuple[str, ...]
+    ranks: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class HandContext:
+    """What a game's hand in progress has shown so far that its result needs (from its own events)."""
+
+    hand: int = -1
+    banker: tuple[int, int] | None = None  # (seat, seq)
+    stakes: dict[int, int] = field(default_factory=dict)  # seat -> seq of its first stake
+    roles: dict[str, int] | None = None  # Gin: box, captain, sitter
+
+    def observe(self, envelope: Mapping[str, Any]) -> None:
+        """Take in one event of the game (in seq order)."""
+        if envelope["hand"] != self.hand:
+            self.hand, self.banker, self.stakes, self.roles = envelope["hand"], None, {}, None
+        result = envelope.get("result") or {}
+        data = envelope.get("data") or {}
+        kind = envelope["type"]
+        if kind == "retract":
+            floor = data["to_seq"]
+            self.stakes = {s: q for s, q in self.stakes.items() if q <= floor}
+            if self.banker is not None and self.banker[1] > floor:
+                self.banker = None
+            return
+        if isinstance(result.get("banker"), int):
+            self.banker = (result["banker"], envelope["seq"])
+        if kind == "bet" and isinstance(data.get("seat"), int):
+            self.stakes.setdefault(data["seat"], envelope["seq"])
+        if all(isinstance(result.get(role), int) for role in ("box", "captain", "sitter")):
+            self.roles = {role: result[role] for role in ("box", "captain", "sitter")}
+
+
+def _ranks_by_totals(totals: Mapping[str, Any], seats: int) -> tuple[int, ...]:
+    """Competition ranks by total, highest first (1, 2, 2, 4 style; 0-based)."""
+    values = [int(totals.get(str(s), 0)) for s in range(seats)]
+    return tuple(sum(1 for other in values if other > mine) for mine in values)
+
+
+def matches_of(kind: str, seats: int, envelope: Mapping[str, Any], context: HandContext) -> list[Match]:
+    """The rated results one stored envelope settles (pure: the envelope and its hand's context)."""
+    result = envelope.get("result") or {}
+    hand, seq = envelope["hand"], envelope["seq"]
+    if kind == SEVEN:
+        if not result.get("hand_ended") or result.get("voided") or context.banker is None:
+            return []
+        banker = context.banker[0]
+        points = result.get("points") or {}
+        found = []
+        for punter in sorted(context.stakes):
+            if punter == banker:
+                continue
+            won = int(points.get(str(punter), 0))
+            ranks = (0, 0) if won == 0 else ((0, 1) if won > 0 else (1, 0))
+            found.append(Match(hand, seq, ((punter,), (banker,)), (PUNTER_POOL, BANKER_POOL), ranks))
+        return found
+    if kind == GIN:
+        if not result.get("hand_ended") or "box_won" not in result or context.roles is None:
+            return []
+        roles = context.roles
+        ranks = (0, 1) if result["box_won"] else (1, 0)
+        return [Match(hand, seq, ((roles["box"],), (roles["captain"], roles["sitter"])), (GIN, GIN), ranks)]
+    if not result.get("game_ended"):
+        return []
+    if kind == "schnapsen":
+        winner = result.get("winner")
+        if not isinstance(winner, int):
+            return []
+        return [Match(hand, seq, ((0,), (1,)), (kind, kind), (0, 1) if winner == 0 else (1, 0))]
+    if kind in POOLS:
+        by_total = _ranks_by_totals(result.get("totals") or {}, seats)
+        return [Match(hand, seq, tuple((s,) for s in range(seats)), (kind,) * seats, by_total)]
+    return []
+
+
+def _score(mine: int, theirs: int) -> float:
+    return 1.0 if mine < theirs else (0.5 if mine == theirs else 0.0)
+
+
+def is_provisional(sigma: float) -> bool:
+    return sigma > PROVISIONAL_SIGMA
+
+
+def ordinal(mu: float, sigma: float) -> float:
+    """The conservative rating leaderboards order by: `mu - 3 sigma`."""
+    return mu - 3.0 * sigma
+
+
+Ratings = dict[tuple[str, str], tuple[float, float, int]]
+#: the library's rating object of each (player, pool), kept equal to `Ratings`' latest values and updated in
+#: place by `update` (an object is made only for a rating not seen in this process: making one draws a uuid)
+Objects = dict[tuple[str, str], BradleyTerryFullRating]
+#: one `rating_change` row, in `CHANGE_COLUMNS` order (what `RatingRecorder.commit_ratings` writes)
+ChangeRow = tuple[Any, ...]
+
+#: `MODEL.rate`'s own additive dynamics (`tau`), squared as it squares it
+_TAU_SQUARED = MODEL.tau * MODEL.tau
+assert not MODEL.limit_sigma, "update() follows MODEL.rate without limit_sigma"
+
+
+def update(sides: Sequence[Sequence[BradleyTerryFullRating]], ranks: Sequence[int]) -> None:
+    """`MODEL.rate(sides, ranks)`, made on the rating objects themselves: the same numbers, bit for bit.
+
+    `rate` checks its arguments, deep-copies every rating (a new object and a uuid each), widens each
+    sigma by `tau`, orders the sides by rank, runs the model's update (`_compute`, which writes the new
+    mu and sigma into the objects it is given) and puts the sides back in their order; the checks and
+    the copies are five sixths of its time. Here the objects are this projection's own, each player in
+    one side only (`rate` below goes through `MODEL.rate` otherwise), so the update may write into them:
+    the same widening with the same expression, the same stable order by rank, the same `_compute`.
+    `tests/projections/test_ratings.py` compares the two on random matches of every shape (ties, teams,
+    sigmas near the floor), so an openskill that changes `rate` fails there before it changes a rating.
+    """
+    for side in sides:
+        for rating in side:
+            rating.sigma = math.sqrt(rating.sigma * rating.sigma + _TAU_SQUARED)
+    order = sorted(range(len(sides)), key=ranks.__getitem__)
+    MODEL._compute(teams=[sides[i] for i in order], ranks=[ranks[i] for i in order])
+
+
+def expected_results(sides: list[list[BradleyTerryFullRating]]) -> list[float]:
+    """Each side's expected result against the others: the library's win probability (`MODEL.predict_win`)
+    against each other side, averaged over them like the actual result (with two sides, one call gives
+    both: the library's `[p, 1 - p]`)."""
+    count = len(sides)
+    if count == 2:
+        pair = MODEL.predict_win(sides)
+        return [pair[0], pair[1]]
+    return [
+        sum(MODEL.predict_win([sides[i], sides[j]])[0] for j in range(count) if j != i) / (count - 1)
+        for i in range(count)
+    ]
+
+
+def rate(
+    match: Match,
+    players: Sequence[str],
+    ratings: Ratings,
+    base: tuple[int, str, str, int, str],
+    objects: Objects | None = None,
+) -> list[ChangeRow]:
+    """Rate one match: update `ratings` (and `objects`) in place; one explained `rating_change` row per player.
+
+    `base` is the result's `(club_id, game_id, kind, position, recorded_at)`. Every number is the
+    library's: `update` (= `MODEL.rate`) for the new ratings, `expected_results` for each side's expected
+    result, taken before the update.
+    """
+    cache: Objects = {} if objects is None else objects
+    keys = [[(players[seat], pool) for seat in side] for side, pool in zip(match.sides, match.pools, strict=True)]
+    sides: list[list[BradleyTerryFullRating]] = []
+    before: list[list[tuple[float, float]]] = []
+    for side_keys in keys:
+        current = []
+        values = []
+        for key in side_keys:
+            mu, sigma, _ = ratings.get(key, (MODEL.mu, MODEL.sigma, 0))
+            known = cache.get(key)
+            if known is None or known.mu != mu or known.sigma != sigma:
+                known = cache[key] = MODEL.rating(mu=mu, sigma=sigma)
+            current.append(known)
+            values.append((mu, sigma))
+        sides.append(current)
+        before.append(values)
+    count = len(sides)
+    expectations = expected_results(sides)
+    if len({key for side_keys in keys for key in side_keys}) == sum(map(len, keys)):
+        update(sides, match.ranks)
+        after = sides
+    else:  # one player in two sides (a name seated twice): the library's own copies keep them apart
+        after = MODEL.rate(sides, ranks=list(match.ranks))
+    club_id, game_id, kind, position, recorded_at = base
+    rows: list[ChangeRow] = []
+    for i, (side, pool) in enumerate(zip(match.sides, match.pools, strict=True)):
+        others = [j for j in range(count) if j != i]
+        actual = sum(_score(match.ranks[i], match.ranks[j]) for j in others) / len(others)
+        opponents = dumps(
+            [
+                {"seat": seat, "player_id": players[seat], "mu": mu, "sigma": sigma}
+                for j in others
+                for seat, (mu, sigma) in zip(match.sides[j], before[j], strict=True)
+            ]
+        )
+        for seat, key, (mu, sigma), new in zip(side, keys[i], before[i], after[i], strict=True):
+            ratings[key] = (new.mu, new.sigma, ratings.get(key, (0.0, 0.0, 0))[2] + 1)
+            cache[key] = new
+            rows.append(
+                (
+                    club_id, game_id, kind, pool, match.hand, match.seq, position, seat, players[seat],
+                    mu, sigma, new.mu, new.sigma, expectations[i], actual, opponents, recorded_at,
+                )
+            )  # fmt: skip
+    return rows
+
+
+def _voided(seq: int, retracts: Iterable[tuple[int, int]]) -> bool:
+    """Whether a retract (seq R back to seq T) takes back the event at `seq`: T < seq < R."""
+    return any(to_seq < seq < at for at, to_seq in retracts)
+
+
+class RatingsModel:
+    """The projection: catch up from the checkpoint, or rebuild from zero."""
+
+    def __init__(self, store: Store, *, batch: int = 20_000) -> None:
+        # the log on the synchronous standby when the store follows one (events/store/follow.py)
+        self.store = store.follower
+        #: events read per page (those `READS` admits): each page is one transaction
+        self.batch = batch
+        self._games: dict[str, tuple[str, int, list[str]]] = {}
+        self._context: dict[str, HandContext] = {}
+        #: the latest rating of every (player, pool) this process has looked up or written, and the
+        #: checkpoint they are the ratings at: valid while this process is the one moving the checkpoint
+        self._ratings: Ratings = {}
+        self._objects: Objects = {}
+        self._looked_up: set[tuple[str, str]] = set()
+        self._at: int | None = None
+
+    def position(self) -> int:
+        return self.store.projection_position(NAME)
+
+    def catch_up(self, progress: Progress | None = None) -> int:
+        """Rate every result after the checkpoint; returns the events read by this call.
+
+        The log is read light (`LogReader.read_filtered`): only the events that may settle a result or
+        give a hand's context (`READS`), with their payloads left encoded; of those, only what the
+        game's kind needs is decoded. The players' latest ratings are kept in memory from page to page
+        while this process is the one that moves the checkpoint (else read again from the rows). A
+        retract of a result already rated starts again from zero (`rebuild`).
+        """
+        read = 0
+        while True:
+            old = self.position()
+            if old != self._at:  # another process moved it (or first call): what we hold may be behind
+                self._forget()
+            new, page = self.store.log.read_filtered(old, self.batch, READS)
+            if new == old and not page:
+                return read
+            self._load_games(row[1] for row in page)
+            events = [self._decoded(row) for row in page]
+            wanted = [e for e in events if e is not None]
+            if self._takes_back_rated(wanted):
+                return read + self.rebuild(progress)
+            ratings = dict(self._ratings)
+            rows = self._changes(wanted, ratings)
+            if self.store.ratings.commit_ratings(NAME, old=old, new=new, rows=rows):
+                read += len(page)
+                self._ratings, self._at = ratings, new
+                if progress is not None:
+                    progress(max(0, new - old))
+            else:  # another process did this page: our hand contexts may be ahead of it
+                self._forget()
+            if len(page) < self.batch:
+                return read
+
+    def _forget(self) -> None:
+        self._context.clear()
+        self._ratings, self._objects, self._looked_up, self._at = {}, {}, set(), None
+
+    def _decoded(self, row: Sequence[Any]) -> tuple[int, str, dict[str, Any]] | None:
+        """The envelope of a light row that the ratings need (a result, a hand's context, a retract), else None."""
+        position, game_id, seq, hand, kind, data, result, recorded_at = row
+        game_kind = self._games[game_id][0]
+        contextual = game_kind in (SEVEN, GIN)
+        if contextual and seq == 1:
+            self._context[game_id] = HandContext()  # followed from its first event: no read-back needed
+        settles = '"game_ended"' in result or (contextual and '"hand_ended"' in result)
+        if not (settles or kind == "retract" or (contextual and kind in CONTEXT_TYPES)):
+            return None
+        envelope = {
+            "seq": seq,
+            "hand": hand,
+            "type": kind,
+            "data": loads(data) if kind in ("bet", "retract") else {},  # what `HandContext` reads of a data
+            "result": loads(result),
+            "recorded_at": recorded_at,
+        }
+        return int(position), str(game_id), envelope
+
+    def rebuild(self, progress: Progress | None = None) -> int:
+        """Empty the ratings and read the whole log again; returns the events read."""
+        self.store.ratings.reset_ratings(NAME)
+        self._games.clear()
+        self._forget()
+        self._at = 0  # the ratings are empty: nothing to look up
+        return self.catch_up(progress)
+
+    def _takes_back_rated(self, page: Sequence[tuple[int, str, Mapping[str, Any]]]) -> bool:
+        return any(
+            env["type"] == "retract" and self.store.ratings.rated_after(game_id, env["data"]["to_seq"])
+            for _, game_id, env in page
+        )
+
+    def _load_games(self, game_ids: Iterable[str]) -> None:
+        missing = sorted({g for g in game_ids if g not in self._games})
+        if not missing:
+            return
+        seats = self.store.players.rated_seats(missing)  # a copy (`copy_of`) is not rated
+        for game_id, (kind, club_id) in self.store.game_kinds(missing).items():
+            self._games[game_id] = (kind, club_id, seats.get(game_id, []))
+
+    def _hand_context(self, game_id: str, envelope: Mapping[str, Any]) -> HandContext:
+        """The game's context for this event's hand: kept from earlier pages, or read back from its hand's events."""
+        context = self._context.get(game_id)
+        if context is not None and context.hand == envelope["hand"]:
+            return context
+        context = HandContext()
+        span = self.store.hand_seqs(game_id, envelope["hand"], envelope["seq"] - 1)
+        if span is not None:
+            for earlier in self.store.read_events(game_id, span[0] - 1, upto=envelope["seq"] - 1):
+                context.observe(earlier)
+        self._context[game_id] = context
+        return context
+
+    def _changes(self, page: Sequence[tuple[int, str, Mapping[str, Any]]], ratings: Ratings) -> list[ChangeRow]:
+        """The explained rating changes of one page (its decoded events), in log order; `ratings` (the
+        latest of each player and pool) is brought up to date in place."""
+        settles = [_may_settle(self._games[gid][0], env) for _, gid, env in page]
+        settling = [gid for (_, gid, _), settled in zip(page, settles, strict=True) if settled]
+        if not settling:
+            for _, game_id, env in page:
+                self._observe(game_id, env)
+            return []
+        retracts = self.store.ratings.retracts_of(settling)
+        keys = {
+            (pid, pool)
+            for gid in settling
+            for pid in self._games[gid][2]
+            for pool in POOLS.get(self._games[gid][0], ())
+        }
+        missing = keys - self._looked_up
+        if missing and self._at != 0:  # after a rebuild's reset every rating starts from the model's prior
+            ratings.update(self.store.ratings.latest(missing))
+        self._looked_up |= missing
+        rows: list[ChangeRow] = []
+        for (position, game_id, env), settled in zip(page, settles, strict=True):
+            kind, club_id, players = self._games[game_id]
+            if settled and kind in POOLS and players and not _voided(env["seq"], retracts.get(game_id, ())):
+                context = self._hand_context(game_id, env) if kind in (SEVEN, GIN) else HandContext()
+                base = (club_id, game_id, kind, position, env["recorded_at"])
+                for match in matches_of(kind, len(players), env, context):
+                    rows += rate(match, players, ratings, base, self._objects)
+            self._observe(game_id, env)
+        return rows
+
+    def _observe(self, game_id: str, env: Mapping[str, Any]) -> None:
+        """Keep the hand context of a game this process follows from its first event (else read back)."""
+        context = self._context.get(game_id)
+        if context is not None:
+            context.observe(env)
+
+
+def _may_settle(kind: str, env: Mapping[str, Any]) -> bool:
+    result = env.get("result") or {}
+    return bool(result.get("game_ended") or (kind in (SEVEN, GIN) and result.get("hand_ended")))
