@@ -99,8 +99,8 @@ def _running(request: pytest.FixtureRequest, prefix: str, port: int, *, netns: s
     directory.chmod(0o755)
     found = Cluster(directory, port, netns=netns)
     failed = request.session.testsfailed
-    found.start()
     try:
+        found.start()  # a start that fails has stopped what it started (scripts/cluster); the folder goes too
         yield found
     finally:
         if request.session.testsfailed == failed:
