@@ -48,9 +48,11 @@ services:
 test: services lint
 	PYTHON=$(BIN)/python bash scripts/run-tests
 
+# ruff, mypy (strict), and the import contracts of pyproject.toml ([tool.importlinter]: layers, no circles)
 lint: $(BIN)/.installed
 	$(BIN)/ruff check events projections api migrations tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 typecheck: lint
 
