@@ -293,7 +293,7 @@ def _cards_in(value: Any) -> Iterator[str]:
 
 
 def is_legal(rules: GameRules[S], position: Position[S], event: Any) -> bool:
-    """Would `event` be accepted now with no violation, whatever the enforcement? (`GameRules.is_legal`)
+    """Would `event` be accepted now with no violation, whatever the enforcement?
 
     The write path's own check (`decide`), answered as a bool: no enumeration of `legal_events`, so
     it also holds for the amounts `legal_events` only samples, and for chance events (a deal is legal

@@ -565,14 +565,6 @@ class GameRules(Generic[S]):
             raise UnknownGameError(f"{self.title} is played by {counts} players, got {len(players)}", field="players")
         return normalize_options(self.options, options, len(players))
 
-    def is_legal(self, state: S, event: Event) -> bool:
-        """Would the game's `event` be accepted in `state` without a violation? (`engine.is_legal`: no
-        enumeration.) The common events depend on the record (its seq, its retracts): ask the engine
-        with the `Position`."""
-        from projections.core import engine
-
-        return engine.is_legal(self, engine.Position(state), event)
-
     def redact_event(self, event: Event, viewpoint: Viewpoint) -> Event:
         """`event` as `viewpoint` saw it, from the game's `visibility`."""
         return self.visibility.redact(event, viewpoint)

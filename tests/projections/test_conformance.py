@@ -150,10 +150,10 @@ def test_to_act_and_is_legal_agree_with_legal_events(kind: str) -> None:
 def test_is_legal_refuses_what_validate_refuses(kind: str) -> None:
     rules = rules_for(kind)
     players = list(rules.demo_players)
-    state = rules.initial_state(players, rules.options_for(players, {}))
-    assert not rules.is_legal(state, {"type": "no_such_event"})
-    assert not engine.is_legal(rules, engine.Position(state), {"type": "retract", "to_seq": 0, "reason": ""})
-    assert not rules.is_legal(state, {"type": "hand_voided"})  # no hand is in progress
+    position = engine.Position(rules.initial_state(players, rules.options_for(players, {})))
+    assert not engine.is_legal(rules, position, {"type": "no_such_event"})
+    assert not engine.is_legal(rules, position, {"type": "retract", "to_seq": 0, "reason": ""})
+    assert not engine.is_legal(rules, position, {"type": "hand_voided"})  # no hand is in progress
 
 
 @pytest.mark.parametrize("kind", available())
