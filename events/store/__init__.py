@@ -4,13 +4,24 @@
   read a stream. No global lock: appends to different games run in parallel on PostgreSQL.
 - `log.py`, the log reader: every game's events in one global order that a follower reads without
   ever skipping an event that commits late (transaction ids on PostgreSQL; why, in its docstring).
-- `tracking.py`, the tracking recorder: read models' rows with their checkpoints.
-- `registry.py`: clubs, API keys, games (the stream registry and each stream's head).
+- `tracking.py`, the tracking recorder: read models' rows with their checkpoints (`ratings.py`: the
+  ratings' rows).
+- `registry.py`: clubs, API keys, games (the stream registry and each stream's head); `players.py`
+  the club's players, `shares.py` share tokens, `profiles.py` rule profiles, `seeds.py` the server
+  seeds of server-dealt decks.
 - `snapshots.py`: the snapshot cache (disposable).
 - `mapper.py`: envelopes <-> `event` rows, the payloads encoded once and stored as the hashed bytes.
-- `base.py`: the engine (durability settings), the table handles, raw SQL helpers.
+- `base.py`: the `Database` handle every part is built on (the engine, durability, raw SQL helpers),
+  the table handles; `dialect.py`: everything that differs between SQLite and PostgreSQL, in one place;
+  `tables.py`: the SQLModel tables.
+- `notify.py`: wakes a game's live streams when it moves (LISTEN/NOTIFY; in-process on SQLite).
 - `follow.py`: read models that read the log on the synchronous standby (`Store.follow_from`).
 - `replicas.py`: which store a read goes to (the primary or a replica, with read-your-writes).
+
+Each part takes the `Database` it works on (and the other parts it needs), never this facade: the
+modules that are handed "a store" by their callers (`shares`, `profiles`, `notify`, `follow`) ask only
+for something that holds a `Database` (`base.HoldsDatabase`). Only `replicas.py`, which chooses between
+whole stores, names `Store`.
 
 `Store` is the facade the service layer and the tests hold: it makes one engine and the parts over
 it, and exposes each part's methods under the names they always had. New code may take the part it
@@ -37,7 +48,15 @@ from events.store.base import (
     new_id,
     shown_url,
 )
-from events.store.follow import FollowedLog, SyncStandby, follower_of
+from events.store.dialect import Dialect
+from events.store.follow import (
+    FollowedLog,
+    FollowedPlayers,
+    FollowedRatings,
+    FollowedRecorder,
+    FollowedRegistry,
+    SyncStandby,
+)
 from events.store.log import LogReader
 from events.store.mapper import envelope_from_row, event_row
 from events.store.players import PlayerBook, PlayerRecord
@@ -59,6 +78,7 @@ __all__ = [
     "MAX_SEQ",
     "REQUESTS",
     "Database",
+    "Dialect",
     "DuplicateRequest",
     "EventRecorder",
     "FollowedLog",
@@ -91,19 +111,36 @@ __all__ = [
 class Store:
     """One database: the registry, the event recorder, the log reader, the tracking recorder, the snapshot cache."""
 
-    def __init__(self, url: str = DEFAULT_URL, engine: Engine | None = None) -> None:
+    def __init__(
+        self, url: str = DEFAULT_URL, engine: Engine | None = None, *, followed: FollowedLog | None = None
+    ) -> None:
         self.url = url
         self.engine = engine or make_engine(url)
         self.db = Database(self.engine)
-        self.dialect = self.db.dialect
-        self.registry = Registry(self.db)
-        self.recorder = EventRecorder(self.db, self.registry)
-        self.log = LogReader(self.db)
+        #: `"sqlite"` or `"postgresql"`; the store's parts ask `db.dialect` (`events/store/dialect.py`) instead
+        self.dialect: str = self.db.dialect.name
+        #: the parts; a follower store (`followed`: see `follow_from`) reads the log, and what its events
+        #: need, through the followed log, and writes its rows and checkpoints here (events/store/follow.py)
+        self.registry: Registry
+        self.recorder: EventRecorder
+        self.log: LogReader
+        #: the club's players (`events/store/players.py`) and the ratings read model's rows
+        self.players: PlayerBook
+        self.ratings: RatingRecorder
+        if followed is None:
+            self.registry = Registry(self.db)
+            self.recorder = EventRecorder(self.db, self.registry)
+            self.log = LogReader(self.db)
+            self.players = self.registry.players
+            self.ratings = RatingRecorder(self.db)
+        else:
+            self.registry = FollowedRegistry(self.db, followed)
+            self.recorder = FollowedRecorder(self.db, self.registry, followed)
+            self.log = followed
+            self.players = FollowedPlayers(self.db, followed)
+            self.ratings = FollowedRatings(self.db, followed)
         self.tracking = TrackingRecorder(self.db)
         self.snapshots = SnapshotCache(self.db)
-        #: the club's players (`events/store/players.py`) and the ratings read model's rows
-        self.players = self.registry.players
-        self.ratings = RatingRecorder(self.db)
         #: the server seeds of server-dealt decks: read by the write side only (projections/core/recorder.py)
         self.seeds = SeedVault(self.db)
         #: the store the read models (hand facts, ratings) run on: this one, or after `follow_from` the same
@@ -168,7 +205,7 @@ class Store:
         """Read models on this store read the log through `followed` (the synchronous standby's, else this
         store's); their rows and checkpoints are still written here (events/store/follow.py)."""
         self._followed = followed
-        self.follower = follower_of(self, followed)
+        self.follower = Store(self.url, engine=self.engine, followed=followed)
 
     def dispose(self) -> None:
         """Close every pooled connection (the followed nodes' too)."""

@@ -18,16 +18,15 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from importlib.util import find_spec
-from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Protocol
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
-from events.errors import TablebookError
+from events.store.dialect import Dialect, dialect_for_url, dialect_of
 from events.store.tables import ApiKey, AppendRequest, Club, Event, Game
 
 DEFAULT_URL = "sqlite:///./data/tablebook.db"
@@ -130,51 +129,19 @@ def shown_url(url: str) -> str:
 
 
 def make_engine(url: str, durability: str | None = None) -> Engine:
-    """An engine with the pragmas and transaction behaviour the store relies on.
+    """An engine with the pragmas and transaction behaviour the store relies on (each dialect's `engine`,
+    `events/store/dialect.py`).
 
     `durability` is `"full"` or `"fast"` (see the module docstring); None reads TABLEBOOK_DURABILITY.
 
     Raises:
         ValueError: `durability` (or TABLEBOOK_DURABILITY) is neither.
+        TablebookError: a PostgreSQL URL without the psycopg driver installed.
     """
     full = durability_from(durability) == "full"
-    if url.startswith("sqlite"):
-        path = url.split("///", 1)[1] if "///" in url else ""
-        if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=8)
-        synchronous = "FULL" if full else "NORMAL"
-
-        @event.listens_for(engine, "connect")
-        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-            dbapi_connection.isolation_level = None  # transactions are begun below
-            cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA journal_mode=WAL")
-            # FULL: every commit fsyncs the WAL before it returns; NORMAL only at checkpoints
-            cursor.execute(f"PRAGMA synchronous={synchronous}")
-            # F_FULLFSYNC where fsync alone does not reach the platter (macOS); a no-op elsewhere
-            cursor.execute(f"PRAGMA fullfsync={'ON' if full else 'OFF'}")
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute("PRAGMA busy_timeout=30000")
-            cursor.close()
-
-        @event.listens_for(engine, "begin")
-        def _on_begin(connection: Connection) -> None:
-            immediate = connection.get_execution_options().get("write", False)
-            connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
-
-        return engine
-    if url.startswith("postgresql"):
-        if make_url(url).get_driver_name() == "psycopg" and find_spec("psycopg") is None:
-            raise TablebookError("PostgreSQL needs the psycopg driver, not installed: pip install -e '.[postgres]'")
-        # set on every connection (libpq `options`), after any `options` of the URL, so neither the
-        # server's, the database's or the role's configuration nor the URL can turn it off unseen
-        given = make_url(url).query.get("options", ())
-        options = [given] if isinstance(given, str) else list(given)
-        options.append(f"-c synchronous_commit={'on' if full else 'off'}")
-        return create_engine(
-            url, connect_args={"options": " ".join(options)}, pool_size=10, max_overflow=20, pool_pre_ping=True
-        )
+    dialect = dialect_for_url(url)
+    if dialect is not None:
+        return dialect.engine(url, full=full)
     return create_engine(url, poolclass=NullPool)
 
 
@@ -189,10 +156,11 @@ class Database:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.dialect: str = engine.dialect.name
+        #: where SQLite and PostgreSQL differ (`events/store/dialect.py`)
+        self.dialect: Dialect = dialect_of(engine)
         self.integrity_error: type[Exception] = engine.dialect.loaded_dbapi.IntegrityError
         #: re-entrant: `writer_if_free` holds it around a whole append, whose write takes it again
-        self._writer = threading.RLock() if self.dialect == "sqlite" else None
+        self._writer = threading.RLock() if self.dialect.single_writer else None
 
     @contextlib.contextmanager
     def one_writer(self) -> Iterator[None]:
@@ -241,7 +209,7 @@ class Database:
 
     def sql(self, statement: str) -> str:
         """A statement written with `?` placeholders in the driver's own style (`%s` for psycopg)."""
-        return statement.replace("?", "%s") if self.dialect == "postgresql" else statement
+        return self.dialect.sql(statement)
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Connection]:
@@ -284,3 +252,14 @@ class Database:
     def query(self, statement: str, params: Sequence[Any]) -> list[Any]:
         """The rows of a raw statement written with `?` placeholders."""
         return self.rows(self.sql(statement), params)
+
+
+class HoldsDatabase(Protocol):
+    """Whatever holds a database handle: the `Store` facade, or any of its parts (`Registry`, `LogReader`...).
+
+    The store's modules that need only the database (share tokens, rule profiles, the notifier, the
+    followed log) take this, not the facade they are part of.
+    """
+
+    @property
+    def db(self) -> Database: ...

@@ -2,11 +2,12 @@
 
 A read model (the hand facts, the ratings) reads the whole global order (`events/store/log.py`) and
 writes a few rows: the reading is the load, and a replica can carry it. `Store.follow_from(log)` gives
-the store a `follower`: the same store for every write and for the read model's own rows and
+the store a `follower`: the same database for every write and for the read model's own rows and
 checkpoint, whose reads of the *log* go to a `FollowedLog`, and so do the reads of what the log's
 events need (a game's kind, club and seats, its retracts, a hand's earlier events), which must come
 from the node that showed the events (an imported game's row commits with its events: on a standby it
-can be visible a moment before the primary sees it). `projections/readmodels/hand_facts.py` and
+can be visible a moment before the primary sees it): the follower's parts are the `Followed*`
+classes below, which the `Store` facade puts together. `projections/readmodels/hand_facts.py` and
 `projections/readmodels/ratings.py` take `store.follower`; with no follow configured it is the store itself.
 
 Which node (docs/replication.md, "Read models across a failover"): only the **synchronous standby** or
@@ -42,21 +43,18 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
 from events.envelope import Envelope
-from events.store.base import Database, make_engine
+from events.store.base import Database, HoldsDatabase, make_engine
 from events.store.log import LogFilter, LogReader
 from events.store.players import PlayerBook
 from events.store.ratings import RatingRecorder
 from events.store.recorder import EventRecorder
 from events.store.registry import Registry
-
-if TYPE_CHECKING:
-    from events.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +118,7 @@ class SyncStandby:
                 return [m for m in members if isinstance(m, dict)]
         return []
 
-    def pick(self, primary: Store) -> tuple[str, str] | None:
+    def pick(self, primary: HoldsDatabase) -> tuple[str, str] | None:
         """`(member name, database URL)` of the synchronous standby, or None: follow the primary."""
         for member in self.members():
             if member.get("role") != "sync_standby" or member.get("state") not in ("running", "streaming"):
@@ -135,7 +133,7 @@ class SyncStandby:
         return None
 
     @staticmethod
-    def named_on_primary(primary: Store, name: str) -> bool:
+    def named_on_primary(primary: HoldsDatabase, name: str) -> bool:
         """Whether the primary's `synchronous_standby_names` names `name` (its commits wait for that node)."""
         try:
             rows = primary.db.rows("SELECT current_setting('synchronous_standby_names'), pg_is_in_recovery()", ())
@@ -148,13 +146,14 @@ class SyncStandby:
 class FollowedLog(LogReader):
     """The log reader a read model follows: the synchronous standby's (see the module docstring), else the primary's.
 
-    `pick()` names the node to follow now (`(name, url)`, or None for the primary); it is asked again
-    every `recheck` seconds and after a node failed. `read_from` counts the events read on each side.
+    `primary` is the primary's database (the `Store`, or any holder of its `Database`); `pick()` names
+    the node to follow now (`(name, url)`, or None for the primary); it is asked again every `recheck`
+    seconds and after a node failed. `read_from` counts the events read on each side.
     """
 
     def __init__(
         self,
-        primary: Store,
+        primary: HoldsDatabase,
         pick: Callable[[], tuple[str, str] | None],
         *,
         tail_on_primary: bool = True,
@@ -162,7 +161,8 @@ class FollowedLog(LogReader):
         durability: str | None = None,
     ) -> None:
         super().__init__(primary.db)
-        self.primary = primary
+        #: the primary's own log reader (this one reads the followed node, or the primary when it must)
+        self.primary = LogReader(primary.db)
         self.pick = pick
         self.tail_on_primary = tail_on_primary
         self.recheck = recheck
@@ -257,7 +257,7 @@ class FollowedLog(LogReader):
             # the primary does not show the cursor's event yet (its commit waits for the standby), or
             # lost it: read nothing rather than skip or repeat
             return self._kept(rows, missing=not held and not rows, after=after)
-        tail = read(self.primary.log, start, limit - len(rows))
+        tail = read(self.primary, start, limit - len(rows))
         self.read_from[PRIMARY] += len(tail)
         if tail:
             self._where.db = self.primary.db
@@ -288,12 +288,12 @@ class FollowedLog(LogReader):
 
     def read_positions(self, after: int = 0, limit: int = 1000) -> list[tuple[int, str, Envelope]]:
         if not self.horizon:  # SQLite (no replicas), or the test-only plain order: the primary's reader
-            return self.primary.log.read_positions(after, limit)
+            return self.primary.read_positions(after, limit)
         return self._page(lambda reader, a, n: reader.read_positions(a, n), after, limit)
 
     def read_texts(self, after: int = 0, limit: int = 1000) -> list[tuple[Any, ...]]:
         if not self.horizon:
-            return self.primary.log.read_texts(after, limit)
+            return self.primary.read_texts(after, limit)
         return self._page(lambda reader, a, n: reader.read_texts(a, n), after, limit)
 
     def read_filtered(self, after: int, limit: int, only: LogFilter | None) -> tuple[int, list[tuple[Any, ...]]]:
@@ -302,7 +302,7 @@ class FollowedLog(LogReader):
         shows the cursor's event. `upto`, where the checkpoint may go, is always a position of the node
         whose page it ends: no event below it was left unread."""
         if not self.horizon:
-            return self.primary.log.read_filtered(after, limit, only)
+            return self.primary.read_filtered(after, limit, only)
         current = self._node()
         held = False
         if current is not None:
@@ -316,7 +316,7 @@ class FollowedLog(LogReader):
                         self._kept(rows, missing=False, after=after)
                         self._mark(current[1], upto, rows)
                         return upto, rows
-                    upto, tail = self.primary.log.read_filtered(upto, limit - len(rows), only)
+                    upto, tail = self.primary.read_filtered(upto, limit - len(rows), only)
                     self.read_from[PRIMARY] += len(tail)
                     if tail:
                         self._where.db = self.primary.db
@@ -331,7 +331,7 @@ class FollowedLog(LogReader):
             # lost it: read nothing rather than skip or repeat
             self._kept([], missing=not held, after=after)
             return after, []
-        upto, rows = self.primary.log.read_filtered(after, limit, only)
+        upto, rows = self.primary.read_filtered(after, limit, only)
         self.read_from[PRIMARY] += len(rows)
         self._where.db = self.primary.db
         self._kept(rows, missing=False, after=after)
@@ -355,7 +355,7 @@ class FollowedLog(LogReader):
                 return LogReader(current[1]).head_position()
             except SQLAlchemyError as error:
                 self._drop(error)
-        return self.primary.log.head_position()
+        return self.primary.head_position()
 
     # ------------------------------------------------------------------ what the events need, from their node
 
@@ -395,7 +395,36 @@ class _Parts:
         self.ratings = RatingRecorder(db)
 
 
-class _FollowedPlayers(PlayerBook):
+class FollowedRegistry(Registry):
+    """The registry of a follower store: a game's kind and club read on the node the log's page came from."""
+
+    def __init__(self, db: Database, log: FollowedLog) -> None:
+        super().__init__(db)
+        self._log = log
+
+    def game_kinds(self, game_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
+        return self._log.events_read(lambda parts: parts.registry.game_kinds(game_ids))
+
+
+class FollowedRecorder(EventRecorder):
+    """The event recorder of a follower store: a game's events and a hand's seqs read on the page's node."""
+
+    def __init__(self, db: Database, registry: Registry, log: FollowedLog) -> None:
+        super().__init__(db, registry)
+        self._log = log
+
+    def hand_seqs(self, game_id: str, hand: int, upto: int) -> tuple[int, int] | None:
+        return self._log.events_read(lambda parts: parts.recorder.hand_seqs(game_id, hand, upto))
+
+    def read_events(
+        self, game_id: str, after: int = 0, limit: int | None = None, *, upto: int | None = None
+    ) -> list[Envelope]:
+        return self._log.events_read(lambda parts: parts.recorder.read_events(game_id, after, limit, upto=upto))
+
+
+class FollowedPlayers(PlayerBook):
+    """The player book of a follower store: the seats of the page's games read on the page's node."""
+
     def __init__(self, db: Database, log: FollowedLog) -> None:
         super().__init__(db)
         self._log = log
@@ -407,7 +436,9 @@ class _FollowedPlayers(PlayerBook):
         return self._log.events_read(lambda parts: parts.registry.players.rated_seats(game_ids))
 
 
-class _FollowedRatings(RatingRecorder):
+class FollowedRatings(RatingRecorder):
+    """The ratings' rows of a follower store, written on the primary; the games' retracts read on the page's node."""
+
     def __init__(self, db: Database, log: FollowedLog) -> None:
         super().__init__(db)
         self._log = log
@@ -416,36 +447,8 @@ class _FollowedRatings(RatingRecorder):
         return self._log.events_read(lambda parts: parts.ratings.retracts_of(game_ids))
 
 
-def follower_of(primary: Store, followed: FollowedLog) -> Store:
-    """A store on the primary's engine for read models, whose log (and the reads its events need) is `followed`."""
-    from events.store import Store
-
-    store = Store(primary.url, engine=primary.engine)
-    store.log = followed
-    store.read_positions = followed.read_positions
-    store.head_position = followed.head_position
-    store.players = _FollowedPlayers(store.db, followed)
-    store.ratings = _FollowedRatings(store.db, followed)
-
-    def game_kinds(game_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
-        return followed.events_read(lambda parts: parts.registry.game_kinds(game_ids))
-
-    def hand_seqs(game_id: str, hand: int, upto: int) -> tuple[int, int] | None:
-        return followed.events_read(lambda parts: parts.recorder.hand_seqs(game_id, hand, upto))
-
-    def read_events(
-        game_id: str, after: int = 0, limit: int | None = None, *, upto: int | None = None
-    ) -> list[Envelope]:
-        return followed.events_read(lambda parts: parts.recorder.read_events(game_id, after, limit, upto=upto))
-
-    store.game_kinds = game_kinds
-    store.hand_seqs = hand_seqs
-    store.read_events = read_events
-    return store
-
-
 def sync_standby_log(
-    primary: Store,
+    primary: HoldsDatabase,
     patroni: Sequence[str],
     read_urls: Sequence[str] = (),
     *,
@@ -457,5 +460,6 @@ def sync_standby_log(
     A member's database URL is the one of `read_urls` at its host and port, else the primary's URL
     pointed there.
     """
-    standby = SyncStandby(patroni, sync_url_for(primary.url, read_urls))
+    url = primary.db.engine.url.render_as_string(hide_password=False)
+    standby = SyncStandby(patroni, sync_url_for(url, read_urls))
     return FollowedLog(primary, lambda: standby.pick(primary), tail_on_primary=tail_on_primary, durability=durability)

@@ -55,6 +55,7 @@ from sqlalchemy import func, select
 
 from events.envelope import Envelope
 from events.store.base import EVENTS, MAX_POSITION, Database, clamp
+from events.store.dialect import Dialect, dialect_of
 from events.store.mapper import ENVELOPE_COLUMNS, ENVELOPE_SQL, envelope_from_row, envelope_from_values
 
 #: the horizon: only transactions with an id below it can have written events a reader may rely on
@@ -102,9 +103,9 @@ class LogFilter:
     data_marks: tuple[str, ...] = ()
     first_events: bool = False
 
-    def sql(self, dialect: str) -> str:
+    def sql(self, dialect: Dialect | str) -> str:
         """The condition, parenthesized, in the dialect's spelling (`"0 = 1"` when it admits nothing)."""
-        find = "strpos" if dialect == "postgresql" else "instr"
+        find = dialect_of(dialect).find
         terms = []
         if self.types:
             terms.append(f"type IN ({', '.join(_literal(t) for t in sorted(set(self.types)))})")
@@ -146,7 +147,7 @@ class LogReader:
     def __init__(self, db: Database) -> None:
         self.db = db
         #: Test-only: TABLEBOOK_LOG_HORIZON=off reads by position alone (see the module docstring).
-        self.horizon = db.dialect == "postgresql" and os.environ.get("TABLEBOOK_LOG_HORIZON", "on") != "off"
+        self.horizon = db.dialect.log_horizon and os.environ.get("TABLEBOOK_LOG_HORIZON", "on") != "off"
         self._plain = db.sql(_PLAIN_READ)
         self._plain_texts = db.sql(_PLAIN_TEXTS)
         self._head = db.sql("SELECT MAX(position) FROM event")

@@ -36,7 +36,8 @@ from collections.abc import Iterable
 from types import TracebackType
 from typing import Any
 
-from events.store import Store
+from events.store.base import Database, HoldsDatabase
+from events.store.log import LogReader
 
 log = logging.getLogger(__name__)
 
@@ -88,11 +89,14 @@ class Subscription:
 
 
 class Notifier:
-    """The subscriptions of one store's games in this process, and the threads that wake them."""
+    """The subscriptions of one database's games in this process, and the threads that wake them."""
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.postgres = store.dialect == "postgresql"
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        #: the global order, which the SQLite fallback watches
+        self.log = LogReader(db)
+        #: whether the database pushes appends to the other processes (PostgreSQL's LISTEN/NOTIFY)
+        self.pushes = db.dialect.pushes
         self._lock = threading.Lock()
         self._games: dict[str, set[Subscription]] = defaultdict(set)
         self._count = 0
@@ -122,7 +126,7 @@ class Notifier:
             self._games[game_id].add(sub)
             self._count += 1
             if self._watcher is None or not self._watcher.is_alive():
-                target = self._listen if self.postgres else self._poll
+                target = self._listen if self.pushes else self._poll
                 self._watcher = threading.Thread(target=target, name=f"tablebook-{target.__name__[1:]}", daemon=True)
                 self._watcher.start()
         return sub
@@ -173,7 +177,7 @@ class Notifier:
         """
         try:
             self._wake((game_id,))
-            if self.postgres:
+            if self.pushes:
                 with self._lock:
                     self._pending.add(game_id)
                     if self._publisher is None or not self._publisher.is_alive():
@@ -203,7 +207,7 @@ class Notifier:
 
     def _notify(self, game_ids: list[str]) -> None:
         try:
-            raw = self.store.engine.raw_connection()
+            raw = self.db.engine.raw_connection()
             try:
                 pid = getattr(getattr(raw.driver_connection, "info", None), "backend_pid", None)
                 if isinstance(pid, int):
@@ -248,7 +252,7 @@ class Notifier:
         """PostgreSQL: LISTEN on a connection of its own; every (re)connection wakes everyone."""
         while not self._idle():
             try:
-                raw = self.store.engine.raw_connection()
+                raw = self.db.engine.raw_connection()
                 conn: Any = raw.driver_connection
                 raw.detach()  # kept out of the pool: it listens for as long as this thread lives
                 try:
@@ -277,14 +281,14 @@ class Notifier:
         last: int | None = None
         while not self._idle():
             try:
-                head = self.store.head_position()
+                head = self.log.head_position()
                 if last is None:
                     self._wake_all()  # whatever was appended before this thread looked
                 elif head > last:
                     if head - last > FALLBACK_READ:
                         self._wake_all()
                     else:
-                        moved = {game for _, game, _ in self.store.read_positions(last, FALLBACK_READ)}
+                        moved = {game for _, game, _ in self.log.read_positions(last, FALLBACK_READ)}
                         self._wake(moved)
                 last = head
             except Exception as error:
@@ -307,20 +311,21 @@ def _set_all(subs: list[Subscription]) -> None:
         sub.wake()
 
 
-_notifiers: weakref.WeakKeyDictionary[Store, Notifier] = weakref.WeakKeyDictionary()
+#: one notifier per store object (the `Store` facade, as the recorder and the service hold it), kept while it lives
+_notifiers: weakref.WeakKeyDictionary[HoldsDatabase, Notifier] = weakref.WeakKeyDictionary()
 _notifiers_lock = threading.Lock()
 
 
-def notifier_for(store: Store) -> Notifier:
-    """The notifier of `store` in this process (one per store object)."""
+def notifier_for(store: HoldsDatabase) -> Notifier:
+    """The notifier of `store`'s database in this process (one per store object)."""
     with _notifiers_lock:
         found = _notifiers.get(store)
         if found is None:
-            found = _notifiers[store] = Notifier(store)
+            found = _notifiers[store] = Notifier(store.db)
         return found
 
 
-def publish(store: Store, game_id: str) -> None:
+def publish(store: HoldsDatabase, game_id: str) -> None:
     """Say that `game_id` moved in `store` (its append has committed): wakes its streams everywhere."""
     notifier_for(store).publish(game_id)
 

@@ -165,8 +165,7 @@ class EventRecorder:
     def __init__(self, db: Database, registry: Registry) -> None:
         self.db = db
         self.registry = registry
-        by_hand = "" if db.dialect == "postgresql" else "INDEXED BY ix_event_game_hand_seq"
-        self._sql = {name: db.sql(sql.replace("{by_hand}", by_hand)) for name, sql in _SQL.items()}
+        self._sql = {name: db.sql(sql.replace("{by_hand}", db.dialect.by_hand)) for name, sql in _SQL.items()}
         #: Test-only: a sleep inside every append transaction (see the module docstring).
         self.commit_delay = commit_delay_from(os.environ.get("TABLEBOOK_TEST_COMMIT_DELAY_MS", ""))
         self._turns = _Turns()
@@ -188,7 +187,7 @@ class EventRecorder:
         Raises:
             HeadBusyError: the turn did not come within `timeout` seconds.
         """
-        if self.db.dialect != "postgresql":
+        if self.db.dialect.single_writer:
             yield
             return
         with self._turns.taken(game_id, timeout) as got:
@@ -217,7 +216,7 @@ class EventRecorder:
         """
         if timeout <= 0:
             raise HeadBusyError(game_id)
-        if self.db.dialect != "postgresql":
+        if self.db.dialect.single_writer:
             with self.db.writer_within(timeout) as held:
                 if not held:
                     raise HeadBusyError(game_id)
@@ -293,8 +292,8 @@ class EventRecorder:
         raw: Any = held.connection if held is not None and in_hold else self.db.engine.raw_connection()
         cursor = raw.cursor()
         try:
-            if self.db.dialect == "sqlite":
-                cursor.execute("BEGIN IMMEDIATE")
+            if self.db.dialect.begin_write is not None:
+                cursor.execute(self.db.dialect.begin_write)
             if idempotency is not None:
                 cursor.execute(sql["find_request"], (game_id, idempotency[0]))
                 prior = cursor.fetchone()

@@ -27,15 +27,12 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
+from events.store import Store  # above the facade, which does not import this module: it chooses whole stores
 from events.store.base import GAMES
-
-if TYPE_CHECKING:
-    from events.store import Store
 
 log = logging.getLogger(__name__)
 

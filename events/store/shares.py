@@ -4,7 +4,7 @@ A small module of the store layer (the registry's share tokens), beside the
 store's own modules, so that no SQL is written above `events/`: the API
 (`api/share.py` checks a token, `api/routes/pages.py` lists and revokes
 them) and the application service (`api/service/` makes them)
-call these functions with the store whose engine they use. It follows the
+call these functions with the store (or any holder of its `Database`) whose database they use. It follows the
 store's patterns: reads on a plain connection, writes in the store's own
 write transactions (`Database.write`: BEGIN IMMEDIATE and the process's
 writer lock on SQLite), each a single short transaction.
@@ -18,16 +18,14 @@ when, and `revoked_at` ends it (the first `revoked_at` stays).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import insert, select, update
 
 from events.codec import utc_now
 from events.errors import NotFoundError
+from events.store.base import HoldsDatabase
 from events.store.tables import Club, ShareToken
-
-if TYPE_CHECKING:
-    from events.store import Store
 
 SHARES = ShareToken.__table__  # type: ignore[attr-defined]
 CLUBS = Club.__table__  # type: ignore[attr-defined]
@@ -90,7 +88,9 @@ def _query() -> Any:
     return select(SHARES, CLUBS.c.name.label("club")).join(CLUBS, CLUBS.c.id == SHARES.c.club_id)
 
 
-def add_share(store: Store, *, share_id: str, club_id: int, game_id: str, token_hash: str, created_by: str) -> None:
+def add_share(
+    store: HoldsDatabase, *, share_id: str, club_id: int, game_id: str, token_hash: str, created_by: str
+) -> None:
     """Write a new share token's row (the caller has checked that the game is the club's)."""
     with store.db.write() as conn, conn.begin():
         conn.execute(
@@ -105,7 +105,9 @@ def add_share(store: Store, *, share_id: str, club_id: int, game_id: str, token_
         )
 
 
-def find_share(store: Store, share_id: str, *, club_id: int | None = None, game_id: str | None = None) -> ShareRecord:
+def find_share(
+    store: HoldsDatabase, share_id: str, *, club_id: int | None = None, game_id: str | None = None
+) -> ShareRecord:
     """A share token's record, only if it belongs to that club and game (when given).
 
     Raises:
@@ -116,25 +118,25 @@ def find_share(store: Store, share_id: str, *, club_id: int | None = None, game_
         query = query.where(SHARES.c.club_id == club_id)
     if game_id is not None:
         query = query.where(SHARES.c.game_id == game_id)
-    with store.engine.connect() as conn:
+    with store.db.engine.connect() as conn:
         row = conn.execute(query).first()
     if row is None:
         raise NotFoundError(f"no share link {share_id!r} for this game")
     return _record(row)
 
 
-def list_shares(store: Store, *, club_id: int, game_id: str) -> list[ShareRecord]:
+def list_shares(store: HoldsDatabase, *, club_id: int, game_id: str) -> list[ShareRecord]:
     """The share tokens of a game, oldest first, revoked ones included."""
     query = (
         _query()
         .where(SHARES.c.club_id == club_id, SHARES.c.game_id == game_id)
         .order_by(SHARES.c.created_at, SHARES.c.id)
     )
-    with store.engine.connect() as conn:
+    with store.db.engine.connect() as conn:
         return [_record(row) for row in conn.execute(query)]
 
 
-def revoke_share(store: Store, share_id: str, *, club_id: int, game_id: str) -> ShareRecord:
+def revoke_share(store: HoldsDatabase, share_id: str, *, club_id: int, game_id: str) -> ShareRecord:
     """Revoke a share token; revoking it again keeps the first `revoked_at`.
 
     Raises:

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sqlalchemy import select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from events.codec import utc_now
 from events.store.base import GAMES, Database, clamp
@@ -52,7 +50,6 @@ class SnapshotCache:
         if not states:
             return 0
         table = SNAPSHOTS
-        made = pg_insert if self.db.dialect == "postgresql" else sqlite_insert
         now = utc_now()
         with self.db.write() as conn, conn.begin():
             head = conn.execute(select(GAMES.c.seq).where(GAMES.c.id == game_id)).scalar()
@@ -64,15 +61,19 @@ class SnapshotCache:
             if not rows:
                 return 0
             if hands:  # one prepared INSERT run for every row (executemany): no statement built per row
-                mark = "%s" if self.db.dialect == "postgresql" else "?"
                 conn.exec_driver_sql(
                     "INSERT INTO snapshot_hand (game_id, version, idx, digest, prev, hand, created_at) "
-                    f"VALUES ({', '.join([mark] * 7)}) ON CONFLICT DO NOTHING",
+                    f"VALUES ({self.db.dialect.marks(7)}) ON CONFLICT DO NOTHING",
                     [(game_id, version, idx, digest, prev, text, now) for idx, digest, prev, text in hands],
                 )
             written = 0
             for i in range(0, len(rows), 500):  # one multi-row INSERT a chunk, returning the rows it wrote
-                query = made(table).values(rows[i : i + 500]).on_conflict_do_nothing().returning(table.c.seq)
+                query = (
+                    self.db.dialect.insert(table)
+                    .values(rows[i : i + 500])
+                    .on_conflict_do_nothing()
+                    .returning(table.c.seq)
+                )
                 written += len(conn.execute(query).fetchall())
             return written
 

@@ -9,8 +9,8 @@ These tables are disposable (`tablebook rebuild`): nothing here is part of the r
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+import contextlib
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import insert, select, update
@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from events.codec import utc_now
 from events.store.base import GAMES, Database
+from events.store.dialect import Dialect, dialect_of
 from events.store.players import SEATS
 from events.store.registry import GameRecord, filter_games, filter_labels, game_record, newest_first
 from events.store.tables import HandFact, ProjectionCheckpoint
@@ -75,48 +76,18 @@ def reset_checkpoint(conn: Any, name: str) -> None:
         conn.execute(insert(CHECKPOINTS).values(name=name, position=0, updated_at=utc_now()))
 
 
-@contextmanager
-def emptied_fast(conn: Any, dialect: str) -> Iterator[None]:
-    """Inside a read model's reset transaction: SQLite frees the deleted pages without overwriting them.
-
-    Debian's SQLite is built with `secure_delete` on: every page a DELETE frees is overwritten with zeros,
-    which for the whole of a read model's table costs ten times the delete itself (0.2-0.8 s against
-    0.02 s for 43,000 rating changes, measured). A read model's rows name no player, only ids, and are
-    rebuilt from the events at will, so their reset uses `FAST` (zeros only where that costs no extra
-    I/O); the connection's own setting is put back before the transaction ends, for the record's tables.
-    PostgreSQL: nothing to change.
-    """
-    if dialect != "sqlite":
-        yield
-        return
-    before = int(conn.exec_driver_sql("PRAGMA secure_delete").scalar_one())
-    conn.exec_driver_sql("PRAGMA secure_delete=FAST")
-    try:
-        yield
-    finally:
-        conn.exec_driver_sql(f"PRAGMA secure_delete={before}")
+def emptied_fast(conn: Any, dialect: Dialect | str) -> contextlib.AbstractContextManager[None]:
+    """Inside a read model's reset transaction: the deleted pages freed the cheap way (SQLite's
+    `secure_delete=FAST`, the connection's own setting put back after; `Dialect.emptied_fast`)."""
+    return dialect_of(dialect).emptied_fast(conn)
 
 
-def insert_rows(conn: Any, dialect: str, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    """Insert a read model's rows (tuples in `columns` order) in its transaction, the fastest way each driver has.
-
-    SQLite: one `executemany` (its C loop costs less than building a Core statement). PostgreSQL: one
-    `COPY ... FROM STDIN` on the transaction's own connection (psycopg's `executemany` pays a round of its
-    pipeline per row, about 70 µs; a multi-row `VALUES` spends as long parsing its placeholders).
-    """
-    if not rows:
-        return
-    names = ", ".join(columns)
-    if dialect != "postgresql":
-        conn.exec_driver_sql(f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})", rows)
-        return
-    cursor = conn.connection.dbapi_connection.cursor()
-    try:
-        with cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(row)
-    finally:
-        cursor.close()
+def insert_rows(
+    conn: Any, dialect: Dialect | str, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+) -> None:
+    """Insert a read model's rows (tuples in `columns` order) in its transaction, the fastest way each driver has
+    (SQLite: one `executemany`; PostgreSQL: one `COPY ... FROM STDIN`; `Dialect.insert_rows`)."""
+    dialect_of(dialect).insert_rows(conn, table, columns, rows)
 
 
 class TrackingRecorder:
