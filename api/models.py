@@ -22,6 +22,7 @@ from events.codec import plain
 from projections.core import engine
 from projections.core.registry import KINDS, rules_for
 from projections.core.rules import CHANCE
+from projections.core.simulate import playout_choice
 
 # --------------------------------------------------------------------------- errors
 
@@ -594,8 +595,8 @@ def event_schemas() -> dict[str, dict[str, Any]]:
 
 def first_events(kind: str) -> list[dict[str, Any]]:
     """A new game's first events, from its declaration: the demo players' game under default options, its
-    chance events (a cut, a deal...) up to the first decision and that decision (the game's bot's choice,
-    else a random one of `legal_events`), drawn with `random.Random(0)` and decided as an append would be."""
+    chance events (a cut, a deal...) up to the first decision and that decision (a random playout's choice,
+    `simulate.playout_choice`), drawn with `random.Random(0)` and decided as an append would be."""
     rules = rules_for(kind)
     players = list(rules.demo_players)
     replay = engine.Replay(rules, engine.start(rules, players, rules.options_for(players, None)), keep=())
@@ -610,7 +611,7 @@ def first_events(kind: str) -> list[dict[str, Any]]:
         if due is CHANCE:
             chosen = offered[0]
         else:
-            chosen = rules.bot(game, offered, rng) if rules.bot is not None else rng.choice(offered)
+            chosen = playout_choice(rules, game, offered, rng, out)
         out.append(plain(replay.push(plain(chosen)).event))
         if due is not CHANCE:
             break

@@ -233,7 +233,7 @@ def demo(
 ) -> None:
     """Record games of every kind played by bots with table sense, with a progress bar.
 
-    Each game is one that shows its kind's situations (`projections.core.simulate.DEMO_SITUATIONS`: a sweep,
+    Each game is one that shows its kind's situations (`GameRules.demo_situations`: a sweep,
     a marriage, a gin and an undercut, a set bid, a 7½ and a bust), so the search examples find them.
     """
     service = _service(database, migrate=True)

@@ -481,6 +481,17 @@ class SituationReads:
         )
 
 
+# --------------------------------------------------------------------------- bots
+
+
+#: A bot, `bot(state, offered, rng, history) -> event`: one of `offered` (the game's `legal_events` with
+#: its completed `chance_events`, as `simulate.next_options` offers them), never an event of its own, so
+#: it can only play what the rules allow; a chance event is taken as offered (its cards stay the
+#: simulator's random ones). `history` is the game's events so far, for what a player remembers (the
+#: card it just took); `rng` gives variety among equally good choices.
+Bot = Callable[[S, Sequence[Event], random.Random, Sequence[Event]], Event]
+
+
 # --------------------------------------------------------------------------- the record of functions
 
 
@@ -534,10 +545,6 @@ class GameRules(Generic[S]):
     #: Which stored events `situations` can tag (`SituationReads`); None: any event may, and the hand
     #: facts read every event of the log.
     situation_reads: SituationReads | None = None
-    #: A chooser with some table sense, `bot(state, offered, rng)`, that the simulator uses instead of a
-    #: uniform pick, for games that uniformly random play would never end (random Smear bids sink every
-    #: total below zero). None: uniform.
-    bot: Callable[[S, Sequence[Event], random.Random], Event] | None = None
     #: the unit of each value a person reads that is not a plain count (`phrases.value_text`): event
     #: fields and result facts by name (Seven and a Half `{"total": "half", "stake": "chips"}`), and the
     #: reserved keys `"points"` (a score line's and a hand's points) and `"totals"` (the sheet's totals:
@@ -545,6 +552,19 @@ class GameRules(Generic[S]):
     #: a fact that names a seat though its name does not say so (Smear's `high`); a key not named here is a
     #: plain number (or a seat, when its name says so: `phrases.is_seat_key`).
     units: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+    # -- bots, simulation, offers, fairness report
+    #: the game's bot, a player with table sense (`Bot`): it plays the demo games (`tablebook demo`,
+    #: `simulate.demo_playout`) and whatever a test wants played as at a club. None: no bot yet, and a
+    #: demo game is played as a random playout
+    bot: Bot[S] | None = None
+    #: the bot random playouts (`simulate.play`, the property tests, the OpenAPI examples) use instead of
+    #: a uniform pick, for a game that uniformly random play would never end (Gin hardly ever knocks;
+    #: random Smear bids sink every total below zero): a weaker player than `bot` that still plays at
+    #: random now and then, so that every legal line comes up. None: uniform
+    playout_bot: Bot[S] | None = None
+    #: the situation tags (of `situation_tags`) a demo game should show, so that the demo data shows
+    #: every feature: `simulate.demo_playout` plays bot games until one has them all
+    demo_situations: frozenset[str] = frozenset()
 
     def unit(self, key: str) -> str:
         """The unit of the field, fact, `"points"` or `"totals"` named `key` ("" for a plain number)."""

@@ -2,33 +2,29 @@
 
 At every step the simulator takes the decisions `legal_events` offers plus
 the chance events `chance_events` completes from the unseen cards (a
-shuffled deck, in effect), and picks one. There is no RNG in any rule.
+shuffled deck, in effect), and lets a bot (`rules.Bot`) pick one. There is
+no RNG in any rule.
 
 Two ways to pick:
 
 - `play` without `bot` is the random playout the property tests and benchmarks rely on: uniformly at
-  random (or the game's own `GameRules.bot` chooser where it has one, or a given `choose`), so every
-  legal line comes up sooner or later.
-- `play(..., bot=...)` lets a bot with table sense (`projections.bots`) choose; `demo_playout` plays
-  such games for `tablebook demo` until one shows the situations a demo game of its kind should
-  show (`DEMO_SITUATIONS`: a sweep, a marriage, a gin and an undercut, a set bid, a 7½ and a bust).
+  random, or by the game's `GameRules.playout_bot` where uniform play would never end, so every legal
+  line comes up sooner or later.
+- `play(..., bot=...)` lets a given bot choose (the game's `GameRules.bot` has table sense);
+  `demo_playout` plays such games for `tablebook demo` until one shows the situations the game
+  declares for its demo games (`GameRules.demo_situations`: a sweep, a marriage, a gin and an
+  undercut, a set bid, a 7½ and a bust).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from projections.core import engine
-from projections.core.rules import Event, Facts, GameRules, S
-
-if TYPE_CHECKING:  # the bots import the games, and a game imports `Chooser` from here
-    from projections.bots import Bot
-
-#: Picks one of the offered events; the default is uniform at random.
-Chooser = Callable[[Sequence[Event]], Event]
+from projections.core.rules import Bot, Event, Facts, GameRules, S
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +46,24 @@ def next_options(rules: GameRules[S], state: S, rng: random.Random) -> list[Even
     return [*rules.legal_events(state), *rules.chance_events(state, rng)]
 
 
+def uniform(state: Any, offered: Sequence[Event], rng: random.Random, history: Sequence[Event]) -> Event:
+    """The bot of a plain random playout: one of `offered`, drawn uniformly."""
+    return rng.choice(offered)
+
+
+def playout_bot(rules: GameRules[S]) -> Bot[S]:
+    """The bot a random playout of the game plays with: its `GameRules.playout_bot`, else `uniform`."""
+    return rules.playout_bot or uniform
+
+
+def playout_choice(
+    rules: GameRules[S], state: S, offered: Sequence[Event], rng: random.Random, history: Sequence[Event] = ()
+) -> Event:
+    """What a random playout of the game plays from `offered` (`playout_bot`), for a caller that walks a
+    game itself (the tests' walks, the OpenAPI examples); `history`, the events so far, where it has them."""
+    return playout_bot(rules)(state, offered, rng, history)
+
+
 def play(
     rules: GameRules[S],
     players: Sequence[str],
@@ -57,20 +71,19 @@ def play(
     *,
     rng: random.Random,
     max_events: int = 5000,
-    choose: Chooser | None = None,
     keep_states: bool = False,
-    bot: Bot | None = None,
+    bot: Bot[S] | None = None,
 ) -> Playout:
     """Play one game from creation until it ends (or `max_events`).
 
-    The chooser is `bot` when given (it also sees the events so far), else `choose`, else the game's
-    `GameRules.bot`, else uniformly at random. Every chosen event goes through `engine.decide` first,
-    so a `legal_events` result that `validate` refuses fails loudly here, and so does a bot that
-    answers with an event it was not offered.
+    `bot` chooses every event (it also sees the events so far); without one, the game's random playout
+    chooses (`playout_bot`). Every chosen event goes through `engine.decide` first, so a `legal_events`
+    result that `validate` refuses fails loudly here, and so does a bot that answers with an event it
+    was not offered.
     """
     replay = engine.Replay(rules, engine.start(rules, players, rules.options_for(players, options)), keep=())
     position = replay.position
-    pick: Chooser = choose or rng.choice
+    choose = bot or playout_bot(rules)
     events: list[dict[str, Any]] = []
     states: list[Any] = []
     facts: list[Facts] = []
@@ -78,14 +91,9 @@ def play(
         offered = next_options(rules, position.game, rng)
         if not offered:
             raise AssertionError(f"{rules.kind}: no event possible at seq {position.seq} but the game is not over")
-        if bot is not None:
-            chosen = bot(position.game, offered, rng, events)
-            if chosen not in offered:
-                raise AssertionError(f"{rules.kind}: the bot chose {chosen}, which was not offered")
-        elif choose is None and rules.bot is not None:
-            chosen = rules.bot(position.game, offered, rng)
-        else:
-            chosen = pick(offered)
+        chosen = choose(position.game, offered, rng, events)
+        if chosen not in offered:
+            raise AssertionError(f"{rules.kind}: the bot chose {chosen}, which was not offered")
         decision = replay.push(dict(chosen))
         assert decision.violation is None, f"legal_events offered an illegal event: {decision}"
         position = replay.position
@@ -103,15 +111,7 @@ def situations_of(rules: GameRules[Any], playout: Playout) -> frozenset[str]:
 
 # --------------------------------------------------------------------------- demo games
 
-#: the situations every demo game of a kind should show, so that the demo data shows every feature
-DEMO_SITUATIONS: Mapping[str, frozenset[str]] = {
-    "casino": frozenset({"sweep", "build"}),
-    "cutthroat-smear": frozenset({"made_bid", "failed_bid"}),
-    "gin-rummy-3": frozenset({"gin", "undercut"}),
-    "schnapsen": frozenset({"marriage"}),
-    "seven-and-a-half": frozenset({"seven_and_a_half", "bust"}),
-}
-#: bot games played at most for one demo game, looking for one with its `DEMO_SITUATIONS`
+#: bot games played at most for one demo game, looking for one with the game's `demo_situations`
 DEMO_TRIES = 20
 
 
@@ -123,20 +123,17 @@ def demo_playout(
     rng: random.Random,
     max_events: int = 5000,
 ) -> Playout:
-    """A game played by the bots (`projections.bots`) that shows its kind's `DEMO_SITUATIONS`.
+    """A game played by the game's bot (`GameRules.bot`) that shows its `GameRules.demo_situations`.
 
     Plays up to `DEMO_TRIES` games with `rng` and returns the first finished one with every wanted
     situation; when none has them all, the one with the most (finished games first). Repeatable:
-    the same `rng` state gives the same game. A game kind with no bot in `projections.bots` is
-    played as `play` plays it without one.
+    the same `rng` state gives the same game. A game with no bot yet is played as `play` plays it
+    without one.
     """
-    from projections.bots import BOTS  # here, not at the top: the bots import the games
-
-    wanted = DEMO_SITUATIONS.get(rules.kind, frozenset())
-    bot = BOTS.get(rules.kind)  # a game without a bot yet is played as the random playout plays it
+    wanted = rules.demo_situations
     best: tuple[tuple[bool, int], Playout] | None = None
     for _ in range(DEMO_TRIES):
-        playout = play(rules, players, options, rng=rng, max_events=max_events, bot=bot)
+        playout = play(rules, players, options, rng=rng, max_events=max_events, bot=rules.bot)
         score = (playout.finished, len(wanted & situations_of(rules, playout)))
         if score == (True, len(wanted)):
             return playout

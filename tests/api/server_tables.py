@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from events.store import Store
 from projections.core import dealing, engine
 from projections.core.registry import rules_for
+from projections.core.simulate import playout_choice
 from tests.conftest import Club
 
 SERVER = {"dealing": "server"}
@@ -66,11 +67,7 @@ class Table:
         deal = self.position.deal
         if deal is not None and not deal.taken and not deal.revealed and rng.random() < 0.3:
             return self.append({"type": "seed", "seed": f"luck {rng.randrange(1000)}", "seat": 0})
-        if self.rules.bot is not None:
-            chosen = dict(self.rules.bot(self.position.game, offered, rng))
-        else:
-            chosen = rng.choice(offered)
-        return self.append(chosen)
+        return self.append(dict(playout_choice(self.rules, self.position.game, offered, rng)))
 
     def play(self, rng: random.Random, events: int) -> None:
         for _ in range(events):

@@ -23,6 +23,7 @@ from projections.core import dealing, engine
 from projections.core.recorder import Recorder
 from projections.core.registry import available, rules_for
 from projections.core.rules import GameRules
+from projections.core.simulate import playout_choice
 from projections.fairness import fairdeal
 
 SERVER = {"dealing": "server"}
@@ -112,7 +113,7 @@ def play_and_probe(store: Store, kind: str, seed: int, steps: int) -> int:
         if rules.is_terminal(position.game):
             break
         offered = [*map(dict, rules.legal_events(position.game)), *dealing.server_chance_events(rules, position.game)]
-        chosen = dict(rules.bot(position.game, offered, rng)) if rules.bot is not None else rng.choice(offered)
+        chosen = dict(playout_choice(rules, position.game, offered, rng))
         recorder.append(game.id, [chosen], club_id=club_id, actor="key:recorder")
     return sent
 

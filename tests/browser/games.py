@@ -20,7 +20,7 @@ from projections.core import engine
 from projections.core.recorder import Recorder
 from projections.core.registry import available, rules_for
 from projections.core.rules import GameRules
-from projections.core.simulate import next_options, play
+from projections.core.simulate import next_options, play, playout_choice
 
 PLAYERS = {kind: list(rules_for(kind).demo_players) for kind in available()}
 KINDS = tuple(PLAYERS)
@@ -50,11 +50,11 @@ def _append(recorder: Recorder, game_id: str, club_id: int, events: Sequence[Map
 
 
 def _continue(rules: GameRules[Any], state: Any, rng: random.Random, count: int) -> tuple[Any, list[dict[str, Any]]]:
-    """Play `count` more simulated events from `state` (the simulator's choices, bot included)."""
+    """Play `count` more simulated events from `state` (a random playout's choices: `simulate.playout_choice`)."""
     events: list[dict[str, Any]] = []
     while not rules.is_terminal(state.game) and len(events) < count:
         offered = next_options(rules, state.game, rng)
-        chosen = rules.bot(state.game, offered, rng) if rules.bot is not None else rng.choice(offered)
+        chosen = playout_choice(rules, state.game, offered, rng, events)
         decision = engine.decide(rules, state, dict(chosen))
         state = engine.apply(rules, state, decision.event, state.seq + 1)
         events.append(decision.event)

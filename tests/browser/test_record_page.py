@@ -3,7 +3,7 @@
 Each whole-game test creates a game over the API, opens the pad, and records the game to its end: at
 each step it reads the buttons the page shows (their `data-event`), the amount ranges and, for a deal
 or a draw, the cards of the offer's example through the card picker (only unseen cards are
-selectable), lets the game's demo bot (`projections.bots`) choose among them, and taps the choice.
+selectable), lets the game's bot (`GameRules.bot`) choose among them, and taps the choice.
 The stored record is then folded again here and compared with `/state` and `/score`, and with what
 the page shows. The offline test taps a whole Schnapsen trick, its draws and the next lead with the browser context
 offline (the pad offering its own unchecked next taps), reloads, comes back online, and loses one
@@ -24,7 +24,6 @@ from typing import Any
 import httpx
 import pytest
 
-from projections.bots import bot_for
 from projections.core import engine
 from projections.core.registry import rules_for
 from projections.reading import offers
@@ -108,7 +107,9 @@ class Driver:
         self.position = engine.start(self.rules, meta["players"], meta["options"])
         self.history: list[dict[str, Any]] = []
         self.rng = random.Random(seed)
-        self.bot = bot_for(kind)
+        bot = self.rules.bot
+        assert bot is not None, f"{kind} has no bot"
+        self.bot = bot
         self.taps: list[dict[str, Any]] = []
 
     def offered(self) -> tuple[list[dict[str, Any]], dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""The demo bots (`projections.bots`): legal choices only, table sense, and demo data with every situation.
+"""The games' bots (`GameRules.bot`): legal choices only, table sense, and demo data with every situation.
 
 The demo (`tablebook demo`, which `make run` calls) must show a club every feature the search knows:
 a sweep, a marriage, a gin and an undercut, a set bid, a 7½ and a bust. The bots must only ever
@@ -21,12 +21,11 @@ from typer.testing import CliRunner
 
 from api.cli import DEMO_CLUB, app
 from events.store import Store
-from projections.bots import BOTS, Bot, bot_for
-from projections.bots.schnapsen import points_in_hand
 from projections.core.registry import available, rules_for
-from projections.core.rules import Event
-from projections.core.simulate import DEMO_SITUATIONS, Playout, demo_playout, play, situations_of
+from projections.core.rules import Bot, Event
+from projections.core.simulate import Playout, demo_playout, play, situations_of
 from projections.games.gin_rummy_3._melds import deadwood_value
+from projections.games.schnapsen.bot import points_in_hand
 from projections.readmodels.hand_facts import HandFacts
 
 #: every situation the issue asks the demo data to show, by the game that shows it
@@ -54,7 +53,14 @@ OPTION_SETS: dict[str, list[dict[str, Any]]] = {
 Check = Callable[[Any, Sequence[Event], Event], None]
 
 
-def watched(bot: Bot, check: Check) -> Bot:
+def bot_for(kind: str) -> Bot[Any]:
+    """The game's bot (every game has one: `test_every_game_has_a_bot_and_its_demo_situations`)."""
+    bot = rules_for(kind).bot
+    assert bot is not None, f"{kind} has no bot"
+    return bot
+
+
+def watched(bot: Bot[Any], check: Check) -> Bot[Any]:
     """The bot, with `check(state, offered, chosen)` asserted on every choice it makes."""
 
     def choose(state: Any, offered: Sequence[Event], rng: random.Random, history: Sequence[Event]) -> Event:
@@ -75,11 +81,13 @@ def bot_games(kind: str, seeds: range, check: Check = lambda s, o, c: None, **op
 # --------------------------------------------------------------------------- the demo data
 
 
-def test_every_game_has_a_bot_and_a_demo_situation() -> None:
-    assert set(BOTS) == set(available()) == set(DEMO_SITUATIONS)
+def test_every_game_has_a_bot_and_its_demo_situations() -> None:
+    assert set(REQUIRED) == set(available())
     for kind, tags in REQUIRED.items():
-        assert tags <= DEMO_SITUATIONS[kind], kind
-        assert DEMO_SITUATIONS[kind] <= set(rules_for(kind).situation_tags), kind
+        rules = rules_for(kind)
+        assert rules.bot is not None, kind
+        assert tags <= rules.demo_situations, kind
+        assert rules.demo_situations <= set(rules.situation_tags), kind
 
 
 def test_the_demo_records_every_situation_and_search_finds_it(tmp_path: Path) -> None:
@@ -101,13 +109,13 @@ def test_the_demo_records_every_situation_and_search_finds_it(tmp_path: Path) ->
         store.dispose()
 
 
-@pytest.mark.parametrize("kind", sorted(DEMO_SITUATIONS))
+@pytest.mark.parametrize("kind", available())
 def test_a_demo_playout_shows_its_situations_and_is_repeatable(kind: str) -> None:
     rules = rules_for(kind)
     players = list(rules.demo_players)
     first = demo_playout(rules, players, rng=random.Random(7))
     assert first.finished
-    assert DEMO_SITUATIONS[kind] <= situations_of(rules, first)
+    assert rules.demo_situations <= situations_of(rules, first)
     assert demo_playout(rules, players, rng=random.Random(7)).events == first.events
 
 

@@ -1,7 +1,7 @@
 """`legal_events` offers every decision `validate` accepts, for every registered game (issue 15).
 
 As `test_casino_properties.py` does for Casino by brute force, generically: on small states reached by
-random play (uniform, or the game's `bot` for a game that uniform play never ends), candidate events
+random play (uniform, or the game's `playout_bot` for a game that uniform play never ends), candidate events
 of every decision type are enumerated from the game's event schema (`rules.events`) and the
 declaration's field kinds (`rules.fields`): every seat for a seat field, every card of the census's
 deck for a card field, both flags, each `one_of` choice, integers from -1 to 12 and next to each
@@ -31,7 +31,7 @@ from events.schema import json_schema
 from projections.core import engine
 from projections.core.registry import available, rules_for
 from projections.core.rules import CHANCE, GameRules
-from projections.core.simulate import next_options
+from projections.core.simulate import next_options, playout_choice
 
 COMMON = frozenset({"note", "retract", "score_claimed", "hand_voided"})
 #: candidates tried per event type and state at most (a sample beyond)
@@ -135,7 +135,7 @@ def test_legal_events_offer_every_accepted_decision(kind: str) -> None:
             if rules.to_act(state.game) is not CHANCE and rng.random() < 0.15:
                 states.append(state)
             offered = next_options(rules, state.game, rng)
-            chosen = rules.bot(state.game, offered, rng) if rules.bot is not None else rng.choice(offered)
+            chosen = playout_choice(rules, state.game, offered, rng)
             state = engine.apply(rules, state, engine.decide(rules, state, dict(chosen)).event, state.seq + 1)
     assert states
     tried = sum(check_state(rules, s, chance_types, rng) for s in rng.sample(states, min(8, len(states))))

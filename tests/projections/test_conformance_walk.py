@@ -13,9 +13,9 @@ over each registered game also, at each step and with some probability:
 
 The player count and the options of each walk are read from the game's declaration (`rules_for(kind)`:
 `player_counts`, `options`), never from a table kept here. Decisions are picked uniformly at random,
-except for a game that declares a `bot` (`GameRules.bot`): uniformly random play of those would never end
-(random Smear bids sink every total below zero; random Gin Rummy discards never knock), so the walk uses
-the game's own chooser for them, as `projections.core.simulate.play` does.
+except for a game that declares a `playout_bot` (`GameRules.playout_bot`): uniformly random play of those
+would never end (random Smear bids sink every total below zero; random Gin Rummy discards never knock), so
+the walk uses that bot for them, as `projections.core.simulate.play` does (`simulate.playout_choice`).
 
 Checked after every step: the sealed envelopes fold (`engine.walk`, the replay) to the live state at
 every seq; each hand's score lines sum to its points, and the totals are the initial totals plus (or, for
@@ -41,7 +41,7 @@ from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventE
 from projections.core import engine
 from projections.core.registry import available, rules_for
 from projections.core.rules import GameRules, cumulative_totals
-from projections.core.simulate import next_options
+from projections.core.simulate import next_options, playout_choice
 from projections.reading.verify import verify_stream
 from tests.projections.helpers import check_census
 
@@ -233,7 +233,7 @@ def walk(kind: str, seed: int, enforcement: str) -> Walked:
                 enders = [e for e in offered if rules.is_terminal(engine.apply(rules, state, e, state.seq + 1).game)]
                 if enders:
                     offered = enders
-            event = rules.bot(state.game, offered, rng) if rules.bot is not None else rng.choice(offered)
+            event = playout_choice(rules, state.game, offered, rng)
         decision = replay.push(dict(event))
         state = replay.position
         seq = state.seq
@@ -303,7 +303,7 @@ def test_a_voided_hand_keeps_its_cards(kind: str) -> None:
             if rules.is_terminal(state.game):
                 break
             offered = next_options(rules, state.game, rng)
-            chosen = rules.bot(state.game, offered, rng) if rules.bot is not None else rng.choice(offered)
+            chosen = playout_choice(rules, state.game, offered, rng)
             state = engine.apply(rules, state, engine.decide(rules, state, dict(chosen)).event, state.seq + 1)
         if not rules.is_terminal(state.game) and rules.hand_in_progress(state.game):
             event = engine.decide(rules, state, {"type": "hand_voided", "reason": "misdeal"}).event

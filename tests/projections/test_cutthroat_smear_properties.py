@@ -2,7 +2,7 @@
 
 Uniformly random play never ends a Smear game (random bids of 3 and 4 fail
 and every total sinks below zero), so whole games are played by the
-module's `bot` (bids what its best suit is worth, leads it, plays the rest
+game's `playout_bot` (bids what its best suit is worth, leads it, plays the rest
 at random), with now and then a voided hand; uniformly random play is
 checked over a bounded stretch.
 """
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from projections.core import engine
 from projections.core.registry import rules_for
 from projections.core.simulate import play
-from projections.games.cutthroat_smear import bot
+from projections.games.cutthroat_smear.bot import playout_bot
 from tests.projections.helpers import check_census
 
 K = "cutthroat-smear"
@@ -35,7 +35,7 @@ def bot_game(players: int, first_dealer: int, seed: int, max_events: int = 4000)
     events: list[dict[str, Any]] = []
     while not RULES.is_terminal(pos.game) and len(events) < max_events:
         offered = [*RULES.legal_events(pos.game), *RULES.chance_events(pos.game, rng)]
-        chosen = bot(pos.game, offered, rng)
+        chosen = playout_bot(pos.game, offered, rng, events)
         if RULES.hand_in_progress(pos.game) and rng.random() < 0.01:
             chosen = {"type": "hand_voided", "reason": "misdeal"}
         decision = engine.decide(RULES, pos, dict(chosen))

@@ -28,6 +28,7 @@ import pytest
 from projections.core import engine
 from projections.core.registry import rules_for
 from projections.core.rules import GameRules, HandScore
+from projections.core.simulate import playout_choice
 
 GAMES = ("casino", "schnapsen", "gin-rummy-3", "seven-and-a-half", "cutthroat-smear")
 WINDOW = 500
@@ -45,7 +46,7 @@ def long_game(rules: GameRules[Any], seed: int = 7) -> tuple[Any, list[dict[str,
     while len(events) < EVENTS:
         offered = [e for e in rules.legal_events(state.game) if e["type"] != "session_closed"]
         offered += rules.chance_events(state.game, rng)
-        event = dict(rules.bot(state.game, offered, rng) if rules.bot is not None else rng.choice(offered))
+        event = dict(playout_choice(rules, state.game, offered, rng, events))
         after = engine.apply(rules, state, event, state.seq + 1)
         if rules.is_terminal(after.game):
             assert rules.hand_in_progress(state.game), f"{rules.kind}: the game ended outside a hand"

@@ -1,8 +1,8 @@
 """Whole three-handed Gin games played by bots: the game's own invariants on top of the conformance suite.
 
 Uniformly random play almost never knocks, so these games are played by
-`projections.games.gin_rummy_3.bot` (sensible with probability `greed`, random
-otherwise), which reaches 100 in well under 9,000 events (a cautious bot, greed 0.5, may take near 3,000).
+the game's `beginner` bot (`projections/games/gin_rummy_3/bot.py`: sensible with probability `greed`,
+random otherwise), which reaches 100 in well under 9,000 events (a cautious bot, greed 0.5, may take near 3,000).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from events.envelope import seal
 from projections.core import engine
 from projections.core.rules import SPECTATOR
 from projections.core.simulate import play
-from projections.games.gin_rummy_3 import RULES, GinState, bot
+from projections.games.gin_rummy_3 import RULES, GinState
+from projections.games.gin_rummy_3.bot import beginner
 from tests.projections.helpers import cards_in, check_census
 
 PLAYERS = ["P0", "P1", "P2"]
@@ -40,7 +41,7 @@ def _envelopes(events: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
 )
 def test_bot_games_reach_100_by_the_rules(seed: int, greed: float, options: dict[str, Any]) -> None:
     rng = random.Random(seed)
-    playout = play(RULES, PLAYERS, options, rng=rng, max_events=9000, keep_states=True, choose=bot(rng, greed))
+    playout = play(RULES, PLAYERS, options, rng=rng, max_events=9000, keep_states=True, bot=beginner(greed))
     assert playout.finished, "a bot game did not reach 100 within 9000 events"
     positions: tuple[engine.Position[GinState], ...] = playout.states
     final = positions[-1]

@@ -24,7 +24,7 @@ import pytest
 from events.schema import json_schema
 from projections.core import engine, simulate
 from projections.core.registry import available, rules_for
-from projections.core.rules import HIDDEN, OMNISCIENT, SPECTATOR, GameRules
+from projections.core.rules import HIDDEN, OMNISCIENT, SPECTATOR, Event, GameRules
 from projections.reading import offers
 
 KINDS = available()
@@ -451,12 +451,10 @@ def test_schnapsen_offers_the_last_draw_of_the_trump_card_as_a_decision() -> Non
     rules = rules_for("schnapsen")
     rng = random.Random(5)
 
-    def never_close(offered: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    def never_close(state: Any, offered: Sequence[Event], rng: random.Random, history: Sequence[Event]) -> Event:
         return rng.choice([e for e in offered if e["type"] != "close"])
 
-    played = simulate.play(
-        rules, list(rules.demo_players), rng=rng, max_events=200, keep_states=True, choose=never_close
-    )
+    played = simulate.play(rules, list(rules.demo_players), rng=rng, max_events=200, keep_states=True, bot=never_close)
     for position in played.states:
         state = position.game
         if state.phase == "draw" and state.talon == 1:

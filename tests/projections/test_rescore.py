@@ -20,7 +20,6 @@ from api.service.rescore import line_changes, options_under, rescore_game, resco
 from events.envelope import event_of
 from events.errors import InvalidEventError, TablebookError
 from events.store import Store
-from projections.bots import bot_for
 from projections.core import engine, simulate
 from projections.core.recorder import Recorder
 from projections.core.registry import KINDS, rules_for
@@ -92,7 +91,7 @@ def _fresh(
 def _bot_events(kind: str, seed: int) -> list[dict[str, Any]]:
     rules = rules_for(kind)
     playout = simulate.play(
-        rules, list(rules.demo_players), {}, rng=random.Random(seed), max_events=EVENTS, bot=bot_for(kind)
+        rules, list(rules.demo_players), {}, rng=random.Random(seed), max_events=EVENTS, bot=rules.bot
     )
     return list(playout.events)
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from projections.core.phrases import has_marker, render, seat
 from projections.core.registry import rules_for
 from projections.core.rules import Event
-from projections.core.simulate import Chooser, play
+from projections.core.simulate import play
 from projections.games.seven_and_a_half import SevenAndAHalfState
 
 KIND = "seven-and-a-half"
@@ -85,16 +85,12 @@ def oracle_net(state: SevenAndAHalfState) -> tuple[list[int], int | None]:
     return net, taker
 
 
-def rarely_closing(rng: random.Random) -> Chooser:
+def rarely_closing(state: Any, offered: Sequence[Event], rng: random.Random, history: Sequence[Event]) -> Event:
     """Uniform among the offered events, but `session_closed` only 1 time in 50, so sessions run long."""
-
-    def pick(offered: Sequence[Event]) -> Event:
-        playing = [e for e in offered if e["type"] != "session_closed"]
-        if len(playing) < len(offered) and rng.random() < 0.02:
-            return {"type": "session_closed"}
-        return rng.choice(playing or list(offered))
-
-    return pick
+    playing = [e for e in offered if e["type"] != "session_closed"]
+    if len(playing) < len(offered) and rng.random() < 0.02:
+        return {"type": "session_closed"}
+    return rng.choice(playing or list(offered))
 
 
 OPTION_SETS = st.fixed_dictionaries(
@@ -115,7 +111,7 @@ def test_random_sessions_settle_by_the_rules(seed: int, seats: int, options: dic
     options = {**options, "first_banker": first % seats}
     players = [f"P{i}" for i in range(seats)]
     rng = random.Random(seed)
-    playout = play(RULES, players, options, rng=rng, max_events=500, keep_states=True, choose=rarely_closing(rng))
+    playout = play(RULES, players, options, rng=rng, max_events=500, keep_states=True, bot=rarely_closing)
     begun = 0
     expected_banker = first % seats
     for event, position in zip(playout.events, playout.states, strict=True):

@@ -18,7 +18,7 @@ from events.codec import dumps
 from projections.core import engine
 from projections.core.registry import available, rules_for
 from projections.core.rules import SituationReads
-from projections.core.simulate import play
+from projections.core.simulate import play, uniform
 from projections.readmodels.hand_facts import READS
 from tests.projections.helpers import PLAYERS
 
@@ -82,10 +82,10 @@ def test_every_event_situations_tags_passes_the_declared_prefilter(kind: str) ->
     for seed, players in [*games, *KNOWN_GAMES.get(kind, [])]:
         rng = random.Random(seed)
         known = seed >= GAMES_PER_KIND  # played as its test plays it: the game's bot, default rules
-        choose = None if known or seed % 2 == 0 else rng.choice  # the game's bot, then uniform play
+        bot = None if known or seed % 2 == 0 else uniform  # the game's random playout, then uniform play
         house = [{}, *HOUSE_RULES.get(kind, [])]
         options = {} if known else house[seed % len(house)]
-        playout = play(rules, players, options, rng=rng, max_events=600 if known else 800, choose=choose)
+        playout = play(rules, players, options, rng=rng, max_events=600 if known else 800, bot=bot)
         played = list(zip(playout.events, playout.facts, strict=True))
         if seed == 0:
             played.append(_voided_hand(rules, players, options, playout.events))

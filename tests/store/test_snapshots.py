@@ -15,7 +15,7 @@ from events.store import Store
 from projections.core import engine, snapshots
 from projections.core.recorder import Recorder, StateCache, initial_state_of
 from projections.core.registry import available, rules_for
-from projections.core.simulate import play
+from projections.core.simulate import play, playout_choice
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,7 +101,7 @@ def recorded(store: Store, kind: str, seed: int, *, retracts: bool) -> tuple[str
 
         while not rules.is_terminal(state.game) and len(more) < 150:
             offered = next_options(rules, state.game, rng)
-            chosen = dict(rules.bot(state.game, offered, rng) if rules.bot is not None else rng.choice(offered))
+            chosen = dict(playout_choice(rules, state.game, offered, rng, more))
             decision = engine.decide(rules, state, chosen)
             state = engine.apply(rules, state, decision.event, state.seq + 1)
             more.append(decision.event)

@@ -113,6 +113,7 @@ from projections.core.rules import (
     opt_seat,
     seat_dict,
 )
+from projections.games.casino import bot as bots
 from projections.games.casino._groups import VALUES, partition
 from projections.games.casino._legal import legal_events
 from projections.games.casino._moves import BuildMove, build_check, capture_check
@@ -680,4 +681,6 @@ RULES: GameRules[CasinoState] = GameRules(
     to_act=next_to_act,
     # a deal's cards come out of the unseen deck: each once, none already seen in the round (`engine.check_revealed`)
     reveals={"deal": ("hands", "table")},
+    bot=bots.bot,
+    demo_situations=frozenset({"sweep", "build"}),
 )

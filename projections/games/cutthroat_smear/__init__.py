@@ -68,15 +68,15 @@ Score reasons and messages name seats and cards with the markers of
 `projections/core/phrases.py`, rendered with the players' names.
 
 Simulation: uniformly random bids never end a game (they mostly fail and
-every total sinks below zero), so `bot` is a chooser with some table sense
-for the simulator and the property tests.
+every total sinks below zero), so random playouts play with
+`RULES.playout_bot`, a chooser with some table sense; the demo games with
+`RULES.bot` (both in `bot.py`).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, assert_never
 
@@ -86,14 +86,12 @@ from events.errors import IllegalEventError, ImpossibleEventError, OutOfTurnErro
 from events.games.cutthroat_smear import EVENTS, HAND_SIZE, BidEvent, DealEvent, PassEvent, SmearEvent
 from projections.core.dealing import DEALING
 from projections.core.fastreplace import copy_with
-from projections.core.handlog import EMPTY_LOG, HandLog
 from projections.core.phrases import card as card_marker
 from projections.core.phrases import seat as seat_marker
 from projections.core.rules import (
     CHANCE,
     EMPTY,
     ENFORCEMENT,
-    BaseState,
     Census,
     Event,
     Facts,
@@ -114,6 +112,7 @@ from projections.core.rules import (
     opt_seat,
     seat_dict,
 )
+from projections.games.cutthroat_smear import bot as bots
 from projections.games.cutthroat_smear._scoring import (
     STRENGTH,
     SUIT_NAMES,
@@ -124,6 +123,7 @@ from projections.games.cutthroat_smear._scoring import (
     score_hand,
     trick_winner,
 )
+from projections.games.cutthroat_smear._state import SmearState, to_act
 
 CARD_SET = frozenset(FULL_DECK)
 BIDS = (2, 3, 4)
@@ -156,58 +156,7 @@ def _ace_only(state: SmearState) -> bool:
     return state.options.get("high_point") == "ace_only"
 
 
-@dataclass(frozen=True, kw_only=True)
-class SmearState(BaseState):
-    """A Smear game between hands or within one."""
-
-    phase: str = "deal"
-    next_dealer: int = 0
-    dealer: int | None = None
-    #: each seat's six dealt cards; what it still holds is `hands` (a play changes only the trick)
-    dealt: tuple[frozenset[str], ...] = ()
-    #: (seat, amount or None for a pass, seq), in the order spoken
-    bids: tuple[tuple[int, int | None, int], ...] = ()
-    #: (seat, amount, seq) of the highest bid so far (the first of equal ones), None before any bid
-    high_bid: tuple[int, int, int] | None = None
-    bidder: int | None = None
-    trump: str | None = None
-    leader: int = 0
-    trick: tuple[Play, ...] = ()
-    tricks: tuple[Trick, ...] = ()
-    results: HandLog = EMPTY_LOG
-    totals: tuple[int, ...] = ()
-    winner: int | None = None
-
-    @property
-    def hands(self) -> tuple[frozenset[str], ...]:
-        """What each seat holds: its dealt cards but those played (in the tricks and on the table).
-
-        Derived, not folded (issue 15): a play then copies no hand; `validate`, `view`, `census` and
-        the simulator read it, once an event, not once a card.
-        """
-        if not self.tricks and not self.trick:
-            return self.dealt
-        played = {card for t in self.tricks for _, card, _ in t.plays}
-        played.update([card for _, card, _ in self.trick])
-        return tuple([cards - played for cards in self.dealt])
-
-    def won(self, seat: int) -> tuple[str, ...]:
-        return tuple(c for t in self.tricks if t.winner == seat for c in t.cards)
-
-
 # --------------------------------------------------------------------------- helpers
-
-
-def to_act(state: SmearState) -> tuple[int, ...]:
-    """The seats whose event is due."""
-    if state.phase == "bid":
-        assert state.dealer is not None
-        return ((state.dealer + 1 + len(state.bids)) % state.seats,)
-    if state.phase == "play":
-        return ((state.leader + len(state.trick)) % state.seats,)
-    if state.phase == "deal":
-        return (state.next_dealer,)
-    return ()
 
 
 def allowed_plays(state: SmearState, seat: int) -> frozenset[str]:
@@ -524,46 +473,6 @@ def chance_events(state: SmearState, rng: random.Random) -> list[dict[str, Any]]
     return [{"type": "deal", "dealer": state.next_dealer, "hands": hands}]
 
 
-def _suit_estimate(held: frozenset[str], trump: str) -> float:
-    """A rough count of the points `held` could take with `trump` as trump, for the bot."""
-    ranks = {rank(c) for c in held if suit(c) == trump}
-    if not ranks:
-        return 0.0
-    high = 1.0 if "A" in ranks else 0.6 if "K" in ranks else 0.3 if "Q" in ranks else 0.0
-    jack = 0.7 if "J" in ranks else 0.0
-    low = 0.6 if ranks & set("23") else 0.3 if ranks & set("45") else 0.0
-    return high + jack + low + 0.35 * (len(ranks) - 1)
-
-
-def _best_suit(held: frozenset[str]) -> tuple[float, str]:
-    return max((_suit_estimate(held, s), s) for s in "CDHS")
-
-
-def bot(state: SmearState, offered: Sequence[Event], rng: random.Random) -> Event:
-    """A player with some table sense, for simulation: bids what its best suit is worth and leads it.
-
-    Uniformly random choices never end a Smear game: random bids of 3 and 4
-    mostly fail and every total drifts below zero for ever. This chooser
-    bids only what its longest, highest suit may take, and the bidder leads
-    that suit to make it trump; every other play is random, and one choice
-    in ten is uniformly random so that every legal event still comes up.
-    Games then end in a few hundred events.
-    """
-    decisions = [e for e in offered if e["type"] != "deal"]
-    if not decisions or rng.random() < 0.1:
-        return rng.choice(list(offered))
-    seat = to_act(state)[0]
-    if state.phase == "bid":
-        worth, _ = _best_suit(state.hands[seat])
-        bids = [e for e in decisions if e["type"] == "bid" and e["amount"] <= worth + 0.5]
-        return bids[-1] if bids else next(e for e in decisions if e["type"] == "pass")
-    if state.phase == "play" and state.trump is None:
-        _, best = _best_suit(state.hands[seat])
-        leads = [e for e in decisions if suit(e["card"]) == best]
-        return leads[0] if leads else rng.choice(decisions)
-    return rng.choice(decisions)
-
-
 def _sorted(cards: frozenset[str] | Sequence[str]) -> list[str]:
     return sorted(cards, key=lambda c: (c[1], -STRENGTH[rank(c)]))
 
@@ -721,7 +630,6 @@ RULES: GameRules[SmearState] = GameRules(
     census=census,
     situations=situations,
     situation_reads=SITUATION_READS,
-    bot=bot,
     demo_players=("Ruby", "Ava", "Liam"),
     phases=Phase,
     situation_tags=SITUATION_TAGS,
@@ -732,4 +640,7 @@ RULES: GameRules[SmearState] = GameRules(
     reveals={"deal": ("hands",)},
     # the end-of-hand facts naming who took each point: seats, though their names do not say so
     units={"high": "seat", "low": "seat", "jack": "seat", "game": "seat"},
+    bot=bots.bot,
+    playout_bot=bots.playout_bot,
+    demo_situations=frozenset({"made_bid", "failed_bid"}),
 )

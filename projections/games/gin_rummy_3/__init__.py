@@ -95,9 +95,9 @@ arrangement of the defender's cards without lay-offs and with the greedy
 lay-offs it allows (none after a gin); see `_table.py`.
 
 The meld arithmetic (`best_melding`, `better_melding`, `all_meldings`,
-`maximal_meldings`) is in `_melds.py` and exported here; so is `bot(rng)`, a
-chooser for `simulate.play` that knocks when it can (uniformly random play
-hardly ever knocks, see `_bot.py`). The `knock` event's result carries
+`maximal_meldings`) is in `_melds.py` and exported here; the bots are in
+`bot.py`: `RULES.bot` with table sense, and `RULES.playout_bot`, a beginner that
+knocks when it can (uniformly random play hardly ever knocks). The `knock` event's result carries
 `better_melding`: null, or `{melds, deadwood, count, declared_count}` when
 another arrangement of the knocker's 10 cards had less deadwood than the
 declared one (for the audit's note "a better melding existed").
@@ -131,7 +131,7 @@ from projections.core.rules import (
     replace_at,
     seat_dict,
 )
-from projections.games.gin_rummy_3._bot import bot, table_bot
+from projections.games.gin_rummy_3 import bot as bots
 from projections.games.gin_rummy_3._melds import (
     Melding,
     all_meldings,
@@ -176,7 +176,6 @@ __all__ = [
     "all_meldings",
     "best_melding",
     "better_melding",
-    "bot",
     "maximal_meldings",
 ]
 
@@ -772,10 +771,12 @@ RULES: GameRules[GinState] = GameRules(
     census=census,
     situations=situations,
     situation_reads=SITUATION_READS,
-    bot=table_bot,
     demo_players=("Ben", "Jo", "Ida"),
     phases=Phase,
     situation_tags=SITUATION_TAGS,
     fields=FIELDS,
     to_act=next_to_act,
+    bot=bots.bot,
+    playout_bot=bots.playout_bot,
+    demo_situations=frozenset({"gin", "undercut"}),
 )

@@ -152,6 +152,7 @@ from projections.core.rules import (
     replace_at,
     seat_dict,
 )
+from projections.games.seven_and_a_half import bot as bots
 from projections.games.seven_and_a_half._cards import (
     BUST,
     CARD_SET,
@@ -839,4 +840,6 @@ RULES: GameRules[SevenAndAHalfState] = GameRules(
     fields=FIELDS,
     to_act=next_to_act,
     units=UNITS,
+    bot=bots.bot,
+    demo_situations=frozenset({"seven_and_a_half", "bust"}),
 )

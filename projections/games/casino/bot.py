@@ -1,5 +1,5 @@
-"""Casino: capture when possible (sweeps first, then the cards that score), build toward a card held,
-trail the least valuable card.
+"""The Casino bot (`RULES.bot`): capture when possible (sweeps first, then the cards that score), build
+toward a card held, trail the least valuable card.
 
 Each offered move gets a worth and the bot plays the best:
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 
-from projections.bots._common import best
+from projections.core.bots import best
 from projections.core.rules import Event
 from projections.games.casino._state import CasinoState
 

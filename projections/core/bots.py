@@ -1,4 +1,5 @@
-"""What every bot needs: the offered events of a kind, and the best of them with a random tie-break."""
+"""What every game's bot needs (each game's `bot.py`; `rules.Bot` says what a bot is): the offered events
+of some types, and the best of them with a random tie-break."""
 
 from __future__ import annotations
 

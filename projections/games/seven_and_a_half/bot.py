@@ -1,4 +1,5 @@
-"""Seven and a Half: modest stakes, punters and banker standing on sound totals, a session of a dozen hands.
+"""The Seven and a Half bot (`RULES.bot`): modest stakes, punters and banker standing on sound totals, a
+session of a dozen hands.
 
 - Stakes: each punter stakes a small amount within the table's limits (`STAKE_AMOUNTS`, the minimum most
   often), as a friendly table does.
@@ -16,7 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from projections.bots._common import of_type
+from projections.core.bots import of_type
 from projections.core.rules import Event
 from projections.games.seven_and_a_half._state import BANKER, BETWEEN, PLAY, STAKES, SevenAndAHalfState
 

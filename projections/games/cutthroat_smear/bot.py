@@ -1,4 +1,7 @@
-"""Cutthroat Smear: bid what the trumps held are worth, lead trump, win the tricks with points in them.
+"""Cutthroat Smear's bots: `bot`, a player with table sense (`RULES.bot`, the demo games), and
+`playout_bot`, the random playouts' player (`RULES.playout_bot`).
+
+`bot`: bid what the trumps held are worth, lead trump, win the tricks with points in them.
 
 - Bidding: for each suit the bot counts the points its cards of that suit would take as trump
   (`suit_worth`: the ace or a high trump for High, the two or a low trump for Low, the jack, and
@@ -10,6 +13,11 @@
 - Following, it wins a trick that holds points (a ten, the jack of trump, court cards) or that it
   plays last to, with its cheapest winning card, and otherwise throws its cheapest card, keeping its
   trumps, tens and the jack. Following suit is the rules' business (`legal_events`).
+
+`playout_bot`: uniformly random choices never end a Smear game (random bids of 3 and 4 mostly fail and
+every total drifts below zero for ever), so a random playout bids only what its best suit may take
+and leads that suit to make it trump; every other play is random, and one choice in ten uniformly
+random, so that every legal event still comes up. Games then end in a few hundred events.
 """
 
 from __future__ import annotations
@@ -18,10 +26,10 @@ import random
 from collections.abc import Sequence
 
 from events.cards import rank, suit
-from projections.bots._common import best, of_type
+from projections.core.bots import best, of_type
 from projections.core.rules import Event
-from projections.games.cutthroat_smear import SmearState, to_act
 from projections.games.cutthroat_smear._scoring import GAME_VALUE, STRENGTH, trick_winner
+from projections.games.cutthroat_smear._state import SmearState, to_act
 
 #: one time in this many the bot stretches a bid by one (a bold bidder)
 BOLD = 0.25
@@ -110,3 +118,38 @@ def _trick_points(state: SmearState) -> int:
     cards = [c for _, c, _ in state.trick]
     jack = 10 if f"J{state.trump}" in cards else 0
     return sum(GAME_VALUE.get(rank(c), 0) for c in cards) + jack
+
+
+# --------------------------------------------------------------------------- the random playouts' player
+
+
+def _rough_worth(held: frozenset[str], trump: str) -> float:
+    """A rough count of the points `held` could take with `trump` as trump."""
+    ranks = {rank(c) for c in held if suit(c) == trump}
+    if not ranks:
+        return 0.0
+    high = 1.0 if "A" in ranks else 0.6 if "K" in ranks else 0.3 if "Q" in ranks else 0.0
+    jack = 0.7 if "J" in ranks else 0.0
+    low = 0.6 if ranks & set("23") else 0.3 if ranks & set("45") else 0.0
+    return high + jack + low + 0.35 * (len(ranks) - 1)
+
+
+def _roughly_best_suit(held: frozenset[str]) -> tuple[float, str]:
+    return max((_rough_worth(held, s), s) for s in "CDHS")
+
+
+def playout_bot(state: SmearState, offered: Sequence[Event], rng: random.Random, history: Sequence[Event]) -> Event:
+    """One of `offered`: a bid of what the best suit is worth and its lead, else at random (module docstring)."""
+    decisions = [e for e in offered if e["type"] != "deal"]
+    if not decisions or rng.random() < 0.1:
+        return rng.choice(list(offered))
+    seat = to_act(state)[0]
+    if state.phase == "bid":
+        worth, _ = _roughly_best_suit(state.hands[seat])
+        bids = [e for e in decisions if e["type"] == "bid" and e["amount"] <= worth + 0.5]
+        return bids[-1] if bids else next(e for e in decisions if e["type"] == "pass")
+    if state.phase == "play" and state.trump is None:
+        _, strongest = _roughly_best_suit(state.hands[seat])
+        leads = [e for e in decisions if suit(e["card"]) == strongest]
+        return leads[0] if leads else rng.choice(decisions)
+    return rng.choice(decisions)

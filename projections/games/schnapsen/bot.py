@@ -1,5 +1,5 @@
-"""Schnapsen: exchange the trump jack, declare marriages, win the tricks worth winning, close only
-when ahead.
+"""The Schnapsen bot (`RULES.bot`): exchange the trump jack, declare marriages, win the tricks worth
+winning, close only when ahead.
 
 - On lead the bot exchanges the trump jack when it may, and declares a marriage whenever it holds
   one (the trump marriage first), leading its queen.
@@ -19,9 +19,9 @@ import random
 from collections.abc import Sequence
 
 from events.cards import rank, suit
-from projections.bots._common import best, of_type
+from projections.core.bots import best, of_type
 from projections.core.rules import Event
-from projections.games.schnapsen import CARD_POINTS, STRENGTH, TARGET, SchnapsenState, beats
+from projections.games.schnapsen._state import CARD_POINTS, STRENGTH, TARGET, SchnapsenState, beats
 
 #: the points in hand (won, pending, to declare, sure tricks) to close the talon with
 CLOSE_AT = 66
