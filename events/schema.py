@@ -310,12 +310,44 @@ def record(required: Mapping[str, Validator], optional: Mapping[str, Validator] 
     return described(check, shape.json_schema())
 
 
+def _same(data: dict[str, Any]) -> dict[str, Any]:
+    return data
+
+
+@dataclass(frozen=True, slots=True)
+class Upcast:
+    """How a stored event of one version of its type is read as the next version (the `eventsourcing`
+    library's `upcast_v1_v2`): the stored bytes never change (they are hashed); a reader upcasts them.
+
+    `data` turns the client fields of version N into those of version N+1 (the rules only ever see
+    today's shape); `new_result` names the fields of the derived `result` that version N+1 gained, so
+    that a result stored by version N is checked only on the fields it had (`events.upcast`).
+    """
+
+    #: what changed, in words (docs/events.md, the golden records' README)
+    why: str
+    data: Callable[[dict[str, Any]], dict[str, Any]] = _same
+    new_result: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True, slots=True)
 class Shape:
-    """Required and optional fields of one object."""
+    """Required and optional fields of one object; for an event type, also the version of its shape.
+
+    Every event type has a version (1 unless it changed). An envelope records the version it was
+    written in (`v`; an envelope without one is version 1). A change to the shape of an event's data or
+    of its derived `result` raises the version and adds the `Upcast` from the last one: `upcasts[i]`
+    reads version i + 1 as version i + 2, so there are `version - 1` of them.
+    """
 
     required: dict[str, Validator]
     optional: dict[str, Validator] = field(default_factory=dict)
+    version: int = 1
+    upcasts: tuple[Upcast, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.version < 1 or len(self.upcasts) != self.version - 1:
+            raise ValueError(f"a shape of version {self.version} needs {self.version - 1} upcasts")
 
     def check(self, value: Any, path: str, seats: int, skip: frozenset[str] = frozenset()) -> dict[str, Any]:
         if not isinstance(value, dict):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Literal, TypedDict
 
 from events.common import COMMON_EVENTS, HandVoided
-from events.schema import Shape, card, integer, list_of, one_of, record, seat, seat_map
+from events.schema import Shape, Upcast, card, integer, list_of, one_of, record, seat, seat_map
 
 MELDS = list_of(list_of(card, max_length=13), max_length=13)
 
@@ -19,13 +19,31 @@ EVENTS: dict[str, Shape] = {
     "draw": Shape({"seat": seat, "source": one_of("stock", "discard"), "card": card}),
     "discard": Shape({"seat": seat, "card": card}),
     "pass": Shape({"seat": seat}),
-    "knock": Shape({"seat": seat, "discard": card, "melds": MELDS}),
+    "knock": Shape(
+        {"seat": seat, "discard": card, "melds": MELDS},
+        version=2,
+        upcasts=(
+            Upcast(
+                "the knock's derived result names the knocker's melds (`melds`); a knock stored before "
+                "(2026-12-01 and earlier) may not have them",
+                new_result=("melds",),
+            ),
+        ),
+    ),
     "lay_off": Shape(
         {
             "seat": seat,
             "melds": MELDS,
             "layoffs": list_of(record({"card": card, "meld": integer(0)}), max_length=13),
-        }
+        },
+        version=2,
+        upcasts=(
+            Upcast(
+                "the lay-off's derived result names each card laid off with the meld it joins (`layoffs`); a "
+                "lay-off stored before (2026-12-01 and earlier) may not have them",
+                new_result=("layoffs",),
+            ),
+        ),
     ),
     **COMMON_EVENTS,
 }

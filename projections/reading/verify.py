@@ -7,6 +7,10 @@ the row before, or a gap in the seqs. The rules are run again on every event:
 an event that its state refuses, or a stored `result` or `violation` that the
 rules would not give, is a problem too.
 
+Records outlive the code: the hash is checked over each envelope as stored, and the event is then
+read in today's shape (`events.upcast`: the upcasts from the version its envelope records) before the
+rules see it; a stored result is compared on the fields its version had.
+
 The rules' prose is not re-checked word for word: a violation is compared by
 its rule, and a result by its facts without their sentences (`PROSE_FACTS`).
 The wording of reasons changes between versions (seats written as markers,
@@ -21,9 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from events.codec import envelope_hash, genesis_hash
-from events.envelope import Envelope, event_of
+from events.common import DEAL_EVENTS
+from events.envelope import Envelope
 from events.errors import TablebookError
 from events.store import GameRecord
+from events.upcast import upcast
 from projections.core import engine, phrases
 from projections.core.registry import rules_for
 from projections.core.rules import GameRules
@@ -37,10 +43,12 @@ def _rule_of(violation: Any) -> Any:
     return violation.get("rule") if isinstance(violation, Mapping) else violation
 
 
-def _facts(result: Any) -> Any:
+def _facts(result: Any, newer: frozenset[str] = frozenset()) -> Any:
+    """The facts of a result that are compared: not its sentences, nor the fields added since the version
+    the event was stored in (`newer`)."""
     if not isinstance(result, Mapping):
         return result
-    return {key: value for key, value in result.items() if key not in PROSE_FACTS}
+    return {key: value for key, value in result.items() if key not in PROSE_FACTS and key not in newer}
 
 
 @dataclass
@@ -92,6 +100,7 @@ def verify_stream(
     listed = list(envelopes)
     targets = engine.retract_targets(e for e in listed if isinstance(e.get("data"), dict) and "to_seq" in e["data"])
     replay = engine.Replay(rules, state, stored=True, keep=targets)
+    schemas = {**rules.events, **DEAL_EVENTS}
     expected_seq = 1
     broken = False
 
@@ -126,7 +135,8 @@ def verify_stream(
         prev = env["hash"]
         expected_seq += 1
         try:
-            decision = replay.push(event_of(env))
+            read = upcast(env, schemas)
+            decision = replay.push(read.event)
             state = replay.position
         except TablebookError as refused:
             problem(
@@ -142,7 +152,7 @@ def verify_stream(
                 "violation",
                 f"seq {seq}: stored violation {env.get('violation')} but the rules give {decision.violation}",
             )
-        if _facts(state.facts) != _facts(env.get("result")):
+        if _facts(state.facts, read.new_result) != _facts(env.get("result"), read.new_result):
             problem(
                 seq, "result", f"seq {seq}: stored result {env.get('result')} but the rules derive {dict(state.facts)}"
             )
