@@ -310,7 +310,8 @@ def record(required: Mapping[str, Validator], optional: Mapping[str, Validator] 
     return described(check, shape.json_schema())
 
 
-def _same(data: dict[str, Any]) -> dict[str, Any]:
+def same_data(data: dict[str, Any]) -> dict[str, Any]:
+    """The data of an `Upcast` that changes no client field (only the derived result changed)."""
     return data
 
 
@@ -326,7 +327,7 @@ class Upcast:
 
     #: what changed, in words (docs/events.md, the golden records' README)
     why: str
-    data: Callable[[dict[str, Any]], dict[str, Any]] = _same
+    data: Callable[[dict[str, Any]], dict[str, Any]] = same_data
     new_result: tuple[str, ...] = ()
 
 

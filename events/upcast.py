@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from events.errors import InvalidEventError
-from events.schema import EventSchemas
+from events.schema import EventSchemas, same_data
 
 #: the envelope field that holds the version its event was written in
 VERSION = "v"
@@ -71,3 +71,18 @@ def current_version(kind: str, schemas: EventSchemas) -> int:
     """The version today's code writes an event of type `kind` in (1 for a type the schemas do not know)."""
     shape = schemas.get(kind)
     return 1 if shape is None else shape.version
+
+
+#: id(schemas) -> (schemas, their reshaped types); a game's schemas live as long as the process
+_reshaped: dict[int, tuple[EventSchemas, frozenset[str]]] = {}
+
+
+def data_reshaped(schemas: EventSchemas) -> frozenset[str]:
+    """The types of `schemas` whose data some upcast changes: a fold reads only their envelopes through
+    `upcast` (the others' data is today's shape whatever their version). Worked out once per schemas."""
+    known = _reshaped.get(id(schemas))
+    if known is not None and known[0] is schemas:
+        return known[1]
+    found = frozenset(name for name, shape in schemas.items() if any(u.data is not same_data for u in shape.upcasts))
+    _reshaped[id(schemas)] = (schemas, found)
+    return found

@@ -27,6 +27,7 @@ from events.common import DEAL_EVENTS as DEAL_SCHEMAS
 from events.envelope import Envelope, seal
 from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError, TablebookError
 from events.schema import parse_event
+from events.upcast import data_reshaped, upcast
 from projections.core import dealing, phrases
 from projections.core.dealing import Dealer, DealState
 from projections.core.rules import EMPTY, OMNISCIENT, SPECTATOR, Event, Facts, GameRules, S, Viewpoint, seat_dict
@@ -433,13 +434,15 @@ def walk(
 ) -> Iterator[tuple[Mapping[str, Any], Position[S]]]:
     """Each stored envelope with the position after it, in order, honouring retractions.
 
-    The same steps as `apply` for each envelope, with the per-event work trimmed (issue 15): the game
-    is asked `is_terminal` once per event (whether it had ended before the event is the answer kept
-    from the event before), and the event is built from the envelope inline.
+    The same steps as `apply` for each envelope, with the per-event work trimmed: the game is asked
+    `is_terminal` once per event (whether it had ended before the event is the answer kept from the
+    event before), and the event is built from the envelope inline, in today's shape (an envelope of
+    an older version of a type whose data changed is upcast first, `events.upcast`).
     """
     targets = retract_targets(envelopes)
     kept: dict[int, Position[S]] = {initial.seq: initial} if initial.seq in targets else {}
     evolve, is_terminal = rules.evolve, rules.is_terminal
+    reshaped = data_reshaped(rules.events)  # the types whose older envelopes' data is upcast (none: no cost)
     game, floor, deal = initial.game, initial.retract_floor, initial.deal
     position = initial
     #: is_terminal(game), or None when not known yet
@@ -458,7 +461,7 @@ def walk(
         else:
             if over is None:
                 over = is_terminal(game)
-            event = {"type": kind, **env["data"]}
+            event = {"type": kind, **env["data"]} if kind not in reshaped else upcast(env, rules.events).event
             if deal is not None and not deal.revealed:
                 deal = _took(rules, game, event, deal)
             after, facts = evolve(game, event, seq)
