@@ -15,9 +15,9 @@ export TABLEBOOK_DATABASE_URL ?= sqlite:///./data/tablebook.db
 
 help:
 	@echo "make run          create .venv, migrate ./data/tablebook.db, record demo games if empty, serve on $(HOST):$(PORT)"
-	@echo "make test         install Chromium and start PostgreSQL if needed, then ruff, mypy and the whole test suite"
+	@echo "make test         install Chromium and start PostgreSQL if needed, then ruff, mypy, the import contracts and the whole test suite"
 	@echo "make lock         re-resolve requirements.lock after a change to pyproject.toml (keeps the other pins)"
-	@echo "make bench        benchmarks: append and fold rates beside raw ceilings"
+	@echo "make bench        benchmarks: append and fold rates beside raw ceilings; their tables in docs/performance.md"
 	@echo "make reliability  the long reliability runs (with the failover run on a Patroni cluster)"
 	@echo "make cluster      a primary, two replicas, Patroni and etcd on this machine (docs/replication.md)"
 	@echo "make cluster-stop stop it (the data stays in \$$TABLEBOOK_CLUSTER_DIR, default /tmp/tablebook-cluster)"
@@ -60,17 +60,21 @@ format: $(BIN)/.installed
 	$(BIN)/ruff format events projections api migrations tests bench
 	$(BIN)/ruff check --fix events projections api migrations tests bench
 
+# each benchmark's output is shown and kept in bench/results/NAME.txt; then bench/report.py writes the tables
+# of docs/performance.md from them (`python -m bench.report run NAME MODULE` runs one alone)
+BENCH_RUN := $(BIN)/python -m bench.report run
 bench: $(BIN)/.installed
-	$(BIN)/python -m bench
-	$(BIN)/python -m bench.folds
-	$(BIN)/python -m bench.bulk_export
-	$(BIN)/python -m bench.state_at
-	$(BIN)/python -m bench.store_appends
-	$(BIN)/python -m bench.streams
-	$(BIN)/python -m bench.ratings
+	$(BENCH_RUN) main bench
+	$(BENCH_RUN) folds bench.folds
+	$(BENCH_RUN) bulk_export bench.bulk_export
+	$(BENCH_RUN) state_at bench.state_at
+	$(BENCH_RUN) store_appends bench.store_appends
+	$(BENCH_RUN) streams bench.streams
+	$(BENCH_RUN) ratings bench.ratings
 	bash scripts/ensure-wrk
-	$(BIN)/python -m bench.http_appends
-	$(BIN)/python -m bench.appends_under_load
+	$(BENCH_RUN) http_appends bench.http_appends
+	$(BENCH_RUN) appends_under_load bench.appends_under_load
+	$(BIN)/python -m bench.report
 
 reliability: $(BIN)/.installed
 	$(BIN)/python -m pytest tests/reliability -m "reliability or not reliability" --full-reliability

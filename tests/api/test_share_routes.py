@@ -1,6 +1,6 @@
-"""A share token reads the seven routes the README names for it, and no other: `/deals` is not one of them.
+"""A share token reads the seven routes docs/replay-page.md names for it, and no other: `/deals` is not one of them.
 
-README: "A share token reads only its game and only these routes: `GET /v1/games/{id}`, `/hands`,
+docs/replay-page.md: "A share token reads only its game and only these routes: `GET /v1/games/{id}`, `/hands`,
 `/state`, `/replay`, `/score`, `/events` and `/stream`. Anything else is 403, and another game is 404."
 `GET /v1/games/{id}/deals` answered a share token (a server-dealt game's commitments, seeds and checks);
 every operation of the OpenAPI document is tried here with a token of a finished game.
@@ -20,7 +20,7 @@ from projections.core.simulate import play
 from tests.api.test_share import bearer, share
 from tests.conftest import Club, error_of
 
-#: the README's list of a share token's routes
+#: docs/replay-page.md's list of a share token's routes
 TOKEN_ROUTES = {
     "/v1/games/{game_id}",
     "/v1/games/{game_id}/hands",

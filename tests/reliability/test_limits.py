@@ -1,6 +1,6 @@
 """Limits: bodies, batches, notes and pages are bounded; a slow or huge client cannot grow the server's memory.
 
-The documented limits (README "Limits") are checked against a real server,
+The documented limits (docs/api.md, "Limits" and "Bounds") are checked against a real server,
 then the server's resident memory (VmRSS, and its peak VmHWM, from /proc) is
 read while clients misbehave: slowloris bodies that never finish, giant
 Content-Lengths, endless chunked bodies, JSON nested a million deep, a
