@@ -565,6 +565,16 @@ class GameRules(Generic[S]):
     #: the situation tags (of `situation_tags`) a demo game should show, so that the demo data shows
     #: every feature: `simulate.demo_playout` plays bot games until one has them all
     demo_situations: frozenset[str] = frozenset()
+    #: the table pad's offer (`projections/reading/offers.py`) starts from `legal_events`, completed here
+    #: into every decision `validate` accepts where the game lists less (Gin's lay-offs, Seven and a
+    #: Half's flip of several hands), in the order offered: `complete_offers(state, offered)`
+    complete_offers: Callable[[S, list[Event]], list[Event]] = field(default=lambda state, offered: offered)
+    #: under `record` enforcement, the plays that break a rule, for the offer's `flagged` (`decide` says
+    #: which rule each breaks; a superset is fine): `disputed(state)`
+    disputed: Callable[[S], list[Event]] = field(default=lambda state: [])
+    #: the chance events that break a rule, each with an example card of `unseen` (Seven and a Half's
+    #: face-down hit asked for while the seat holds one): `disputed_chances(state, unseen)`
+    disputed_chances: Callable[[S, set[str]], list[Event]] = field(default=lambda state, unseen: [])
 
     def unit(self, key: str) -> str:
         """The unit of the field, fact, `"points"` or `"totals"` named `key` ("" for a plain number)."""

@@ -5,18 +5,18 @@ the offer is worked out from the rules and every event in it has been through `e
 exactly as `POST /v1/games/{id}/events` would decide it:
 
 - `decisions`: events ready to send, each accepted with no violation (normalised as the write path
-  stores them). Every game's `legal_events`, completed where it lists less than `validate` accepts
-  (Gin's lay-offs: every melding of the defender's cards with every set of lay-offs, best first;
-  Gin's knocks sorted best first; Seven and a Half's flip of every face-down card of a seat with
-  several hands), and the chance events with nothing left to choose (Schnapsen's last draw, the
-  face-up trump card).
+  stores them). Every game's `legal_events`, completed by the game where it lists less than
+  `validate` accepts and put in the order to offer (`GameRules.complete_offers`: a defender's every
+  lay-out with every set of lay-offs, best first), and the chance events with nothing left to
+  choose (a last draw of the face-up trump card).
 - `ranges`: an event with an integer `amount` (a stake, a split, a bid) is offered once per choice
   of its other fields, with the smallest amount as the example and the bounds `min`, `max`: every
   value between is accepted (`legal_events` only samples a wide table's stakes).
 - `reveal`: the chance event that may come (a deal, a draw from the stock, a hit, the cut), with
   what the scorer must enter (`fields`: how many cards, per seat) and the cards not yet seen.
-- `flagged` (under `record` enforcement): the plays that would be stored with a violation, each
-  with the rule it breaks and the reason in words; a stake outside the limits as a range.
+- `flagged` (under `record` enforcement): the plays that would be stored with a violation (the game's
+  `GameRules.disputed` and `disputed_chances` name the candidates), each with the rule it breaks and
+  the reason in words; a stake outside the limits as a range.
 - `common`: the events every game takes (`retract` with its bounds, `score_claimed`, `note`,
   `hand_voided` while a hand is in progress).
 
@@ -31,8 +31,7 @@ hidden hand is not told apart from the stock). A seat-scoped reader gets its own
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import combinations
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -144,7 +143,7 @@ def decided(rules: GameRules[Any], position: engine.Position[Any], raw: Mapping[
 
 
 def _cards_in(value: Any) -> Iterator[str]:
-    """Every string inside a field's value (a card, lists of cards, objects of them: Gin's lay-offs)."""
+    """Every string inside a field's value (a card, lists of cards, objects of them: lay-offs)."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, Mapping):
@@ -412,242 +411,22 @@ def common_events(rules: GameRules[Any], position: engine.Position[Any]) -> list
     return out
 
 
-# --------------------------------------------------------------------------- the candidates, per game
+# --------------------------------------------------------------------------- the candidates
 
 
 def candidates(rules: GameRules[Any], state: Any, *, record: bool) -> list[Event]:
-    """Every decision to put through `decide`: the game's `legal_events` with its completions, and under
-    `record` the plays that break a rule (`decide` sorts them out)."""
-    offered = list(rules.legal_events(state))
-    complete = _COMPLETIONS.get(rules.kind)
-    if complete is not None:
-        offered = complete(state, offered)
+    """Every decision to put through `decide`: the game's `legal_events` as the game completes them
+    (`GameRules.complete_offers`), and under `record` the plays that break a rule (`GameRules.disputed`;
+    `decide` sorts them out)."""
+    offered = rules.complete_offers(state, list(rules.legal_events(state)))
     if record:
-        disputed = _DISPUTED.get(rules.kind)
-        if disputed is not None:
-            offered += disputed(state)
-    return offered
-
-
-# Gin Rummy for three ---------------------------------------------------------
-
-
-def _gin_complete(state: Any, offered: list[Event]) -> list[Event]:
-    """Knocks best first (the lowest deadwood); in the lay-off, every melding with every lay-off set."""
-    if state.phase == "lay_off":
-        return gin_lay_offs(state)
-    knocks = [e for e in offered if e["type"] == "knock"]
-    if not knocks:
-        return offered
-    held = state.hands[state.turn]
-    rest = [e for e in offered if e["type"] != "knock"]
-    return rest + sorted(knocks, key=lambda e: (_gin_deadwood(held, e), len(e["melds"]), e["discard"]))
-
-
-def _gin_deadwood(held: frozenset[str], knock: Mapping[str, Any]) -> int:
-    from projections.games.gin_rummy_3._melds import deadwood_value
-
-    melded = {c for meld in knock["melds"] for c in meld}
-    return deadwood_value(held - melded - {knock["discard"]})
-
-
-def gin_lay_offs(state: Any) -> list[Event]:
-    """Every lay-out the defender may make: each arrangement of its own melds (maximal or not), with each
-    set of its other cards laid off on the knocker's melds (each seeing the melds as extended before
-    it), best first (the lowest count left)."""
-    from projections.games.gin_rummy_3._melds import all_meldings, deadwood_value
-
-    knock, seat = state.knock, state.turn
-    scored: list[tuple[int, int, Event]] = []
-    for melding in all_meldings(state.hands[seat]):
-        for layoffs in layoff_sets(knock.melds, melding.deadwood):
-            left = set(melding.deadwood) - {c for c, _ in layoffs}
-            event = {
-                "type": "lay_off",
-                "seat": seat,
-                "melds": [list(m) for m in melding.melds],
-                "layoffs": [{"card": c, "meld": i} for c, i in layoffs],
-            }
-            scored.append((deadwood_value(left), -len(layoffs), event))
-    scored.sort(key=lambda t: (t[0], t[1]))
-    return [event for _, _, event in scored]
-
-
-def layoff_sets(melds: Sequence[Sequence[str]], deadwood: Iterable[str]) -> list[list[tuple[str, int]]]:
-    """Every set of lay-offs of `deadwood` cards onto `melds` (the empty one first), each in an order in
-    which every card fits the meld as extended before it. The set of (card, meld) pairs decides the
-    extended melds, so each set is walked once."""
-    from projections.games.gin_rummy_3._melds import extend_meld
-
-    found: dict[frozenset[tuple[str, int]], list[tuple[str, int]]] = {}
-
-    def walk(extended: tuple[tuple[str, ...], ...], left: frozenset[str], chosen: list[tuple[str, int]]) -> None:
-        key = frozenset(chosen)
-        if key in found:
-            return
-        found[key] = chosen
-        for card in sorted(left):
-            for index, meld in enumerate(extended):
-                grown = extend_meld(meld, card)
-                if grown is not None:
-                    walk((*extended[:index], grown, *extended[index + 1 :]), left - {card}, [*chosen, (card, index)])
-
-    walk(tuple(tuple(m) for m in melds), frozenset(deadwood), [])
-    return list(found.values())
-
-
-def _gin_disputed(state: Any) -> list[Event]:
-    """Knocks over ten: for each discard, every arrangement of the other cards whose deadwood is over 10
-    (a lay-off after gin comes with the lay-offs, which `decide` flags)."""
-    from projections.games.gin_rummy_3._melds import all_meldings, sort_cards
-    from projections.games.gin_rummy_3._state import KNOCK_LIMIT
-
-    if state.phase != "discard":
-        return []
-    seat = state.turn
-    held = state.hands[seat]
-    out: list[Event] = []
-    for discard in sort_cards(held):
-        for melding in all_meldings(held - {discard}):
-            if melding.count > KNOCK_LIMIT:
-                out.append(
-                    {"type": "knock", "seat": seat, "discard": discard, "melds": [list(m) for m in melding.melds]}
-                )
-    return out
-
-
-# Schnapsen and Smear: the cards a seat holds, whatever it must follow ---------
-
-
-def _schnapsen_disputed(state: Any) -> list[Event]:
-    if state.phase != "follow":
-        return []
-    seat = 1 - state.leader
-    return [{"type": "play", "seat": seat, "card": c} for c in sorted_cards(state.hands[seat])]
-
-
-def _smear_disputed(state: Any) -> list[Event]:
-    if state.phase != "play":
-        return []
-    seat = (state.leader + len(state.trick)) % state.seats
-    return [{"type": "play", "seat": seat, "card": c} for c in sorted_cards(state.hands[seat])]
-
-
-# Casino: every move the cards allow, whether or not it keeps the build rules ---
-
-
-def _casino_disputed(state: Any) -> list[Event]:
-    """Every capture, build, increase and trail the table's arithmetic allows (`legal_events` without the
-    ownership rules); `decide` says which rule each breaks."""
-    from projections.games.casino._groups import packings, value_of
-
-    if state.phase != "play":
-        return []
-    seat = state.to_play
-    loose = tuple(c for c in state.loose if c[0] not in "JQK")
-    values = tuple(value_of(c) or 0 for c in loose)
-    out: list[Event] = []
-    for card in sorted_cards(state.hands[seat]):
-        out.append({"type": "trail", "seat": seat, "card": card})
-        v = value_of(card)
-        if v is None:
-            out.extend(_casino_face_moves(state, seat, card))
-            continue
-        for ids in _subsets([b.id for b in state.builds if b.value == v]):
-            for mask in packings(values, v, 0):
-                taken = [c for i, c in enumerate(loose) if mask >> i & 1]
-                if taken or ids:
-                    out.append({"type": "capture", "seat": seat, "card": card, "take": [*taken, *ids]})
-        for target in range(max(v, 2), 11):
-            for ids in _subsets([b.id for b in state.builds if b.value == target]):
-                for mask in packings((v, *values), target, 1):
-                    onto = [c for i, c in enumerate(loose) if mask >> (i + 1) & 1]
-                    if onto or ids:
-                        out.append(
-                            {"type": "build", "seat": seat, "card": card, "onto": [*onto, *ids], "value": target}
-                        )
-        for b in state.builds:
-            if isinstance(b.value, int) and b.value + v <= 10:
-                out.append({"type": "build", "seat": seat, "card": card, "onto": [b.id], "value": b.value + v})
-    return out
-
-
-def _casino_face_moves(state: Any, seat: int, card: str) -> list[Event]:
-    r = card[0]
-    same = [c for c in state.loose if c[0] == r]
-    faces = [b.id for b in state.builds if b.value == r]
-    takes: list[list[str]] = [[c] for c in same] + [[b] for b in faces] + [[c, b] for b in faces for c in same]
-    if len(same) == 3:
-        takes.append(same)
-    out: list[Event] = [{"type": "capture", "seat": seat, "card": card, "take": t} for t in takes]
-    out += [{"type": "build", "seat": seat, "card": card, "onto": [i], "value": r} for i in [*same, *faces]]
-    return out
-
-
-def _subsets(items: Sequence[str]) -> Iterator[tuple[str, ...]]:
-    for k in range(len(items) + 1):
-        yield from combinations(items, k)
-
-
-# Seven and a Half --------------------------------------------------------------
-
-
-def _half_complete(state: Any, offered: list[Event]) -> list[Event]:
-    """A flip without `hand` turns every face-down card of the seat's unfinished hands: a decision of its
-    own when those cards lie in more than one hand."""
-    if state.phase != "play" or not state.options.get("face_down_request"):
-        return offered
-    seat = state.turn
-    hands = state.hands[seat]
-    holding = [i for i, h in enumerate(hands) if not h.finished and any(c in state.face_down for c in h.cards)]
-    if len(holding) > 1:
-        return [*offered, {"type": "flip", "seat": seat}]
+        offered += rules.disputed(state)
     return offered
 
 
 def disputed_chances(rules: GameRules[Any], state: Any, unseen: set[str]) -> list[Event]:
-    """Chance events that break a rule, with an example card: under `record`, Seven and a Half's face-down
-    hit asked for while the seat holds one (`half.two_face_down`). `decide` keeps those it flags."""
-    if rules.kind != "seven-and-a-half" or state.options.get("enforcement") != "record":
+    """Chance events that break a rule, with an example card, under `record` (`GameRules.disputed_chances`:
+    a face-down card asked for while the seat holds one). `decide` keeps those it flags."""
+    if state.options.get("enforcement") != "record":
         return []
-    if state.phase != "play" or not state.options.get("face_down_request") or not unseen:
-        return []
-    seat = state.turn
-    if seat == state.banker or not state.holds_face_down(seat):
-        return []
-    hands = state.hands[seat]
-    card = sorted_cards(unseen)[0]
-    return [
-        {"type": "hit", "seat": seat, "card": card, "face_down": True, **({"hand": i} if len(hands) > 1 else {})}
-        for i, h in enumerate(hands)
-        if not h.finished
-    ]
-
-
-def _half_disputed(state: Any) -> list[Event]:
-    """Splits whatever their stake (a split hand staked above the limits under `record` has no legal one):
-    `decide` finds the amounts each rule refuses."""
-    if state.phase != "play" or not state.options.get("splitting"):
-        return []
-    seat = state.turn
-    low = state.options["min_bet"]
-    return [
-        {"type": "split", "seat": seat, "hand": i, AMOUNT: low}
-        for i, h in enumerate(state.hands[seat])
-        if not h.finished and len(h.cards) == 2 and all(c[0] in "JQK" for c in h.cards)  # the wild card is a J, Q or K
-    ]
-
-
-#: per game, what completes its `legal_events` into every decision `validate` accepts
-_COMPLETIONS: dict[str, Callable[[Any, list[Event]], list[Event]]] = {
-    "gin-rummy-3": _gin_complete,
-    "seven-and-a-half": _half_complete,
-}
-#: per game, the plays that break a rule (for `record` enforcement's `flagged`)
-_DISPUTED: dict[str, Callable[[Any], list[Event]]] = {
-    "gin-rummy-3": _gin_disputed,
-    "schnapsen": _schnapsen_disputed,
-    "cutthroat-smear": _smear_disputed,
-    "casino": _casino_disputed,
-    "seven-and-a-half": _half_disputed,
-}
+    return rules.disputed_chances(state, unseen)

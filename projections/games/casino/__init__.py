@@ -113,6 +113,7 @@ from projections.core.rules import (
     opt_seat,
     seat_dict,
 )
+from projections.games.casino import _offers
 from projections.games.casino import bot as bots
 from projections.games.casino._groups import VALUES, partition
 from projections.games.casino._legal import legal_events
@@ -683,4 +684,5 @@ RULES: GameRules[CasinoState] = GameRules(
     reveals={"deal": ("hands", "table")},
     bot=bots.bot,
     demo_situations=frozenset({"sweep", "build"}),
+    disputed=_offers.disputed,
 )

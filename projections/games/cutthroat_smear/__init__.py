@@ -112,6 +112,7 @@ from projections.core.rules import (
     opt_seat,
     seat_dict,
 )
+from projections.games.cutthroat_smear import _offers
 from projections.games.cutthroat_smear import bot as bots
 from projections.games.cutthroat_smear._scoring import (
     STRENGTH,
@@ -643,4 +644,5 @@ RULES: GameRules[SmearState] = GameRules(
     bot=bots.bot,
     playout_bot=bots.playout_bot,
     demo_situations=frozenset({"made_bid", "failed_bid"}),
+    disputed=_offers.disputed,
 )

@@ -131,6 +131,7 @@ from projections.core.rules import (
     replace_at,
     seat_dict,
 )
+from projections.games.gin_rummy_3 import _offers
 from projections.games.gin_rummy_3 import bot as bots
 from projections.games.gin_rummy_3._melds import (
     Melding,
@@ -779,4 +780,6 @@ RULES: GameRules[GinState] = GameRules(
     bot=bots.bot,
     playout_bot=bots.playout_bot,
     demo_situations=frozenset({"gin", "undercut"}),
+    complete_offers=_offers.complete_offers,
+    disputed=_offers.disputed,
 )

@@ -72,6 +72,7 @@ from projections.core.rules import (
     replace_at,
     seat_dict,
 )
+from projections.games.schnapsen import _offers
 from projections.games.schnapsen import bot as bots
 from projections.games.schnapsen._state import (
     CARD_POINTS,
@@ -798,4 +799,5 @@ RULES: GameRules[SchnapsenState] = GameRules(
     units={"totals": "to_go"},
     bot=bots.bot,
     demo_situations=frozenset({"marriage"}),
+    disputed=_offers.disputed,
 )

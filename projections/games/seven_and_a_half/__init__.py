@@ -152,6 +152,7 @@ from projections.core.rules import (
     replace_at,
     seat_dict,
 )
+from projections.games.seven_and_a_half import _offers
 from projections.games.seven_and_a_half import bot as bots
 from projections.games.seven_and_a_half._cards import (
     BUST,
@@ -842,4 +843,7 @@ RULES: GameRules[SevenAndAHalfState] = GameRules(
     units=UNITS,
     bot=bots.bot,
     demo_situations=frozenset({"seven_and_a_half", "bust"}),
+    complete_offers=_offers.complete_offers,
+    disputed=_offers.disputed,
+    disputed_chances=_offers.disputed_chances,
 )
