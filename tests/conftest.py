@@ -30,7 +30,13 @@ from events.store import Store  # noqa: E402
 from events.store.migrate import upgrade  # noqa: E402
 
 PG_SERVER = os.environ.get("TABLEBOOK_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+#: both stores: where they differ (the store, migrations, read models, streams, reliability), a test runs on both
 STORES = ("sqlite", "postgres")
+BOTH = STORES
+#: the HTTP tests (tests/api, tests/browser) run on SQLite; the PostgreSQL side of the API has its smoke
+#: module (tests/api/test_postgres_smoke.py), and a module of them where the stores differ says `STORES = BOTH`
+HTTP_STORES = ("sqlite",)
+HTTP_FOLDERS = ("tests/api/", "tests/browser/")
 
 
 def _pg_admin_dsn() -> str:
@@ -47,11 +53,19 @@ def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
+    """A migrated database of its own on the PostgreSQL server (dropped at the end of the session).
+
+    No server: under CI (`CI=true`) that fails the tests, elsewhere it skips them (`-m "not postgres"`
+    deselects them outright; `make test` starts the server first).
+    """
     name = f"tablebook_test_{secrets.token_hex(4)}"
     try:
         admin = psycopg.connect(_pg_admin_dsn(), autocommit=True, connect_timeout=5)
     except psycopg.OperationalError as exc:  # pragma: no cover - CI starts the server
-        pytest.fail(f"PostgreSQL is not reachable at {PG_SERVER}: {exc}. Start it (see README) and re-run.")
+        message = f"PostgreSQL is not reachable at {PG_SERVER}: {exc}. Start it (see README) and re-run."
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(message)
+        pytest.skip(message)
     with admin:
         admin.execute(f'CREATE DATABASE "{name}"')
     base = PG_SERVER.rsplit("/", 1)[0]
@@ -62,9 +76,23 @@ def postgres_url() -> Iterator[str]:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-@pytest.fixture(params=STORES)
+def stores_of(module: Any, path: str) -> tuple[str, ...]:
+    """The stores a test module runs on: its own `STORES`, else SQLite for the HTTP tests and both elsewhere."""
+    declared = getattr(module, "STORES", None)
+    if declared is not None:
+        return tuple(declared)
+    where = path.replace(os.sep, "/")
+    return HTTP_STORES if any(folder in where for folder in HTTP_FOLDERS) else STORES
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "store_url" in metafunc.fixturenames:
+        metafunc.parametrize("store_url", stores_of(metafunc.module, str(metafunc.definition.fspath)), indirect=True)
+
+
+@pytest.fixture
 def store_url(request: pytest.FixtureRequest) -> str:
-    """The URL of a migrated database: once SQLite, once PostgreSQL."""
+    """The URL of a migrated database of the store the test is parametrised with (`stores_of`)."""
     url: str = request.getfixturevalue(f"{request.param}_url")
     return url
 
@@ -151,8 +179,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def uses_postgres(item: pytest.Item) -> bool:
+    """Whether a test needs the PostgreSQL server: it runs on the `postgres` store or asks for its URL."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and "postgres" in callspec.params.values():
+        return True
+    return "postgres_url" in getattr(item, "fixturenames", ())
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """`slow` tests (a whole Gin match through the browser, say) run in `make reliability`, not `make test`."""
+    """Every test that needs the PostgreSQL server is marked `postgres` (so `-m "not postgres"` runs without
+    one); `slow` tests (a whole Gin match through the browser, say) run in `make reliability`, not `make test`."""
+    for item in items:
+        if uses_postgres(item):
+            item.add_marker(pytest.mark.postgres)
     if config.getoption("--run-slow"):
         return
     skip = pytest.mark.skip(reason="long-running: make reliability runs it (--run-slow)")

@@ -20,7 +20,11 @@ from api.main import create_app
 from api.settings import Settings
 from events.schema import MAX_AMOUNT
 from events.store import Store
-from tests.conftest import Club, error_of, new_game
+from tests.conftest import BOTH, Club, error_of, new_game
+
+#: both stores (tests/conftest.py `stores_of`):
+#: PostgreSQL's 32-bit INTEGER columns and its text bound what SQLite would take
+STORES = BOTH
 
 HALF = ["Juan", "Ines", "Carlo", "Sara"]
 JSON = {"Content-Type": "application/json"}

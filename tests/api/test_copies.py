@@ -24,7 +24,11 @@ from events.store.base import EVENTS, GAMES
 from events.store.migrate import upgrade
 from events.store.players import SEATS
 from projections.readmodels.ratings import RatingsModel
-from tests.conftest import Club
+from tests.conftest import BOTH, Club
+
+#: both stores (tests/conftest.py `stores_of`):
+#: the read models behind the statistics and ratings read each store's log its own way
+STORES = BOTH
 
 runner = CliRunner()
 

@@ -25,6 +25,11 @@ from projections.core.registry import available, rules_for
 from projections.core.rules import GameRules
 from projections.core.simulate import playout_choice
 from projections.fairness import fairdeal
+from tests.conftest import BOTH
+
+#: both stores (tests/conftest.py `stores_of`):
+#: the server seeds are each store's rows, and a refusal must look the same on both
+STORES = BOTH
 
 SERVER = {"dealing": "server"}
 

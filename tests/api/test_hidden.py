@@ -32,8 +32,12 @@ from events.store import Store
 from projections.core.registry import available, rules_for
 from projections.core.rules import SPECTATOR
 from projections.core.simulate import play
-from tests.conftest import Club, make_club
+from tests.conftest import BOTH, Club, make_club
 from tests.reliability.load import PLAYERS
+
+#: both stores (tests/conftest.py `stores_of`):
+#: two processes on one database decide what a reader sees at each store's head
+STORES = BOTH
 
 
 @pytest.fixture

@@ -15,7 +15,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from events.store import Store
-from tests.conftest import Club, error_of, make_club, new_game
+from tests.conftest import BOTH, Club, error_of, make_club, new_game
+
+#: both stores (tests/conftest.py `stores_of`):
+#: names are matched in each store's SQL
+STORES = BOTH
 
 
 def players_named(client: TestClient, club: Club, name: str) -> list[dict[str, Any]]:
@@ -34,6 +38,7 @@ def games_of(client: TestClient, club: Club, player: str) -> list[str]:
 def test_a_games_players_are_kept_normalised_and_found_by_any_spelling_of_their_spaces(
     client: TestClient, club: Club
 ) -> None:
+
     game = new_game(client, club, players=[" Anna \t Lee\n", "\u00a0Ben  "])
     assert game["players"] == ["Anna Lee", "Ben"]
     assert client.get(f"/v1/games/{game['id']}", headers=club.recorder).json()["players"] == ["Anna Lee", "Ben"]

@@ -16,7 +16,11 @@ from api.service import Tablebook
 from api.settings import Settings
 from events.store import Store
 from tests.api.test_search import DEAL, MARRIAGE, schnapsen, search
-from tests.conftest import Club, error_of, new_game
+from tests.conftest import BOTH, Club, error_of, new_game
+
+#: both stores (tests/conftest.py `stores_of`):
+#: names are matched in each store's SQL
+STORES = BOTH
 
 
 @pytest.fixture

@@ -18,7 +18,11 @@ from projections.core import dealing, engine
 from projections.core.registry import rules_for
 from projections.fairness import fairdeal
 from tests.api.server_tables import Table, server_seeds
-from tests.conftest import Club, error_of
+from tests.conftest import BOTH, Club, error_of
+
+#: both stores (tests/conftest.py `stores_of`):
+#: the server seeds and their commitments are each store's rows
+STORES = BOTH
 
 NOTE = {"type": "note", "text": "n"}
 
@@ -31,6 +35,7 @@ def seq_of(client: TestClient, club: Club, game_id: str) -> int:
 def test_a_seed_before_a_deal_in_one_batch_commits_both_and_a_probe_after_it_writes_nothing(
     client: TestClient, club: Club
 ) -> None:
+
     table = Table(client, club, "schnapsen")
     refused = table.send({"type": "seed", "seed": "try 1"}, {"type": "deal", "dealer": 0}, NOTE)
     body = error_of(refused, 422, "invalid")

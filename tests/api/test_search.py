@@ -11,7 +11,11 @@ from events.store import Store
 from projections.core.registry import rules_for
 from projections.core.simulate import play
 from projections.readmodels.hand_facts import KNOWN, HandFacts
-from tests.conftest import Club, make_club, new_game
+from tests.conftest import BOTH, Club, make_club, new_game
+
+#: both stores (tests/conftest.py `stores_of`):
+#: the hand facts are each store's read model
+STORES = BOTH
 
 DEAL = {
     "type": "deal",

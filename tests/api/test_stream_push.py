@@ -17,8 +17,12 @@ from fastapi.testclient import TestClient
 
 from api.routes import replays
 from events.store import Store, notify
-from tests.conftest import Club, new_game
+from tests.conftest import BOTH, Club, new_game
 from tests.reliability.load import simulated
+
+#: both stores (tests/conftest.py `stores_of`):
+#: a stream is woken by LISTEN/NOTIFY on PostgreSQL, in-process on SQLite
+STORES = BOTH
 
 
 def notes(client: TestClient, club: Club, game_id: str, count: int, text: str = "note") -> None:

@@ -19,7 +19,11 @@ import orjson
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.conftest import Club, error_of, new_game
+from tests.conftest import BOTH, Club, error_of, new_game
+
+#: both stores (tests/conftest.py `stores_of`):
+#: PostgreSQL refuses a NUL in text that SQLite would store
+STORES = BOTH
 
 NUL = "\x00"
 #: the routes of a JSON body read through `api.requests.StrictJSONRoute`: the field named is the JSON path
