@@ -8,9 +8,12 @@ same next cards again) and holds nothing secret: the server seed stays in the st
 (`events/store/seeds.py`), and the shuffled deck is computed only on the write side, when a dealing
 event is filled in (`fill`), through the recorder's `Dealer`.
 
-The shuffle and each game's dealing order are those of `projections/fairness/fairdeal.py`, the standalone
-checker a player runs: one implementation of each, so what the server deals is what the checker
-expects.
+Each game declares its dealing order (`GameRules.dealing_order`, a `DealingOrder`: which events take
+cards, how the server fills them, how many they take), so nothing here names a game. The shuffle is
+`projections/core/shuffle.py`. The standalone checker a player runs, `projections/fairness/fairdeal.py`,
+has both again in its own file (it imports nothing of Tablebook); tests hold its shuffle and its table
+of dealing orders to these (`tests/projections/test_dealing_orders.py`), so what the server deals is what
+the checker expects.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from events.codec import plain
 from events.common import DEAL_EVENTS, SHUFFLE_ALGORITHM
 from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError, TablebookError
 from events.schema import parse_event
+from projections.core import registry, shuffle
+from projections.core.dealing_order import DealingOrder, cards_in, named_count
 from projections.core.rules import BaseState, GameRules, OptionSpec, opt_choice
-from projections.fairness import fairdeal
 
 #: the option every game takes: who deals, the table (the scorer enters every card) or the server
 DEALING = OptionSpec(
@@ -37,7 +41,7 @@ DEALING = OptionSpec(
 )
 #: the actor of the events the server appends itself
 SERVER_ACTOR = "server"
-#: the seeds the server adds to Gin's hand 0 to cut again after a tie (`cut_ties`)
+#: the seeds the server adds to a deck to cut again after a tie (`cut_ties`)
 RECUT = "recut {n}"
 
 
@@ -73,27 +77,33 @@ class DealState:
 Dealer = Callable[[DealState], Sequence[str]]
 
 
+def _order(rules: GameRules[Any]) -> DealingOrder:
+    """The game's declared dealing order.
+
+    Raises:
+        ImpossibleEventError: the game declares none (no server deals it).
+    """
+    order = rules.dealing_order
+    if order is None:
+        raise ImpossibleEventError(f"{rules.title} declares no dealing order: the server cannot deal it")
+    return order
+
+
 def takes(kind: str, event: Mapping[str, Any]) -> tuple[str, ...]:
-    """The card fields of `event` if it takes cards from the deck in game `kind` (else `()`)."""
-    fields = fairdeal.TAKES.get(kind, {}).get(event.get("type"))  # type: ignore[arg-type]
-    if not fields:
-        return ()
-    if kind == "gin-rummy-3" and event.get("type") == "draw" and event.get("source") != "stock":
-        return ()  # a draw from the discard pile names a card everyone sees: as at the table
-    return fields
-
-
-def _talon(state: BaseState) -> int:
-    return int(getattr(state, "talon", 0))
+    """The card fields of `event` if it takes cards from the deck in game `kind` (else `()`): its dealing
+    order's (`DealingOrder.fields`)."""
+    order = registry.rules_for(kind).dealing_order
+    return () if order is None else order.fields(event)
 
 
 def taken_by(rules: GameRules[Any], state: BaseState, event: Mapping[str, Any]) -> int:
     """How many cards `event` (complete, about to be folded on `state`) takes from the deck."""
-    if not takes(rules.kind, event):
+    order = rules.dealing_order
+    fields = () if order is None else order.fields(event)
+    if order is None or not fields:
         return 0
-    if rules.kind == "schnapsen" and event["type"] == "draw" and _talon(state) == 1:
-        return 0  # the last draw takes the face-up trump card
-    return len(fairdeal.named_cards(rules.kind, state.seats, event["type"], event, 0))
+    count = None if order.taken is None else order.taken(state, event)
+    return named_count(event, fields) if count is None else count
 
 
 def on_deal_event(deal: DealState | None, event: Mapping[str, Any], seq: int) -> DealState | None:
@@ -104,7 +114,7 @@ def on_deal_event(deal: DealState | None, event: Mapping[str, Any], seq: int) ->
     if deal is None:
         return None
     if kind == "seed":
-        return replace(deal, seeds=(*deal.seeds, fairdeal.seed_string(event)), seeded_at=seq)
+        return replace(deal, seeds=(*deal.seeds, shuffle.seed_string(event)), seeded_at=seq)
     assert kind == "deck_revealed", kind
     return replace(deal, revealed=True, revealed_at=seq)
 
@@ -173,9 +183,12 @@ def decide_deal_event(deal: DealState | None, raw: Any, seats: int, *, stored: b
 
 
 def due_hand(rules: GameRules[Any], state: Any) -> int:
-    """The hand whose deck the next dealing event takes from (Gin's cut: hand 0)."""
-    if rules.kind == "gin-rummy-3" and getattr(state, "phase", None) == "cut":
-        return 0
+    """The hand whose deck the next dealing event takes from: the hand in progress, or between hands the
+    next one, unless the game's dealing order says otherwise (`DealingOrder.due_hand`)."""
+    order = rules.dealing_order
+    early = None if order is None or order.due_hand is None else order.due_hand(state)
+    if early is not None:
+        return early
     return int(state.hand) if rules.hand_in_progress(state) else int(state.hand) + 1
 
 
@@ -208,8 +221,9 @@ def fill(
         InvalidEventError: a card field was sent.
         ImpossibleEventError: no deck is committed for the hand, or it has no card left.
     """
-    kind, event_type = rules.kind, raw["type"]
-    fields = takes(kind, raw)
+    order = _order(rules)
+    event_type = raw["type"]
+    fields = order.fields(raw)
     for name in fields:
         if name in raw:
             raise InvalidEventError(
@@ -219,8 +233,6 @@ def fill(
     if deal is None or deal.revealed:
         raise ImpossibleEventError(f"no deck is committed for this {event_type}: it is not due")
     deck = list(dealer(deal))[deal.taken :]
-    out = dict(raw)
-    seats = int(state.seats)
 
     def cards(n: int) -> list[str]:
         if len(deck) < n:
@@ -229,40 +241,18 @@ def fill(
         del deck[:n]
         return taken
 
-    if event_type == "draw" and kind == "schnapsen" and _talon(state) == 1 and state.trump_card is not None:
-        out["card"] = state.trump_card
-    elif event_type in ("draw", "hit"):
-        out["card"] = cards(1)[0]
-    elif event_type == "cut":
-        out["cards"] = cards(3)
-    elif kind == "gin-rummy-3":
-        roles = state.dealing_roles  # the next deal's box and captain (the shown roles stay the last hand's)
-        if roles is None or getattr(state, "phase", None) != "deal":
-            raise ImpossibleEventError("no deal is due now")
-        out["hands"] = {str(s): cards(10) for s in sorted(roles[:2])}
-        out["upcard"] = cards(1)[0]
-    elif kind == "seven-and-a-half":
-        dealt = {s: cards(1)[0] for s in fairdeal.playing_order(seats, state.banker)}
-        out["cards"] = {str(s): dealt[s] for s in range(seats)}
-    else:
-        size = {"schnapsen": 5, "casino": 4, "cutthroat-smear": 6}[kind]
-        out["hands"] = [cards(size) for _ in range(seats)]
-        if kind == "schnapsen":
-            out["trump_card"] = cards(1)[0]
-        if kind == "casino" and not state.in_round:
-            out["table"] = cards(4)
-    return out
+    return {**raw, **order.fill(state, raw, cards)}
 
 
 def stand_in(kind: str, deck: Sequence[str], taken: int) -> list[str]:
-    """`deck` with the cards still in it (from `taken` on) in canonical order.
+    """`deck` with the cards still in it (from `taken` on) in canonical order (game `kind`'s unshuffled deck).
 
     A dealing event is decided on this deck first (`engine.decide`): which cards are left is known to
     whoever has seen the record (every card but those already dealt from this deck), their order is
     not. So whether the event is refused, and with what words, depends on nothing the server has not
     shown; only an event the stand-in accepts is dealt from the real deck, and it is then appended.
     """
-    order = {card: index for index, card in enumerate(fairdeal.canonical_deck(kind))}
+    order = {card: index for index, card in enumerate(_order(registry.rules_for(kind)).deck)}
     return [*deck[:taken], *sorted(deck[taken:], key=order.__getitem__)]
 
 
@@ -280,20 +270,24 @@ def batch_end(kind: str, raw_events: Sequence[Any]) -> int | None:
 
 
 def cut_ties(rules: GameRules[Any], state: Any, deal: DealState | None, raw: Any, dealer: Dealer) -> bool:
-    """Whether the cut the deck gives now (Gin's hand 0) has two cards of one rank: the table cuts again.
+    """Whether the cards the deck gives `raw` now must be cut again (`DealingOrder.recut`: Gin's cut, which
+    ranks the seats, needs three ranks), before any card of the deck is dealt.
 
-    Gin's cut ranks the seats, so its three cards must be of three ranks; at a table the tied players
-    cut again. The server's reading: it adds a `seed` of its own (`RECUT`, before any card is dealt, so
-    the record stays checkable by `server-deal.md` alone) and cuts from the new deck.
+    At a table the tied players cut again. The server's reading: it adds a `seed` of its own (`RECUT`,
+    before any card is dealt, so the record stays checkable by `server-deal.md` alone) and cuts from the
+    new deck.
     """
-    if rules.kind != "gin-rummy-3" or not isinstance(raw, dict) or raw.get("type") != "cut":
+    order = rules.dealing_order
+    if order is None or order.recut is None or not isinstance(raw, dict) or not order.fields(raw):
         return False
     if deal is None or deal.revealed or deal.taken:
         return False
-    if getattr(state, "phase", None) != "cut" or "cards" in raw:
-        return False
-    top = list(dealer(deal))[:3]
-    return len({card[0] for card in top}) < 3
+    dealt = deal
+
+    def top(n: int) -> list[str]:
+        return list(dealer(dealt))[:n]
+
+    return order.recut(state, raw, top)
 
 
 _CARD = re.compile(r"\b(?:10|[2-9ATJQK])[CDHS]\b")
@@ -302,7 +296,7 @@ _CARD = re.compile(r"\b(?:10|[2-9ATJQK])[CDHS]\b")
 def scrubbed(error: TablebookError, filled: Mapping[str, Any], fields: Sequence[str]) -> TablebookError:
     """`error` (a filled event refused), with the deck's cards out of its message: an event refused shows
     nothing of the deck it would have taken (`server-deal.md`: no error message shows it)."""
-    dealt = {card for name in fields for card in _all_cards(filled.get(name))}
+    dealt = {card for name in fields for card in cards_in(filled.get(name))}
 
     def clean(text: str) -> str:
         return _CARD.sub(lambda m: "??" if m.group(0) in dealt else m.group(0), text)
@@ -315,14 +309,9 @@ def scrubbed(error: TablebookError, filled: Mapping[str, Any], fields: Sequence[
     return out
 
 
-def _all_cards(value: Any) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, Mapping):
-        return [c for v in value.values() for c in _all_cards(v)]
-    return [c for v in value for c in _all_cards(v)]
+def deck_of(rules: GameRules[Any], server_seed: bytes, genesis: str, deal: DealState) -> list[str]:
+    """The shuffled deck of `deal` (every card, the top first): `tablebook-shuffle-v1` of the game's deck."""
+    return shuffle.shuffle(server_seed, genesis, deal.hand, deal.seeds, _order(rules).deck)
 
 
 def strip_cards(kind: str, event: Mapping[str, Any]) -> dict[str, Any]:

@@ -29,7 +29,6 @@ from events.store import DuplicateRequest, GameRecord, Head, HeldHead, SeedRow, 
 from projections.core import dealing, engine, snapshots
 from projections.core.registry import rules_for
 from projections.core.rules import GameRules, seat_dict
-from projections.fairness import fairdeal
 
 #: a batch holds at most this many events (the body is also capped at 1 MiB)
 MAX_BATCH = 1000
@@ -465,7 +464,7 @@ class Recorder:
                 f"the deck of hand {deal.hand} was committed by the server this game was imported from; this "
                 "server cannot deal from it: void the hand (hand_voided) and the next one is dealt here"
             )
-        return fairdeal.shuffle(secret, game.genesis_hash, deal.hand, deal.seeds, fairdeal.canonical_deck(game.kind))
+        return dealing.deck_of(rules_for(game.kind), secret, game.genesis_hash, deal)
 
     # ------------------------------------------------------------------ reads
 

@@ -48,6 +48,7 @@ from typing import Any, Final, Generic, Literal, TypeVar
 from events.errors import UnknownGameError
 from events.schema import EventSchemas
 from projections.core import phrases
+from projections.core.dealing_order import DealingOrder
 
 Event = Mapping[str, Any]
 
@@ -565,6 +566,10 @@ class GameRules(Generic[S]):
     #: the situation tags (of `situation_tags`) a demo game should show, so that the demo data shows
     #: every feature: `simulate.demo_playout` plays bot games until one has them all
     demo_situations: frozenset[str] = frozenset()
+    # -- dealing, read models, hand histories
+    #: the order a server deals the game's cards in (`DealingOrder`, `rules/server-deal.md`); None: no event
+    #: takes a card from a server's deck
+    dealing_order: DealingOrder | None = None
     #: the table pad's offer (`projections/reading/offers.py`) starts from `legal_events`, completed here
     #: into every decision `validate` accepts where the game lists less (Gin's lay-offs, Seven and a
     #: Half's flip of several hands), in the order offered: `complete_offers(state, offered)`

@@ -121,6 +121,7 @@ from projections.games.casino._moves import BuildMove, build_check, capture_chec
 from projections.games.casino._moves import breach as _breach
 from projections.games.casino._score import round_lines, sweeps_of
 from projections.games.casino._state import CARD_SET, CARDS, FACES, Build, CasinoState
+from projections.games.casino.dealing import DEALING_ORDER
 
 __all__ = ["RULES", "CasinoState"]
 
@@ -685,4 +686,5 @@ RULES: GameRules[CasinoState] = GameRules(
     bot=bots.bot,
     demo_situations=frozenset({"sweep", "build"}),
     disputed=_offers.disputed,
+    dealing_order=DEALING_ORDER,
 )

@@ -125,6 +125,7 @@ from projections.games.cutthroat_smear._scoring import (
     trick_winner,
 )
 from projections.games.cutthroat_smear._state import SmearState, to_act
+from projections.games.cutthroat_smear.dealing import DEALING_ORDER
 
 CARD_SET = frozenset(FULL_DECK)
 BIDS = (2, 3, 4)
@@ -645,4 +646,5 @@ RULES: GameRules[SmearState] = GameRules(
     playout_bot=bots.playout_bot,
     demo_situations=frozenset({"made_bid", "failed_bid"}),
     disputed=_offers.disputed,
+    dealing_order=DEALING_ORDER,
 )

@@ -168,6 +168,7 @@ from projections.games.gin_rummy_3._table import (
     situations,
     view,
 )
+from projections.games.gin_rummy_3.dealing import DEALING_ORDER
 
 __all__ = [
     "OPTIONS",
@@ -782,4 +783,5 @@ RULES: GameRules[GinState] = GameRules(
     demo_situations=frozenset({"gin", "undercut"}),
     complete_offers=_offers.complete_offers,
     disputed=_offers.disputed,
+    dealing_order=DEALING_ORDER,
 )

@@ -83,6 +83,7 @@ from projections.games.schnapsen._state import (
     SchnapsenState,
     beats,
 )
+from projections.games.schnapsen.dealing import DEALING_ORDER
 
 CARDS: tuple[str, ...] = deck("JQKTA")
 CARD_SET = frozenset(CARDS)
@@ -800,4 +801,5 @@ RULES: GameRules[SchnapsenState] = GameRules(
     bot=bots.bot,
     demo_situations=frozenset({"marriage"}),
     disputed=_offers.disputed,
+    dealing_order=DEALING_ORDER,
 )

@@ -184,6 +184,7 @@ from projections.games.seven_and_a_half._state import (
     make_hand_score,
 )
 from projections.games.seven_and_a_half._validate import validate
+from projections.games.seven_and_a_half.dealing import DEALING_ORDER
 
 __all__ = ["RULES", "Hand", "SevenAndAHalfState"]
 
@@ -846,4 +847,5 @@ RULES: GameRules[SevenAndAHalfState] = GameRules(
     complete_offers=_offers.complete_offers,
     disputed=_offers.disputed,
     disputed_chances=_offers.disputed_chances,
+    dealing_order=DEALING_ORDER,
 )
