@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
+import socket
+import subprocess
+import tempfile
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -92,8 +97,76 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture
 def store_url(request: pytest.FixtureRequest) -> str:
-    """The URL of a migrated database of the store the test is parametrised with (`stores_of`)."""
-    url: str = request.getfixturevalue(f"{request.param}_url")
+    """The URL of a migrated database of the store the test is parametrised with (`stores_of`).
+
+    A module that sets `OWN_SERVER = True` gets its PostgreSQL database on a server of the test session's
+    own (`own_postgres_url`): its tests read the global log below the transaction-id horizon, which any
+    open transaction anywhere on a shared server holds back (another test run, another database).
+    """
+    name = request.param
+    if name == "postgres" and getattr(request.module, "OWN_SERVER", False):
+        name = "own_postgres"
+    url: str = request.getfixturevalue(f"{name}_url")
+    return url
+
+
+def _own_server(base: Path) -> tuple[str, Callable[[], None]]:
+    """A PostgreSQL server of this test session's own, from the machine's PostgreSQL binaries: its data in
+    `base` (a folder `postgres` may enter), listening on 127.0.0.1 at a free port, trust auth; with the
+    function that stops it. As root, it runs as `postgres` (PostgreSQL refuses root)."""
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: [int(x) for x in p.parent.name.split(".")])
+    binaries = found[-1] if found else Path(shutil.which("initdb") or "initdb").parent
+    as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    base.chmod(0o755)
+    if as_postgres:
+        shutil.chown(base, "postgres", "postgres")
+    data = base / "data"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    run = partial(subprocess.run, check=True, capture_output=True, cwd=base, timeout=120)
+    run([*as_postgres, str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"])
+    options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c max_connections=200"
+    run(
+        [*as_postgres, str(binaries / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(base / "log"), "-w", "start"]
+    )
+
+    def stop() -> None:
+        subprocess.run(
+            [*as_postgres, str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
+            capture_output=True,
+            cwd=base,
+            timeout=60,
+        )
+        shutil.rmtree(base, ignore_errors=True)
+
+    return f"postgresql+psycopg://postgres@127.0.0.1:{port}", stop
+
+
+@pytest.fixture(scope="session")
+def own_postgres_server() -> Iterator[str]:
+    """A PostgreSQL server of this session's own (`_own_server`): its URL without a database."""
+    try:
+        server, stop = _own_server(Path(tempfile.mkdtemp(prefix="tablebook-pg-")))
+    except (OSError, subprocess.SubprocessError) as exc:  # pragma: no cover - the machine has PostgreSQL
+        message = f"could not start a PostgreSQL server of the tests' own: {exc}"
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(message)
+        pytest.skip(message)
+    try:
+        yield server
+    finally:
+        stop()
+
+
+@pytest.fixture(scope="session")
+def own_postgres_url(own_postgres_server: str) -> str:
+    """A migrated database on the session's own PostgreSQL server."""
+    admin = f"{own_postgres_server.replace('postgresql+psycopg://', 'postgresql://')}/postgres"
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute('CREATE DATABASE "tablebook_test"')
+    url = f"{own_postgres_server}/tablebook_test"
+    upgrade(url)
     return url
 
 
@@ -184,7 +257,7 @@ def uses_postgres(item: pytest.Item) -> bool:
     callspec = getattr(item, "callspec", None)
     if callspec is not None and "postgres" in callspec.params.values():
         return True
-    return "postgres_url" in getattr(item, "fixturenames", ())
+    return bool({"postgres_url", "own_postgres_server"} & set(getattr(item, "fixturenames", ())))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

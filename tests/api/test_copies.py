@@ -26,6 +26,10 @@ from events.store.players import SEATS
 from projections.readmodels.ratings import RatingsModel
 from tests.conftest import BOTH, Club
 
+#: PostgreSQL on the session's own server: these tests read the log below the transaction-id horizon
+#: (tests/conftest.py `store_url`), which open transactions elsewhere on a shared server hold back
+OWN_SERVER = True
+
 #: both stores (tests/conftest.py `stores_of`):
 #: the read models behind the statistics and ratings read each store's log its own way
 STORES = BOTH

@@ -13,6 +13,10 @@ from projections.core.simulate import play
 from projections.readmodels.hand_facts import KNOWN, HandFacts
 from tests.conftest import BOTH, Club, make_club, new_game
 
+#: PostgreSQL on the session's own server: these tests read the log below the transaction-id horizon
+#: (tests/conftest.py `store_url`), which open transactions elsewhere on a shared server hold back
+OWN_SERVER = True
+
 #: both stores (tests/conftest.py `stores_of`):
 #: the hand facts are each store's read model
 STORES = BOTH

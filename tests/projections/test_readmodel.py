@@ -14,6 +14,10 @@ from projections.core.simulate import play
 from projections.readmodels.hand_facts import KNOWN, NAME, READS, SITUATIONS, HandFacts, facts_of
 from tests.projections.helpers import PLAYERS
 
+#: PostgreSQL on the session's own server: these tests read the log below the transaction-id horizon
+#: (tests/conftest.py `store_url`), which open transactions elsewhere on a shared server hold back
+OWN_SERVER = True
+
 #: three-handed Casino, seed 178: the capture at seq 48 clears the table (a sweep); the one at
 #: seq 50 clears it again but is the round's last capture (only trails follow): no sweep
 SWEEP_SEED = 178

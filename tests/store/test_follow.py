@@ -21,13 +21,11 @@ from api.service import Tablebook
 from events.store import FollowedLog, Store
 from events.store.migrate import upgrade
 from events.store.notify import notifier_for
+from projections.core.registry import KINDS as GAMES
 from projections.readmodels.hand_facts import HandFacts
 from projections.readmodels.ratings import RatingsModel
-from tests.conftest import PG_SERVER
 
-KINDS = ("schnapsen", "casino", "cutthroat-smear", "gin-rummy-3", "seven-and-a-half")
-ADMIN = PG_SERVER.replace("postgresql+psycopg://", "postgresql://")
-BASE = PG_SERVER.rsplit("/", 1)[0]
+KINDS = tuple(GAMES)
 
 
 def _play(store: Store, games: int, seed: int) -> list[str]:
@@ -38,14 +36,16 @@ def _play(store: Store, games: int, seed: int) -> list[str]:
 
 
 @pytest.fixture
-def pair() -> Iterator[tuple[str, str]]:
-    """(primary URL, a function that copies it now as the "standby" and gives its URL)."""
+def pair(own_postgres_server: str) -> Iterator[tuple[str, str]]:
+    """(primary URL, the name its "standby" copy gets), on the test session's own server: a follower reads
+    below the transaction-id horizon, which any open transaction on a shared server would hold back."""
+    admin_url = f"{own_postgres_server.replace('postgresql+psycopg://', 'postgresql://')}/postgres"
     names = [f"tablebook_follow_{secrets.token_hex(4)}", f"tablebook_standby_{secrets.token_hex(4)}"]
-    with psycopg.connect(ADMIN, autocommit=True) as admin:
+    with psycopg.connect(admin_url, autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{names[0]}"')
-    upgrade(f"{BASE}/{names[0]}")
-    yield f"{BASE}/{names[0]}", names[1]
-    with psycopg.connect(ADMIN, autocommit=True) as admin:
+    upgrade(f"{own_postgres_server}/{names[0]}")
+    yield f"{own_postgres_server}/{names[0]}", names[1]
+    with psycopg.connect(admin_url, autocommit=True) as admin:
         for name in names:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
@@ -53,9 +53,11 @@ def pair() -> Iterator[tuple[str, str]]:
 def _copy(primary: Store, name: str) -> str:
     """The primary's database copied now: a standby that stays at this point of the log."""
     primary.dispose()
-    source = primary.url.rsplit("/", 1)[1]
+    base, source = primary.url.rsplit("/", 1)
     notifier_for(primary).flush()
-    with psycopg.connect(ADMIN, autocommit=True) as admin:
+    with psycopg.connect(
+        f"{base.replace('postgresql+psycopg://', 'postgresql://')}/postgres", autocommit=True
+    ) as admin:
         for _ in range(100):
             # the notifier's publisher (events/store/notify.py) may still hold a connection of its own
             admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (source,))
@@ -66,7 +68,7 @@ def _copy(primary: Store, name: str) -> str:
                 time.sleep(0.05)
         else:
             raise AssertionError(f"{source} stays in use: cannot copy it")
-    return f"{BASE}/{name}"
+    return f"{base}/{name}"
 
 
 def _count(store: Store) -> int:
