@@ -109,9 +109,9 @@ def bare_rate(store: Store) -> tuple[float, float, int]:
     shapes: list[tuple[list[int], int]] = []  # (side sizes, matches)
     for kind, rows in counts.items():
         seats = len(rules_for(kind).demo_players)
-        if kind == rating_model.SEVEN:
+        if kind == "seven-and-a-half":  # a punter against the banker
             shapes.append(([1, 1], int(rows) // 2))
-        elif kind == rating_model.GIN:
+        elif kind == "gin-rummy-3":  # the box against captain and sitter
             shapes.append(([1, 2], int(rows) // 3))
         elif kind == "schnapsen":
             shapes.append(([1, 1], int(rows) // 2))

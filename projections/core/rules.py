@@ -49,6 +49,7 @@ from events.errors import UnknownGameError
 from events.schema import EventSchemas
 from projections.core import phrases
 from projections.core.dealing_order import DealingOrder
+from projections.core.rating import Rating
 
 Event = Mapping[str, Any]
 
@@ -566,10 +567,6 @@ class GameRules(Generic[S]):
     #: the situation tags (of `situation_tags`) a demo game should show, so that the demo data shows
     #: every feature: `simulate.demo_playout` plays bot games until one has them all
     demo_situations: frozenset[str] = frozenset()
-    # -- dealing, read models, hand histories
-    #: the order a server deals the game's cards in (`DealingOrder`, `rules/server-deal.md`); None: no event
-    #: takes a card from a server's deck
-    dealing_order: DealingOrder | None = None
     #: the table pad's offer (`projections/reading/offers.py`) starts from `legal_events`, completed here
     #: into every decision `validate` accepts where the game lists less (Gin's lay-offs, Seven and a
     #: Half's flip of several hands), in the order offered: `complete_offers(state, offered)`
@@ -580,6 +577,17 @@ class GameRules(Generic[S]):
     #: the chance events that break a rule, each with an example card of `unseen` (Seven and a Half's
     #: face-down hit asked for while the seat holds one): `disputed_chances(state, unseen)`
     disputed_chances: Callable[[S, set[str]], list[Event]] = field(default=lambda state, unseen: [])
+    # -- dealing, read models, hand histories
+    #: the order a server deals the game's cards in (`DealingOrder`, `rules/server-deal.md`); None: no event
+    #: takes a card from a server's deck
+    dealing_order: DealingOrder | None = None
+    #: the game's own counts on a player's page: label -> situation tag, counted at the player's own seat
+    statistics: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+    #: the tags whose hand fact is the seat a result fact names, not the event's `seat`: tag -> that fact
+    #: (Smear's `made_bid` comes on the hand's last play, but it is the `bidder`'s)
+    fact_owners: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+    #: how the game's results are rated (`Rating`: pools, matches); None: they are not
+    rating: Rating[Any] | None = None
 
     def unit(self, key: str) -> str:
         """The unit of the field, fact, `"points"` or `"totals"` named `key` ("" for a plain number)."""

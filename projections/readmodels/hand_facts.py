@@ -31,12 +31,13 @@ is answered from these rows.
   have facts, and those are exactly what a retract takes back: a `note` or
   `score_claimed` in the range stays in force (`engine.takes_back`) but has
   no fact to keep.
-- Whose fact: a fact is the event's `seat`'s, except a tag of `OWNER_FACTS`, whose result names
-  the seat it belongs to (Smear's `made_bid` / `failed_bid` come on the hand's last play, but are
-  the bidder's): the per-player search (`has=` with a player) and statistics count them there.
+- Whose fact: a fact is the event's `seat`'s, except a tag the game declares another seat's
+  (`GameRules.fact_owners`: the result fact that names the seat it belongs to; a bid made or set
+  comes on the hand's last play, but is the bidder's): the per-player search (`has=` with a player)
+  and statistics count them there.
 - Facts that name an earlier event: when a tag's plural is a list of
-  `{seat, seq}` in the result (Casino's `sweeps` at the round's end, which
-  settle which table-clearing captures were sweeps), the fact is written at
+  `{seat, seq}` in the result (the `sweeps` of a round's end, which settle
+  which table-clearing captures were sweeps), the fact is written at
   each listed seq and seat, once. Every other fact is written at the
   event's own seq, with the event's `seat` (None when it has none).
 """
@@ -82,9 +83,6 @@ def _reads() -> LogFilter | None:
 #: what the hand facts read of the log (the WHERE of migration 0012's `ix_event_hand_facts`)
 READS: LogFilter | None = _reads()
 
-#: tags whose seat is a result fact, not the event's seat: tag -> the result key naming the seat
-OWNER_FACTS: dict[str, str] = {"made_bid": "bidder", "failed_bid": "bidder"}
-
 
 @dataclass(frozen=True, slots=True)
 class Fact:
@@ -106,6 +104,7 @@ def facts_of(rules: GameRules[Any], envelope: Mapping[str, Any]) -> list[Fact]:
     event = event_of(envelope)
     result = envelope.get("result") or {}
     seat = _seat(event.get("seat"))
+    owners = rules.fact_owners
     facts: list[Fact] = []
     for tag in rules.situations(event, result):
         refs = result.get(tag + "s")
@@ -116,7 +115,7 @@ def facts_of(rules: GameRules[Any], envelope: Mapping[str, Any]) -> list[Fact]:
         ):
             facts.extend(Fact(envelope["hand"], r["seq"], tag, _seat(r.get("seat")), once=True) for r in refs)
         else:
-            owner = _seat(result.get(OWNER_FACTS[tag])) if tag in OWNER_FACTS else seat
+            owner = _seat(result.get(owners[tag])) if tag in owners else seat
             facts.append(Fact(envelope["hand"], envelope["seq"], tag, owner))
     return facts
 

@@ -11,21 +11,17 @@ player's rating is: a rating is **provisional** while `sigma > PROVISIONAL_SIGMA
 ten results), shown with a `?`. Leaderboards order by the conservative `ordinal` (`mu - 3 sigma`)
 so that a newcomer with two lucky wins does not top the table; the rating shown is `mu`.
 
-One rating per game shape (`pool`):
-
-- Schnapsen: the winner against the loser, when the game ends.
-- Casino, Cutthroat Smear: every player against every other by final rank (totals, higher first;
-  equal totals tie), when the game ends.
-- Gin Rummy for three: every scored hand, the box against the team of captain and sitter (the
-  roles of that hand, from its deal); a drawn or voided hand is not rated.
-- Seven and a Half: every settled hand, each punter who staked against the banker, one pair after
-  another by seat; the banker's rating (`seven_and_a_half.banker`) and the punters' rating
-  (`seven_and_a_half.punter`) are apart. A punter's points decide the pair: won, lost, or a tie.
+One rating per game shape (`pool`), as each game declares it (`GameRules.rating`, a `Rating` of
+`projections/core/rating.py`: its pools, whether its results settle per hand, how a stored result reads
+as matches, what of a hand its results need), so that nothing here names a game. The games' own
+modules say what they rate (`projections/games/<game>/readmodels.py`): the winner against the loser
+when the game ends, every player against every other by final rank, every scored hand with the roles
+or the stakes of that hand, a game's bankers and its punters in pools apart.
 
 The projection follows the global log like the hand facts (`projections/readmodels/hand_facts.py`): a stored
 checkpoint (`ratings`), each page's changes written with the checkpoint's move in one transaction,
 so an append is rated incrementally without refolding any game (only the event that settles a
-result is read, with the hand's context kept in memory: the banker, the stakes, the roles).
+result is read, with the hand's context kept in memory: the game's `HandContext`).
 `rebuild()` empties it and reads the whole log again through the same code, so it gives the same
 rows (tested). A result taken back by a `retract` (its seq between the retract's `to_seq` and the
 retract) is never rated; a retract that takes back a result already rated makes the projection
@@ -46,14 +42,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from openskill.models import BradleyTerryFull, BradleyTerryFullRating
 
 from events.codec import dumps, loads
+from events.errors import UnknownGameError
 from events.store import Store
 from events.store.log import LogFilter
+from projections.core.rating import HandContext as HandContext
+from projections.core.rating import Match as Match
+from projections.core.rating import Rating
+from projections.core.registry import KINDS, rules_for
 
 #: the checkpoint's name in `projection_checkpoint`
 NAME = "ratings"
@@ -62,116 +62,56 @@ MODEL = BradleyTerryFull()
 #: a rating is provisional while its sigma is above this (it starts at 25/3 ~ 8.33)
 PROVISIONAL_SIGMA = 6.0
 
-SEVEN = "seven-and-a-half"
-GIN = "gin-rummy-3"
-BANKER_POOL = "seven-and-a-half.banker"
-PUNTER_POOL = "seven-and-a-half.punter"
+
+def rating_of(kind: str) -> Rating[Any] | None:
+    """How the game `kind` is rated (`GameRules.rating`); None: it is not, or this server has no such game."""
+    try:
+        return rules_for(kind).rating
+    except UnknownGameError:
+        return None
+
+
+#: every game rated, and its rating
+RATED: dict[str, Rating[Any]] = {kind: rating for kind in KINDS if (rating := rating_of(kind)) is not None}
 
 #: every pool a kind rates, in the order pages show them
-POOLS: dict[str, tuple[str, ...]] = {
-    "schnapsen": ("schnapsen",),
-    "casino": ("casino",),
-    "cutthroat-smear": ("cutthroat-smear",),
-    GIN: (GIN,),
-    SEVEN: (BANKER_POOL, PUNTER_POOL),
-}
+POOLS: dict[str, tuple[str, ...]] = {kind: tuple(rating.pools) for kind, rating in RATED.items()}
 
 Progress = Callable[[int], None]
 
-#: the events that give a hand's context: Seven and a Half's stakes and banker (its bets) and Gin's roles (its
-#: deal or cut, whose result names the captain), besides a retract
-CONTEXT_TYPES = frozenset({"bet", "deal", "cut"})
-#: what the ratings read of the log (`LogReader.read_filtered`): bets and retracts, a game's first event
-#: (from which a hand's context is followed without reading back), and the events whose result text holds
-#: one of the marks: a game's or a hand's end, and Gin's roles (a deal of the other games, most of a
-#: deal's bytes, is left out); every other event is left out by the database, over migration 0013's
-#: partial index `ix_event_ratings`, whose WHERE is exactly `READS`' SQL
-READ_TYPES = ("bet", "retract")
-READ_MARKS = ('"captain"', '"game_ended"', '"hand_ended"')
-READS = LogFilter(types=READ_TYPES, result_marks=READ_MARKS, first_events=True)
+
+def _reads() -> LogFilter:
+    """What the ratings read of the log (`LogReader.read_filtered`): retracts, a game's first event (from which
+    a hand's context is followed without reading back), the events whose result text marks a game's end (or
+    a hand's, for a game whose results settle per hand), and what each game's hand context is read from
+    (its `Rating.read_types` and `read_marks`: the bets that make the stakes, the result of a deal that names
+    the roles; a deal of any other game, most of a deal's bytes, is left out). Every other event is left
+    out by the database, over migration 0013's partial index `ix_event_ratings`, whose WHERE is exactly this
+    filter's SQL (tests/projections/test_read_indexes.py)."""
+    types = {"retract"}
+    marks = {'"game_ended"'}
+    for rating in RATED.values():
+        if rating.per_hand:
+            marks.add('"hand_ended"')
+        types.update(rating.read_types)
+        marks.update(rating.read_marks)
+    return LogFilter(types=tuple(sorted(types)), result_marks=tuple(sorted(marks)), first_events=True)
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
-    """One rated result: sides of seats, each rated in its pool, and their ranks (lower is better, ties equal)."""
-
-    hand: int
-    seq: int
-    sides: tuple[tuple[int, ...], ...]
-    pools: tuple[str, ...]
-    ranks: tuple[int, ...]
+READS = _reads()
 
 
-@dataclass(slots=True)
-class HandContext:
-    """What a game's hand in progress has shown so far that its result needs (from its own events)."""
-
-    hand: int = -1
-    banker: tuple[int, int] | None = None  # (seat, seq)
-    stakes: dict[int, int] = field(default_factory=dict)  # seat -> seq of its first stake
-    roles: dict[str, int] | None = None  # Gin: box, captain, sitter
-
-    def observe(self, envelope: Mapping[str, Any]) -> None:
-        """Take in one event of the game (in seq order)."""
-        if envelope["hand"] != self.hand:
-            self.hand, self.banker, self.stakes, self.roles = envelope["hand"], None, {}, None
-        result = envelope.get("result") or {}
-        data = envelope.get("data") or {}
-        kind = envelope["type"]
-        if kind == "retract":
-            floor = data["to_seq"]
-            self.stakes = {s: q for s, q in self.stakes.items() if q <= floor}
-            if self.banker is not None and self.banker[1] > floor:
-                self.banker = None
-            return
-        if isinstance(result.get("banker"), int):
-            self.banker = (result["banker"], envelope["seq"])
-        if kind == "bet" and isinstance(data.get("seat"), int):
-            self.stakes.setdefault(data["seat"], envelope["seq"])
-        if all(isinstance(result.get(role), int) for role in ("box", "captain", "sitter")):
-            self.roles = {role: result[role] for role in ("box", "captain", "sitter")}
-
-
-def _ranks_by_totals(totals: Mapping[str, Any], seats: int) -> tuple[int, ...]:
-    """Competition ranks by total, highest first (1, 2, 2, 4 style; 0-based)."""
-    values = [int(totals.get(str(s), 0)) for s in range(seats)]
-    return tuple(sum(1 for other in values if other > mine) for mine in values)
+def context_of(kind: str) -> HandContext:
+    """A new hand context for the game `kind` (its `Rating.context`; the plain one for a game not rated)."""
+    rating = rating_of(kind)
+    return HandContext() if rating is None else rating.context()
 
 
 def matches_of(kind: str, seats: int, envelope: Mapping[str, Any], context: HandContext) -> list[Match]:
-    """The rated results one stored envelope settles (pure: the envelope and its hand's context)."""
-    result = envelope.get("result") or {}
-    hand, seq = envelope["hand"], envelope["seq"]
-    if kind == SEVEN:
-        if not result.get("hand_ended") or result.get("voided") or context.banker is None:
-            return []
-        banker = context.banker[0]
-        points = result.get("points") or {}
-        found = []
-        for punter in sorted(context.stakes):
-            if punter == banker:
-                continue
-            won = int(points.get(str(punter), 0))
-            ranks = (0, 0) if won == 0 else ((0, 1) if won > 0 else (1, 0))
-            found.append(Match(hand, seq, ((punter,), (banker,)), (PUNTER_POOL, BANKER_POOL), ranks))
-        return found
-    if kind == GIN:
-        if not result.get("hand_ended") or "box_won" not in result or context.roles is None:
-            return []
-        roles = context.roles
-        ranks = (0, 1) if result["box_won"] else (1, 0)
-        return [Match(hand, seq, ((roles["box"],), (roles["captain"], roles["sitter"])), (GIN, GIN), ranks)]
-    if not result.get("game_ended"):
-        return []
-    if kind == "schnapsen":
-        winner = result.get("winner")
-        if not isinstance(winner, int):
-            return []
-        return [Match(hand, seq, ((0,), (1,)), (kind, kind), (0, 1) if winner == 0 else (1, 0))]
-    if kind in POOLS:
-        by_total = _ranks_by_totals(result.get("totals") or {}, seats)
-        return [Match(hand, seq, tuple((s,) for s in range(seats)), (kind,) * seats, by_total)]
-    return []
+    """The rated results one stored envelope settles (pure: the envelope and its hand's context, from
+    `context_of`), by the game's `Rating.matches`."""
+    rating = rating_of(kind)
+    return [] if rating is None else rating.matches(seats, envelope, context)
 
 
 def _score(mine: int, theirs: int) -> float:
@@ -305,7 +245,8 @@ class RatingsModel:
         self.store = store.follower
         #: events read per page (those `READS` admits): each page is one transaction
         self.batch = batch
-        self._games: dict[str, tuple[str, int, list[str]]] = {}
+        #: game id -> its kind, club, rated players by seat, and its rating (None: not rated here)
+        self._games: dict[str, tuple[str, int, list[str], Rating[Any] | None]] = {}
         self._context: dict[str, HandContext] = {}
         #: the latest rating of every (player, pool) this process has looked up or written, and the
         #: checkpoint they are the ratings at: valid while this process is the one moving the checkpoint
@@ -358,18 +299,20 @@ class RatingsModel:
     def _decoded(self, row: Sequence[Any]) -> tuple[int, str, dict[str, Any]] | None:
         """The envelope of a light row that the ratings need (a result, a hand's context, a retract), else None."""
         position, game_id, seq, hand, kind, data, result, recorded_at = row
-        game_kind = self._games[game_id][0]
-        contextual = game_kind in (SEVEN, GIN)
-        if contextual and seq == 1:
-            self._context[game_id] = HandContext()  # followed from its first event: no read-back needed
-        settles = '"game_ended"' in result or (contextual and '"hand_ended"' in result)
-        if not (settles or kind == "retract" or (contextual and kind in CONTEXT_TYPES)):
+        rating = self._games[game_id][3]
+        per_hand = rating if rating is not None and rating.per_hand else None  # results settle per hand
+        if per_hand is not None and seq == 1:
+            self._context[game_id] = per_hand.context()  # followed from its first event: no read-back needed
+        settles = '"game_ended"' in result or (per_hand is not None and '"hand_ended"' in result)
+        if not (settles or kind == "retract" or (per_hand is not None and kind in per_hand.context_types)):
             return None
+        # what a hand context reads of a data: a retract's, and the types the game's context reads
+        reads_data = kind == "retract" or (rating is not None and kind in rating.context_data)
         envelope = {
             "seq": seq,
             "hand": hand,
             "type": kind,
-            "data": loads(data) if kind in ("bet", "retract") else {},  # what `HandContext` reads of a data
+            "data": loads(data) if reads_data else {},
             "result": loads(result),
             "recorded_at": recorded_at,
         }
@@ -395,14 +338,14 @@ class RatingsModel:
             return
         seats = self.store.players.rated_seats(missing)  # a copy (`copy_of`) is not rated
         for game_id, (kind, club_id) in self.store.game_kinds(missing).items():
-            self._games[game_id] = (kind, club_id, seats.get(game_id, []))
+            self._games[game_id] = (kind, club_id, seats.get(game_id, []), RATED.get(kind))
 
-    def _hand_context(self, game_id: str, envelope: Mapping[str, Any]) -> HandContext:
+    def _hand_context(self, game_id: str, envelope: Mapping[str, Any], rating: Rating[Any]) -> HandContext:
         """The game's context for this event's hand: kept from earlier pages, or read back from its hand's events."""
-        context = self._context.get(game_id)
-        if context is not None and context.hand == envelope["hand"]:
-            return context
-        context = HandContext()
+        kept = self._context.get(game_id)
+        if kept is not None and kept.hand == envelope["hand"]:
+            return kept
+        context: HandContext = rating.context()
         span = self.store.hand_seqs(game_id, envelope["hand"], envelope["seq"] - 1)
         if span is not None:
             for earlier in self.store.read_events(game_id, span[0] - 1, upto=envelope["seq"] - 1):
@@ -413,7 +356,7 @@ class RatingsModel:
     def _changes(self, page: Sequence[tuple[int, str, Mapping[str, Any]]], ratings: Ratings) -> list[ChangeRow]:
         """The explained rating changes of one page (its decoded events), in log order; `ratings` (the
         latest of each player and pool) is brought up to date in place."""
-        settles = [_may_settle(self._games[gid][0], env) for _, gid, env in page]
+        settles = [_may_settle(self._games[gid][3], env) for _, gid, env in page]
         settling = [gid for (_, gid, _), settled in zip(page, settles, strict=True) if settled]
         if not settling:
             for _, game_id, env in page:
@@ -432,11 +375,11 @@ class RatingsModel:
         self._looked_up |= missing
         rows: list[ChangeRow] = []
         for (position, game_id, env), settled in zip(page, settles, strict=True):
-            kind, club_id, players = self._games[game_id]
-            if settled and kind in POOLS and players and not _voided(env["seq"], retracts.get(game_id, ())):
-                context = self._hand_context(game_id, env) if kind in (SEVEN, GIN) else HandContext()
+            kind, club_id, players, rating = self._games[game_id]
+            if settled and rating is not None and players and not _voided(env["seq"], retracts.get(game_id, ())):
+                context = self._hand_context(game_id, env, rating) if rating.per_hand else rating.context()
                 base = (club_id, game_id, kind, position, env["recorded_at"])
-                for match in matches_of(kind, len(players), env, context):
+                for match in rating.matches(len(players), env, context):
                     rows += rate(match, players, ratings, base, self._objects)
             self._observe(game_id, env)
         return rows
@@ -448,6 +391,7 @@ class RatingsModel:
             context.observe(env)
 
 
-def _may_settle(kind: str, env: Mapping[str, Any]) -> bool:
+def _may_settle(rating: Rating[Any] | None, env: Mapping[str, Any]) -> bool:
+    """Whether `env` may settle a result of its game: the game's end, or a hand's in a game rated per hand."""
     result = env.get("result") or {}
-    return bool(result.get("game_ended") or (kind in (SEVEN, GIN) and result.get("hand_ended")))
+    return bool(result.get("game_ended") or (rating is not None and rating.per_hand and result.get("hand_ended")))

@@ -22,30 +22,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from events.store import PlayerRecord, Store
-from projections.readmodels.ratings import MODEL, POOLS, is_provisional, ordinal
+from projections.core.registry import KINDS, rules_for
+from projections.readmodels.ratings import MODEL, POOLS, RATED, is_provisional, ordinal
 
-#: the game's own statistics: label -> situation tag (counted at the player's own seat)
-STATS: dict[str, dict[str, str]] = {
-    "schnapsen": {"marriages": "marriage", "closes": "close", "failed_closes": "failed_close"},
-    "gin-rummy-3": {"knocks": "knock", "gins": "gin", "undercuts": "undercut"},
-    "casino": {"sweeps": "sweep", "builds": "build"},
-    "cutthroat-smear": {"bids_made": "made_bid", "bids_set": "failed_bid"},
-    "seven-and-a-half": {"sevens_and_a_half": "seven_and_a_half", "busts": "bust"},
-}
+#: each game's own statistics (`GameRules.statistics`): label -> situation tag (counted at the player's own seat)
+STATS: dict[str, dict[str, str]] = {kind: dict(rules_for(kind).statistics) for kind in KINDS}
 
-#: how a pool reads on a page
-POOL_TITLES: dict[str, str] = {
-    "schnapsen": "Schnapsen",
-    "casino": "Casino",
-    "cutthroat-smear": "Cutthroat Smear",
-    "gin-rummy-3": "Gin Rummy for three",
-    "seven-and-a-half.banker": "Seven and a Half, as banker",
-    "seven-and-a-half.punter": "Seven and a Half, as punter",
-}
+#: how a pool reads on a page (`Rating.pools`)
+POOL_TITLES: dict[str, str] = {pool: title for rating in RATED.values() for pool, title in rating.pools.items()}
 
-
-#: the side a pool rates, where a kind rates two (Seven and a Half's banker and punters)
-ROLES = {"seven-and-a-half.banker": "banker", "seven-and-a-half.punter": "punter"}
+#: the side a pool rates, where a kind rates two (`Rating.roles`)
+ROLES: dict[str, str] = {pool: role for rating in RATED.values() for pool, role in rating.roles.items()}
 
 
 def rating_doc(mu: float, sigma: float, results: int) -> dict[str, Any]:
@@ -120,7 +107,8 @@ def explain(change: Mapping[str, Any], names: Names) -> dict[str, Any]:
     outcome = (
         "won" if actual == 1 else ("lost" if actual == 0 else ("drew" if actual == 0.5 else f"scored {actual:.2f}"))
     )
-    where = f"hand {change['hand']}" if change["kind"] in ("gin-rummy-3", "seven-and-a-half") else "the game"
+    rating = RATED.get(change["kind"])
+    where = f"hand {change['hand']}" if rating is not None and rating.per_hand else "the game"
     if change["pool"] in ROLES:
         where += f" as {ROLES[change['pool']]}"
     reason = (

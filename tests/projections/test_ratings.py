@@ -12,14 +12,14 @@ import pytest
 from api.service import Operator, Tablebook
 from events.store import Store
 from events.store.ratings import CHANGE_COLUMNS
+from projections.games.seven_and_a_half.readmodels import BANKER_POOL, PUNTER_POOL
 from projections.readmodels import ratings as ratings_module
 from projections.readmodels.ratings import (
-    BANKER_POOL,
     MODEL,
-    PUNTER_POOL,
     HandContext,
     Match,
     RatingsModel,
+    context_of,
     matches_of,
     rate,
     update,
@@ -49,7 +49,7 @@ def test_casino_and_smear_rank_everyone_by_final_totals_with_ties() -> None:
 
 
 def test_gin_rates_each_scored_hand_box_against_captain_and_sitter() -> None:
-    context = HandContext()
+    context = context_of("gin-rummy-3")
     context.observe(_env("deal", 2, 1, {"box": 2, "captain": 0, "sitter": 1}))
     (match,) = matches_of("gin-rummy-3", 3, _env("lay_off", 20, 1, {"hand_ended": True, "box_won": False}), context)
     assert match.sides == ((2,), (0, 1)) and match.ranks == (1, 0)
@@ -58,7 +58,7 @@ def test_gin_rates_each_scored_hand_box_against_captain_and_sitter() -> None:
 
 
 def test_seven_and_a_half_pairs_each_staking_punter_with_the_banker_in_separate_pools() -> None:
-    context = HandContext()
+    context = context_of("seven-and-a-half")
     context.observe(_env("bet", 1, 1, {"banker": 0}, {"seat": 1, "amount": 2}))
     context.observe(_env("bet", 2, 1, {}, {"seat": 3, "amount": 1}))
     context.observe(_env("bet", 3, 1, {}, {"seat": 2, "amount": 1}))

@@ -122,6 +122,7 @@ from projections.games.casino._moves import breach as _breach
 from projections.games.casino._score import round_lines, sweeps_of
 from projections.games.casino._state import CARD_SET, CARDS, FACES, Build, CasinoState
 from projections.games.casino.dealing import DEALING_ORDER
+from projections.games.casino.readmodels import RATING, STATISTICS
 
 __all__ = ["RULES", "CasinoState"]
 
@@ -687,4 +688,6 @@ RULES: GameRules[CasinoState] = GameRules(
     demo_situations=frozenset({"sweep", "build"}),
     disputed=_offers.disputed,
     dealing_order=DEALING_ORDER,
+    statistics=STATISTICS,
+    rating=RATING,
 )

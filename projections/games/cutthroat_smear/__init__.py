@@ -126,6 +126,7 @@ from projections.games.cutthroat_smear._scoring import (
 )
 from projections.games.cutthroat_smear._state import SmearState, to_act
 from projections.games.cutthroat_smear.dealing import DEALING_ORDER
+from projections.games.cutthroat_smear.readmodels import FACT_OWNERS, RATING, STATISTICS
 
 CARD_SET = frozenset(FULL_DECK)
 BIDS = (2, 3, 4)
@@ -647,4 +648,7 @@ RULES: GameRules[SmearState] = GameRules(
     demo_situations=frozenset({"made_bid", "failed_bid"}),
     disputed=_offers.disputed,
     dealing_order=DEALING_ORDER,
+    statistics=STATISTICS,
+    fact_owners=FACT_OWNERS,
+    rating=RATING,
 )

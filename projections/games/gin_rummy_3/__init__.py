@@ -169,6 +169,7 @@ from projections.games.gin_rummy_3._table import (
     view,
 )
 from projections.games.gin_rummy_3.dealing import DEALING_ORDER
+from projections.games.gin_rummy_3.readmodels import RATING, STATISTICS
 
 __all__ = [
     "OPTIONS",
@@ -784,4 +785,6 @@ RULES: GameRules[GinState] = GameRules(
     complete_offers=_offers.complete_offers,
     disputed=_offers.disputed,
     dealing_order=DEALING_ORDER,
+    statistics=STATISTICS,
+    rating=RATING,
 )

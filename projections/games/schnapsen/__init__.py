@@ -84,6 +84,7 @@ from projections.games.schnapsen._state import (
     beats,
 )
 from projections.games.schnapsen.dealing import DEALING_ORDER
+from projections.games.schnapsen.readmodels import RATING, STATISTICS
 
 CARDS: tuple[str, ...] = deck("JQKTA")
 CARD_SET = frozenset(CARDS)
@@ -802,4 +803,6 @@ RULES: GameRules[SchnapsenState] = GameRules(
     demo_situations=frozenset({"marriage"}),
     disputed=_offers.disputed,
     dealing_order=DEALING_ORDER,
+    statistics=STATISTICS,
+    rating=RATING,
 )

@@ -185,6 +185,7 @@ from projections.games.seven_and_a_half._state import (
 )
 from projections.games.seven_and_a_half._validate import validate
 from projections.games.seven_and_a_half.dealing import DEALING_ORDER
+from projections.games.seven_and_a_half.readmodels import RATING, STATISTICS
 
 __all__ = ["RULES", "Hand", "SevenAndAHalfState"]
 
@@ -848,4 +849,6 @@ RULES: GameRules[SevenAndAHalfState] = GameRules(
     disputed=_offers.disputed,
     disputed_chances=_offers.disputed_chances,
     dealing_order=DEALING_ORDER,
+    statistics=STATISTICS,
+    rating=RATING,
 )
