@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from projections.core.registry import rules_for
 from projections.fairness import fairdeal
 
 #: the least expected count of a bin of its own (the usual rule of thumb for Pearson's chi-square)
@@ -220,12 +221,17 @@ class KindTally:
 
 
 def seat_hands(kind: str, data: Mapping[str, Any]) -> list[list[str]]:
-    """Each seat's dealt cards in a deal event (Gin: the box's and the captain's)."""
-    if kind == "gin-rummy-3":
-        return [list(v) for v in (data.get("hands") or {}).values()]
-    if kind == "seven-and-a-half":
-        return [[c] for c in (data.get("cards") or {}).values()]
-    return [list(h) for h in data.get("hands") or []]
+    """Each seat's dealt cards in a deal event (Gin: the box's and the captain's), as the game declares
+    them: the deal's fields whose cards only their own seat sees (`Secret(..., "each_seat")` in the game's
+    `visibility`), a list by seat or an object keyed by seat, of cards or of a single card each."""
+    out: list[list[str]] = []
+    for secret in rules_for(kind).visibility.secrets.get("deal", ()):
+        if secret.to != "each_seat" or not secret.when(data):
+            continue
+        value = data.get(secret.field) or ()
+        for cards in value.values() if isinstance(value, Mapping) else value:
+            out.append([cards] if isinstance(cards, str) else list(cards))
+    return out
 
 
 def tally_game(
