@@ -29,7 +29,7 @@ from projections.fairness import fairdeal
 
 #: the least expected count of a bin of its own (the usual rule of thumb for Pearson's chi-square)
 MIN_EXPECTED = 5.0
-#: a hand smaller than this has no suit pattern worth the name (Seven and a Half deals one card)
+#: a hand smaller than this has no suit pattern worth the name (a game may deal one card each)
 MIN_PATTERN_CARDS = 2
 
 
@@ -221,9 +221,10 @@ class KindTally:
 
 
 def seat_hands(kind: str, data: Mapping[str, Any]) -> list[list[str]]:
-    """Each seat's dealt cards in a deal event (Gin: the box's and the captain's), as the game declares
-    them: the deal's fields whose cards only their own seat sees (`Secret(..., "each_seat")` in the game's
-    `visibility`), a list by seat or an object keyed by seat, of cards or of a single card each."""
+    """Each seat's dealt cards in a deal event (only the seats dealt to: a seat sitting out has none), as
+    the game declares them: the deal's fields whose cards only their own seat sees (`Secret(...,
+    "each_seat")` in the game's `visibility`), a list by seat or an object keyed by seat, of cards or of a
+    single card each."""
     out: list[list[str]] = []
     for secret in rules_for(kind).visibility.secrets.get("deal", ()):
         if secret.to != "each_seat" or not secret.when(data):
