@@ -50,6 +50,7 @@ from events.schema import EventSchemas
 from projections.core import phrases
 from projections.core.dealing_order import DealingOrder
 from projections.core.rating import Rating
+from projections.core.speech import PLAIN, Words
 
 Event = Mapping[str, Any]
 
@@ -588,6 +589,8 @@ class GameRules(Generic[S]):
     fact_owners: Mapping[str, str] = field(default_factory=lambda: EMPTY)
     #: how the game's results are rated (`Rating`: pools, matches); None: they are not
     rating: Rating[Any] | None = None
+    #: the game's words in a text hand history (`Words`)
+    words: Words = PLAIN
 
     def unit(self, key: str) -> str:
         """The unit of the field, fact, `"points"` or `"totals"` named `key` ("" for a plain number)."""

@@ -133,14 +133,14 @@ def _cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-#: the csv's value columns by what a game's points count (`words.POINTS_WORD`): the line's, the seat's sum so far
+#: the csv's value columns by what a game's points count (`words.points_word`): the line's, the seat's sum so far
 VALUE_COLUMNS = {"chips": ("chips", "running_chips"), "game points": ("game_points", "game_points_won")}
 
 
 def csv_columns(rules: GameRules[Any] | None) -> tuple[str, ...]:
     """`hand, player, points, running_total, rule, reason, seqs`, the value columns named in the game's unit
     (Seven and a Half: `chips, running_chips`; Schnapsen: `game_points, game_points_won, to_go`)."""
-    word = words.POINTS_WORD.get(rules.kind, "points") if rules is not None else "points"
+    word = words.points_word(rules) if rules is not None else "points"
     points, running = VALUE_COLUMNS.get(word, ("points", "running_total"))
     to_go = ("to_go",) if rules is not None and words.Units.of(rules).units.get("totals") == "to_go" else ()
     return ("hand", "player", points, running, *to_go, "rule", "reason", "seqs")

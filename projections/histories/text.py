@@ -122,13 +122,9 @@ def event_line(words: str, seq: int, body: str, indent: int) -> str:
     return f"{left.ljust(EVENT_COLUMN - 2)}  [{seq}. {body}]"
 
 
-def _points_word(rules: GameRules[Any]) -> str:
-    return words.POINTS_WORD.get(rules.kind, "points")
-
-
 def score_lines(hand: HandScore, speaker: words.Speaker, rules: GameRules[Any]) -> list[str]:
     """`Score of hand 3: Anna +2 game points, Ben 0`, then one line per score line, in words."""
-    unit = _points_word(rules)
+    unit = words.points_word(rules)
     head = ", ".join(f"{speaker.who(s)} {speaker.value('points', p, signed=True)}" for s, p in enumerate(hand.points))
     suffix = f" {unit}" if speaker.units.units.get("points") != "chips" else ""
     out = [f"  Score of hand {hand.hand}: {head}{suffix}" + ("" if hand.lines else " (no points)")]
@@ -207,7 +203,7 @@ def header_tags(info: Mapping[str, Any], sheet: ScoreSheet | None, rules: GameRu
     return tags
 
 
-def _dealt(kind: str, speaker: words.Speaker, data: Mapping[str, Any]) -> list[str]:
+def _dealt(speaker: words.Speaker, data: Mapping[str, Any]) -> list[str]:
     """Each player's starting cards of a deal, sorted by suit; the table's, when the deal lays some out."""
     width = max((len(speaker.who(s)) for s in range(len(speaker.players))), default=4) + 1
     out: list[str] = []
@@ -218,7 +214,7 @@ def _dealt(kind: str, speaker: words.Speaker, data: Mapping[str, Any]) -> list[s
         for seat in sorted(hands, key=lambda k: int(k) if str(k).isdigit() else 99):
             cards = hands[seat]
             cards = cards if isinstance(cards, list) else [cards]
-            out.append(f"    {(speaker.who(seat) + ':').ljust(width)} {words.sorted_hand(kind, cards)}")
+            out.append(f"    {(speaker.who(seat) + ':').ljust(width)} {words.sorted_hand(speaker.words, cards)}")
     if isinstance(data.get("table"), list):
         out.append(f"    {'table:'.ljust(width)} {words.cards_text(data['table'])}")
     return out
@@ -252,7 +248,8 @@ class _Writer:
 
     @property
     def trick_game(self) -> bool:
-        return self.rules.kind in TRICK_GAMES
+        """Whether the game's plays are grouped by trick, each with its winner (`Words.trick_play`)."""
+        return self.speaker.words.trick_play is not None
 
     def new_hand(self) -> None:
         self.trick, self.in_trick = 0, False
@@ -273,7 +270,7 @@ class _Writer:
         indent = 4 if kind == "play" and self.trick_game else 2
         out.append(event_line(text, env["seq"], event_body(self.rules, kind, data, self.names), indent))
         if kind == "deal":
-            out += _dealt(self.rules.kind, self.speaker, data)
+            out += _dealt(self.speaker, data)
         ended = words.trick_end(self.speaker, result) if self.trick_game else None
         if ended is not None:
             out.append(f"    → {ended}")
@@ -283,10 +280,6 @@ class _Writer:
         if result.get("hand_ended"):
             out += hand_facts(self.speaker, result)
         return out
-
-
-#: games whose plays are grouped by trick, with the trick's winner
-TRICK_GAMES = frozenset({"schnapsen", "cutthroat-smear"})
 
 
 def _remarks(

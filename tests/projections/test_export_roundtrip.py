@@ -207,9 +207,12 @@ def test_gin_knocks_show_their_melds_and_smear_its_bids() -> None:
 
 
 def test_sorted_hands() -> None:
-    assert words.sorted_hand("casino", ["TD", "AS", "2C", "KS", "QH", "??"]) == "A♠ K♠  Q♥  2♣  10♦  ??"
-    assert words.sorted_hand("schnapsen", ["KH", "TH", "AH", "JH"]) == "A♥ 10♥ K♥ J♥"
-    assert words.sorted_hand("gin-rummy-3", ["AC", "KC", "5C"]) == "K♣ 5♣ A♣"
+    def sorted_hand(kind: str, codes: list[str]) -> str:
+        return words.sorted_hand(rules_for(kind).words, codes)
+
+    assert sorted_hand("casino", ["TD", "AS", "2C", "KS", "QH", "??"]) == "A♠ K♠  Q♥  2♣  10♦  ??"
+    assert sorted_hand("schnapsen", ["KH", "TH", "AH", "JH"]) == "A♥ 10♥ K♥ J♥"
+    assert sorted_hand("gin-rummy-3", ["AC", "KC", "5C"]) == "K♣ 5♣ A♣"
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.json")), ids=lambda p: p.stem)

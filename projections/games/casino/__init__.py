@@ -123,6 +123,7 @@ from projections.games.casino._score import round_lines, sweeps_of
 from projections.games.casino._state import CARD_SET, CARDS, FACES, Build, CasinoState
 from projections.games.casino.dealing import DEALING_ORDER
 from projections.games.casino.readmodels import RATING, STATISTICS
+from projections.games.casino.words import WORDS
 
 __all__ = ["RULES", "CasinoState"]
 
@@ -690,4 +691,5 @@ RULES: GameRules[CasinoState] = GameRules(
     dealing_order=DEALING_ORDER,
     statistics=STATISTICS,
     rating=RATING,
+    words=WORDS,
 )

@@ -170,6 +170,7 @@ from projections.games.gin_rummy_3._table import (
 )
 from projections.games.gin_rummy_3.dealing import DEALING_ORDER
 from projections.games.gin_rummy_3.readmodels import RATING, STATISTICS
+from projections.games.gin_rummy_3.words import WORDS
 
 __all__ = [
     "OPTIONS",
@@ -787,4 +788,5 @@ RULES: GameRules[GinState] = GameRules(
     dealing_order=DEALING_ORDER,
     statistics=STATISTICS,
     rating=RATING,
+    words=WORDS,
 )

@@ -85,6 +85,7 @@ from projections.games.schnapsen._state import (
 )
 from projections.games.schnapsen.dealing import DEALING_ORDER
 from projections.games.schnapsen.readmodels import RATING, STATISTICS
+from projections.games.schnapsen.words import WORDS
 
 CARDS: tuple[str, ...] = deck("JQKTA")
 CARD_SET = frozenset(CARDS)
@@ -805,4 +806,5 @@ RULES: GameRules[SchnapsenState] = GameRules(
     dealing_order=DEALING_ORDER,
     statistics=STATISTICS,
     rating=RATING,
+    words=WORDS,
 )
