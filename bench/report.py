@@ -37,7 +37,9 @@ PAGE = ROOT / "docs" / "performance.md"
 #: the first line of a results file: what was run, and on what
 HEADER = "#! "
 MARKER = re.compile(r"<!-- bench:(?P<name>[a-z0-9_]+) -->\n.*?<!-- /bench:(?P=name) -->", re.DOTALL)
-ROW = re.compile(r"^(?P<indent>\s*)(?P<label>[^:()|]{1,80}?): (?P<value>.+)$")
+#: the longest label a row may have (a longer text before its first ": " is a sentence, said above the table)
+LABEL_CHARS = 100
+OPENS, CLOSES = "([{", ")]}"
 
 
 def run(name: str, module: str, args: list[str]) -> int:
@@ -76,6 +78,25 @@ class Section:
     tables: list[list[list[str]]] = field(default_factory=list)
 
 
+def label_of(line: str) -> tuple[str, str] | None:
+    """`(label, figures)` of a `label: figures` line: split at the first ": " outside brackets and backticks
+    (`both at once (`tablebook rebuild`: ...): 11.4 s`), the label at most LABEL_CHARS long; else None."""
+    depth, quoted = 0, False
+    for i, char in enumerate(line[: LABEL_CHARS + 1]):
+        if char == "`":
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif char in OPENS:
+            depth += 1
+        elif char in CLOSES:
+            depth = max(depth - 1, 0)
+        elif char == ":" and depth == 0 and line[i + 1 : i + 2] == " " and i > 0:
+            value = line[i + 2 :].strip()
+            return (" ".join(line[:i].split()), " ".join(value.split())) if value else None
+    return None
+
+
 def parse(text: str) -> Section:
     """A results file's lines sorted into rows, notes, tables and what is said above them."""
     lines = text.splitlines()
@@ -89,7 +110,7 @@ def parse(text: str) -> Section:
         line = raw.rstrip()
         stripped = line.strip()
         if " | " in line:
-            cells = [cell.strip() for cell in line.split(" | ")]
+            cells = [cell.strip() for cell in line.split("|")]
             if table is None:
                 table = []
                 section.tables.append(table)
@@ -104,13 +125,13 @@ def parse(text: str) -> Section:
             section.said.append(stripped.lstrip("#").strip())
         elif stripped.startswith("(") and stripped.endswith(")") and section.rows:
             section.rows[-1][1] += " " + " ".join(stripped.split())
-        elif (found := ROW.match(line)) is not None:
-            label = " ".join(found["label"].split())
-            if found["indent"]:
+        elif (split := label_of(stripped)) is not None:
+            label, value = split
+            if line[:1].isspace():
                 label = f"{group}, {label}" if group else label
             else:
                 group = label
-            section.rows.append([label, " ".join(found["value"].split())])
+            section.rows.append([label, value])
         else:
             section.said.append(stripped)
     return section
