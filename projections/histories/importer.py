@@ -48,7 +48,8 @@ from projections.core.recorder import head_of
 from projections.core.registry import rules_for
 from projections.core.rules import GameRules
 from projections.histories.errors import BadImportError, located
-from projections.histories.text import LABEL_TAGS, TextGame, kind_of, parse_text, seat_tag_names
+from projections.histories.text import LABEL_TAGS
+from projections.histories.text_reader import TextGame, kind_of, parse_text, seat_tag_names
 from projections.reading.verify import verify_stream
 
 ENVELOPE_KEYS = frozenset({"seq", "hand", "type", "data", "recorded_at", "actor", "result", "prev_hash", "hash"})

@@ -27,7 +27,8 @@ from projections.core.simulate import play
 from projections.histories import export, importer, words
 from projections.histories.errors import BadImportError
 from projections.histories.notation import NotationError, format_value, parse_value
-from projections.histories.text import parse_text, write_text
+from projections.histories.text import write_text
+from projections.histories.text_reader import parse_text
 from tests.projections.helpers import AWKWARD_PLAYERS
 
 PLAYERS = AWKWARD_PLAYERS
