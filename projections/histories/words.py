@@ -13,16 +13,13 @@ from typing import Any
 
 from events.cards import pretty
 from projections.core.rules import GameRules
-from projections.core.speech import HIDDEN as HIDDEN
-from projections.core.speech import SUIT_NAMES as SUIT_NAMES
-from projections.core.speech import Phrase as Phrase
+from projections.core.speech import HIDDEN, Phrase, Words
+
+# what the text history and the exports write with, from the core's helpers
 from projections.core.speech import Speaker as Speaker
 from projections.core.speech import Units as Units
-from projections.core.speech import Words as Words
-from projections.core.speech import card_text as card_text
 from projections.core.speech import cards_text as cards_text
 from projections.core.speech import display_names as display_names
-from projections.core.speech import is_card as is_card
 from projections.core.speech import prose as prose
 
 #: suits in the order a hand is shown (black, red, black, red, as a bridge diagram)
