@@ -59,14 +59,12 @@ from projections.fairness import report as deal_report
 from projections.histories import export, importer
 from projections.histories.erasure import Erasure, erase_player
 from projections.reading.audit import audit_game, compare_claim
-from projections.reading.notation import describe
-from projections.reading.replay import hand_frames
+from projections.reading.replay import replay_hand
 from projections.reading.verify import verify_game
 from projections.reading.visibility import (
     first_hidden_hand,
     live_hand,
     shown_envelopes,
-    shown_frames,
     sight_of,
     sight_over,
     viewpoint_for,
@@ -541,39 +539,10 @@ class Tablebook:
             InvalidEventError / ForbiddenError: as `state`.
         """
         live = self.recorder.live(game_id, reader.club_id)
-        names = live.game.players
-        sight = sight_of(reader, self.store, live)
-        with _named_errors(names):
+        sight = sight_of(reader, self.store, live, hand=hand)
+        with _named_errors(live.game.players):
             viewpoint = viewpoint_for(sight, seat, live.state.seats, hand)
-        span = self.recorder.hand_span(live, hand)
-        if span is None:
-            last = live.state.hand if live.state.seq else 0
-            raise NotFoundError(
-                f"hand {hand} is not in this game (its hands are 1 to {last})" if last else "this game has no hand yet"
-            )
-        start, envelopes, last_seq = span
-        frames = hand_frames(live.rules, start, envelopes, hand, viewpoint, names)
-        later = self.store.retracts(game_id, last_seq, live.state.seq)
-        for frame in frames:  # a retract after the hand's last event may take some of it back (game events only)
-            if "retracted_by" not in frame and engine.takes_back(frame["event"]["type"]):
-                by = engine.corrected_by(frame["seq"], later)
-                if by is not None:
-                    frame["retracted_by"] = by
-
-        def table_at(seq: int) -> dict[str, Any]:
-            return engine.render_state(live.rules, self.recorder.fold_to(live.game, live.rules, seq), viewpoint, names)
-
-        frames = shown_frames(sight, hand, frames, table_at)  # a viewer never sees a live hand's retracted plays
-        for frame in frames:
-            if frame.get("redacted"):  # its words again, from what is left of it
-                frame["text"] = describe(live.rules, frame["event"], frame["result"], names)
-        return {
-            "game": game_id,
-            "hand": hand,
-            "viewpoint": frames[0]["state"]["viewpoint"],
-            "units": dict(live.rules.units),
-            "frames": frames,
-        }
+        return replay_hand(self.recorder, live, sight, hand, viewpoint)
 
     def hand_progress(self, reader: Reader, game_id: str, hand: int) -> str:
         """Where the head is against hand `hand`: "to come", "playing", "over" (it is the head's hand, and

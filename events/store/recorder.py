@@ -155,6 +155,12 @@ _SQL = {
     "retracts": "SELECT seq, data FROM event WHERE game_id = ? AND seq > ? AND seq <= ? AND type = 'retract' "
     "ORDER BY seq",
     "hand_seqs": "SELECT MIN(seq), MAX(seq) FROM event WHERE game_id = ? AND hand = ? AND seq <= ?",
+    # what a reader's view of a game turns on, in one round trip (projections/reading/retracts.py): a hand's
+    # first and last seq, the first seq of the hands from a hidden one on, and every retract
+    "reading_marks": "SELECT 0, MIN(seq), MAX(seq), NULL FROM event WHERE game_id = ? AND hand = ? AND seq <= ? "
+    "UNION ALL SELECT 1, MIN(seq), NULL, NULL FROM event {by_hand} WHERE game_id = ? AND hand >= ? AND seq <= ? "
+    "UNION ALL SELECT 2, seq, NULL, data FROM event WHERE game_id = ? AND seq > 0 AND seq <= ? "
+    "AND type = 'retract' ORDER BY 1, 2",
     "insert_seed": INSERT_SEED,
 }
 
@@ -442,3 +448,24 @@ class EventRecorder:
         """The lowest and highest seq at or below `upto` recorded in hand `hand` (None: there is none)."""
         rows = self.db.rows(self._sql["hand_seqs"], (game_id, clamp(hand), clamp(upto)))
         return None if not rows or rows[0][0] is None else (int(rows[0][0]), int(rows[0][1]))
+
+    def reading_marks(
+        self, game_id: str, upto: int, *, hand: int | None = None, from_hand: int | None = None
+    ) -> tuple[tuple[int, int] | None, int | None, list[tuple[int, int]]]:
+        """`hand_seqs(hand)`, `first_seq_from_hand(from_hand)` and `retracts()` up to `upto`, in one query: (the
+        first and last seq of hand `hand`, the lowest seq of hand `from_hand` or a later one, `(seq, to_seq)` of
+        every retract). A hand not asked for (None) answers None."""
+        asked = (game_id, clamp(-1 if hand is None else hand), clamp(upto))
+        hidden = (game_id, clamp(MAX_SEQ if from_hand is None else from_hand), clamp(upto))
+        rows = self.db.rows(self._sql["reading_marks"], (*asked, *hidden, game_id, clamp(upto)))
+        span: tuple[int, int] | None = None
+        first: int | None = None
+        retracts: list[tuple[int, int]] = []
+        for part, low, high, data in rows:
+            if part == 0 and low is not None:
+                span = (int(low), int(high))
+            elif part == 1 and low is not None:
+                first = int(low)
+            elif part == 2:
+                retracts.append((int(low), int(loads(data)["to_seq"])))
+        return span, first, retracts

@@ -204,13 +204,16 @@ class Recorder:
 
     # ------------------------------------------------------------------ snapshots
 
-    def _start(self, game: GameRecord, rules: GameRules[Any], upto: int) -> tuple[Any, list[Envelope]]:
+    def _start(
+        self, game: GameRecord, rules: GameRules[Any], upto: int, at_most: int | None = None
+    ) -> tuple[Any, list[Envelope]]:
         """Where a fold to `upto` starts: a state (a snapshot, or the initial state) and the envelopes after it.
 
-        The newest snapshot at or below `upto`, unless a retract after it restores an older state: then
-        the newest at or below that retract's `to_seq`, and so on (`projections/core/snapshots.py`).
+        The newest snapshot at or below `at_most` (default `upto`), unless a retract after it restores an
+        older state: then the newest at or below that retract's `to_seq`, and so on
+        (`projections/core/snapshots.py`).
         """
-        bound = upto
+        bound = upto if at_most is None else min(at_most, upto)
         while True:
             start = self._snapshot(game, rules, bound)
             envelopes = self.store.read_events(game.id, start.seq, upto=upto)
@@ -255,30 +258,12 @@ class Recorder:
         start, envelopes = self._start(game, rules, seq)
         return self._fold(game, rules, start, envelopes)
 
-    def hand_span(self, live: Live, hand: int) -> tuple[Any, list[Envelope], int] | None:
-        """What a replay of hand `hand` walks: a state, every envelope after it up to the hand's last one, and
-        that last seq (None: no event of that hand up to the head).
-
-        The state is the one just before the hand's first event, or an older one when a retract in the
-        span restores a state before it (`engine.walk` then meets it on its way).
-        """
-        span = self.store.hand_seqs(live.game.id, hand, live.state.seq)
-        if span is None:
-            return None
-        first, last = span
-        before = first - 1
-        while before > 0:
-            reaching = [to for _, to in self.store.retracts(live.game.id, before, last) if to <= before]
-            lowest = min(reaching, default=None)
-            if lowest is None:
-                break
-            before = max(lowest - 1, 0)
-        start = (
-            engine.start(live.rules, list(live.game.players), live.game.options)
-            if before == 0
-            else self.fold_to(live.game, live.rules, before)
-        )
-        return start, self.store.read_events(live.game.id, before, upto=last), last
+    def span(self, live: Live, at_most: int, upto: int) -> tuple[Any, list[Envelope]]:
+        """What a walk from at most seq `at_most` to seq `upto` needs (a replay's, `projections/reading/replay.py`):
+        a state at or before `at_most` (the newest snapshot there, or the initial state) and every envelope
+        after it up to `upto`, in two reads. Earlier still when a retract among them restores a state
+        before it, so that `engine.walk` finds every position it returns to."""
+        return self._start(live.game, live.rules, upto, at_most)
 
     def forget(self, game_id: str) -> None:
         """Drop a game from the cache (after an erasure, say)."""

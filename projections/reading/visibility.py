@@ -32,7 +32,8 @@ and points say what was played) are dropped, and a stored violation keeps only i
 after any event inside a retracted range (a kept note or claim too) showed the retracted plays, so a
 viewer's replay frame or state at such a seq is the table at the retract's `to_seq`, where the
 correction put it back (`Sight.table_seq`, `shown_frames`). The retracts that matter are the ones
-after the first hidden event (`Sight.corrections`); one more indexed query when a hand is hidden.
+after the first hidden event (`Sight.corrections`), read with where the hidden hands begin in one query
+(`projections/reading/retracts.py`, which reads and marks a game's retracts for every reader).
 
 Withheld hashes. A redacted event's hash is a hash of its hidden cards: with
 a few cards unknown, a reader could hash every candidate and compare. And
@@ -54,10 +55,11 @@ from typing import Any, Protocol
 from events.envelope import Envelope, event_of
 from events.errors import ForbiddenError, InvalidEventError
 from events.store import Store
-from projections.core.engine import Position, corrected_by, takes_back
+from projections.core.engine import Position, takes_back
 from projections.core.phrases import seat as seat_marker
 from projections.core.recorder import Live
 from projections.core.rules import HIDDEN, OMNISCIENT, SPECTATOR, GameRules, Viewpoint
+from projections.reading.retracts import NO_MARKS, Marks, covering, of_envelopes, read_marks
 
 
 class Reader(Protocol):
@@ -98,6 +100,8 @@ class Sight:
     hashes_from: int | None
     #: `(seq, to_seq)` of each retract that may take back an event of a hidden hand (after `hashes_from`)
     corrections: tuple[tuple[int, int], ...] = ()
+    #: what the read turned on: every retract, a replayed hand's seqs (`projections/reading/retracts.py`)
+    marks: Marks = NO_MARKS
 
     def hides(self, hand: int) -> bool:
         """Whether the cards of hand `hand` are hidden from this principal."""
@@ -108,7 +112,7 @@ class Sight:
         seq whose table this principal is shown instead (None: the event's own table may be shown)."""
         if not self.corrections or not self.hides(hand):
             return None
-        by = corrected_by(seq, self.corrections)
+        by = covering(seq, self.corrections)
         return None if by is None else dict(self.corrections)[by]
 
     def table_seq(self, seq: int, hand: int) -> int:
@@ -126,32 +130,30 @@ class Sight:
         return None if self.hashes_from is not None else head_hash
 
 
-def sight_of(principal: Reader, store: Store, live: Live) -> Sight:
-    """The principal's sight of `live.game` at the head `live` holds (where hidden hands begin: one query)."""
+def sight_of(principal: Reader, store: Store, live: Live, *, hand: int | None = None) -> Sight:
+    """The principal's sight of `live.game` at the head `live` holds, with the marks of that head (where the
+    hidden hands begin, the retracts, and with `hand` that hand's first and last seq): one query, none for
+    a principal who sees everything and asks for no hand."""
     hidden_from = None if principal.sees_everything else first_hidden_hand(live.rules, live.state)
-    if hidden_from is None:
+    if hidden_from is None and hand is None:
         return Sight(principal, live.rules, None, None)
-    hashes_from = store.first_seq_from_hand(live.game.id, hidden_from, live.state.seq)
-    if hashes_from is None:
-        return Sight(principal, live.rules, hidden_from, None)
-    corrections = tuple(store.retracts(live.game.id, hashes_from, live.state.seq))
-    return Sight(principal, live.rules, hidden_from, hashes_from, corrections)
+    marks = read_marks(store, live.game.id, live.state.seq, hand=hand, hidden_from=hidden_from)
+    return _sight(principal, live.rules, hidden_from, marks)
 
 
 def sight_over(principal: Reader, rules: GameRules[Any], head: Any, envelopes: Sequence[Envelope]) -> Sight:
-    """The principal's sight of a game whose every envelope up to `head` is at hand (an export, a replay)."""
+    """The principal's sight of a game whose every envelope up to `head` is at hand (an export)."""
     hidden_from = None if principal.sees_everything else first_hidden_hand(rules, head)
     if hidden_from is None:
         return Sight(principal, rules, None, None)
-    hashes_from = min((env["seq"] for env in envelopes if env["hand"] >= hidden_from), default=None)
-    if hashes_from is None:
-        return Sight(principal, rules, hidden_from, None)
-    corrections = tuple(
-        (env["seq"], env["data"]["to_seq"])
-        for env in envelopes
-        if env["type"] == "retract" and env["seq"] > hashes_from
-    )
-    return Sight(principal, rules, hidden_from, hashes_from, corrections)
+    hidden_seq = min((env["seq"] for env in envelopes if env["hand"] >= hidden_from), default=None)
+    return _sight(principal, rules, hidden_from, Marks(of_envelopes(envelopes).retracts, None, hidden_seq))
+
+
+def _sight(principal: Reader, rules: GameRules[Any], hidden_from: int | None, marks: Marks) -> Sight:
+    hashes_from = None if hidden_from is None else marks.hidden_seq
+    corrections = () if hashes_from is None else marks.after(hashes_from)
+    return Sight(principal, rules, hidden_from, hashes_from, corrections, marks)
 
 
 def viewpoint_for(sight: Sight, seat: int | None, seats: int, hand: int) -> Viewpoint:
