@@ -382,7 +382,7 @@ def version_of(kind: str, rules: GameRules[Any] | None = None) -> str:
 
     It hashes the game's module (`projections/<game>.py`, or every `.py` file of the package
     `projections/<game>/`, with `_` for `-`; and the package its `evolve` is defined in, if another),
-    `projections/core/rules.py`, `projections/core/engine.py`, `projections/core/dealing.py` (the deck state a position
+    `projections/core/rules.py`, `scores.py`, `engine.py`, `dealing.py` (the deck state a position
     carries) and `CODEC_VERSION`.
     """
     found = _versions.get(kind)
@@ -395,7 +395,7 @@ def version_of(kind: str, rules: GameRules[Any] | None = None) -> str:
     names = {f"{ALLOWED_PREFIX}.games.{kind.replace('-', '_')}", ".".join(rules.evolve.__module__.split(".")[:3])}
     files = {path for name in names for path in _source_files(name)}
     digest = hashlib.sha256(f"tablebook-snapshot/{CODEC_VERSION}\0{kind}\0".encode())
-    for path in [*sorted(files), _HERE / "rules.py", _HERE / "engine.py", _HERE / "dealing.py"]:
+    for path in [*sorted(files), *(_HERE / name for name in ("rules.py", "scores.py", "engine.py", "dealing.py"))]:
         digest.update(str(path.relative_to(_HERE.parent)).encode() + b"\0" + path.read_bytes() + b"\0")
     version = digest.hexdigest()[:32]
     _versions[kind] = version
