@@ -143,7 +143,7 @@ def opt_seat(value: Any, seats: int) -> int:
 def opt_int(minimum: int, maximum: int) -> Callable[[Any, int], int]:
     """An integer option from `minimum` to `maximum`.
 
-    Every integer option has an upper bound (README, "Game options"): an unbounded one once took
+    Every integer option has an upper bound (docs/api.md, "Bounds"): an unbounded one once took
     2**64, which no store can hold (a 500), and a huge table limit made `legal_events` crawl.
     """
 

@@ -1,6 +1,6 @@
 """The text hand history: written for people, like a PokerStars hand history or a PGN, and read back exactly.
 
-The grammar is in `docs/hand-history.md`. In short: a header of tag pairs (`[Event "Winter league"]`,
+The grammar is in `docs/hand-histories.md`. In short: a header of tag pairs (`[Event "Winter league"]`,
 `[Game "Schnapsen"]`, `[Players "Anna, Ben"]`, `[Result "..."]`...), then each hand under a `Hand N`
 heading: one line per event, in words (`words.py`), with the event itself in brackets at the line's end
 (`Anna leads K♥ and shows the marriage in hearts (40)      [2. Anna: play KH marriage]`); the starting

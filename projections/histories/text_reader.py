@@ -1,4 +1,4 @@
-"""The text hand history read back (`text.py` writes it; the grammar is in `docs/hand-history.md`).
+"""The text hand history read back (`text.py` writes it; the grammar is in `docs/hand-histories.md`).
 
 `parse_text` reads the tag pairs and the bracketed events only (`[12. Anna: play KH]`, after a line's
 words): every other line is for people, and the importer recomputes it. A file of the first version,

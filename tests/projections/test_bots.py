@@ -91,7 +91,7 @@ def test_every_game_has_a_bot_and_its_demo_situations() -> None:
 
 
 def test_the_demo_records_every_situation_and_search_finds_it(tmp_path: Path) -> None:
-    """`tablebook demo` as `make run` runs it; then `has=` for each situation, as the README's examples."""
+    """`tablebook demo` as `make run` runs it; then `has=` for each situation, as docs/api.md's examples."""
     url = f"sqlite:///{tmp_path}/demo.db"
     result = CliRunner().invoke(app, ["demo", "--database", url])
     assert result.exit_code == 0, result.output
