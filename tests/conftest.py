@@ -67,7 +67,7 @@ def postgres_url() -> Iterator[str]:
     try:
         admin = psycopg.connect(_pg_admin_dsn(), autocommit=True, connect_timeout=5)
     except psycopg.OperationalError as exc:  # pragma: no cover - CI starts the server
-        message = f"PostgreSQL is not reachable at {PG_SERVER}: {exc}. Start it (README, "make test") and re-run."
+        message = f"PostgreSQL is not reachable at {PG_SERVER}: {exc}. Start it (README, 'make test') and re-run."
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(message)
         pytest.skip(message)
