@@ -6,9 +6,9 @@ nothing here folds a game. Names are looked up when shown, from the `player` row
 a renamed or erased player reads right at once everywhere.
 
 Statistics per kind: `games` (sat in), `finished`, `wins` (the game's winner was the player's seat),
-`points` (the sum of the player's final totals in finished games, in the game's own unit: Schnapsen
-counts game points still *to go*, so fewer is better there), and the game's own counts from the
-hand facts at the player's seat (`STATS`).
+`points` (the sum of the player's final totals in finished games, in the game's own unit, more being
+better: Schnapsen's game points *won*, not the game points still to go its sheet counts down;
+`leaderboard.points_won`), and the game's own counts from the hand facts at the player's seat (`STATS`).
 
 A *copy* (`GameRecord.copy_of`: a record the club had, imported again on purpose) is a record, not
 a second result: the statistics count no game and no hand fact of it, and the ratings rate none of
@@ -23,6 +23,7 @@ from typing import Any
 
 from events.store import PlayerRecord, Store
 from projections.core.registry import KINDS, rules_for
+from projections.readmodels import leaderboard
 from projections.readmodels.ratings import MODEL, POOLS, RATED, is_provisional, ordinal
 
 #: each game's own statistics (`GameRules.statistics`): label -> situation tag (counted at the player's own seat)
@@ -61,7 +62,7 @@ def statistics(store: Store, player_id: str) -> dict[str, dict[str, Any]]:
         if game["status"] == "finished":
             row["finished"] += 1
             row["wins"] += int(game["winner"] == game["seat"])
-            row["points"] += int(game["totals"].get(str(game["seat"]), 0))
+            row["points"] += leaderboard.points_won(game["kind"], game["totals"], game["seat"])
     counts = store.players.situation_counts(player_id)
     for kind, row in out.items():
         for label, tag in STATS.get(kind, {}).items():
@@ -178,16 +179,15 @@ def standings(
     """The leaderboard of a club's games of one kind in a range (creation time, event, round labels).
 
     Per pool, each player with results there: their rating after their last result in the range, the
-    change over the range, results, wins, expected wins; ordered by `ordinal` (conservative),
-    provisional ratings after the established ones.
+    change over the range, results, games, wins, points, expected wins; ordered by the columns a page
+    shows (`leaderboard.ORDER`: games won, then points, then rating, then name).
     """
     names = Names(store, club_id)
     pools: dict[str, Any] = {}
     for pool in POOLS[kind]:
         rows: dict[str, dict[str, Any]] = {}
-        for change in store.ratings.changes_in(
-            club_id, [pool], since=since, until=until, event=event, round=round_name
-        ):
+        changes = store.ratings.changes_in(club_id, [pool], since=since, until=until, event=event, round=round_name)
+        for change in changes:
             row = rows.setdefault(
                 change["player_id"],
                 {"start": change["mu_before"], "results": 0, "wins": 0.0, "expected": 0.0, "games": set()},
@@ -212,13 +212,12 @@ def standings(
                     "expected": round(row["expected"], 3),
                 }
             )
-        table.sort(key=lambda r: (r["rating"]["provisional"], -r["rating"]["ordinal"], r["name"].casefold()))
-        for place, row in enumerate(table, 1):
-            row["place"] = place
+        leaderboard.rank(store, kind, table, changes)  # wins, games, points, place: `leaderboard.ORDER`
         pools[pool] = {"title": POOL_TITLES[pool], "standings": table}
     return {
         "game": kind,
         "range": {"since": since, "until": until, "event": event, "round": round_name},
         "model": f"openskill {type(MODEL).__name__}",
+        "order": leaderboard.ORDER,
         "pools": pools,
     }

@@ -144,7 +144,8 @@ def test_the_player_page_has_statistics_ratings_and_an_explained_history(
     seat = {g.id: g.players.index("Anna") for g in games}
     assert stats["games"] == 3 and stats["finished"] == 3
     assert stats["wins"] == sum(1 for g in games if g.winner == seat[g.id])
-    assert stats["points"] == sum(int(g.totals[str(seat[g.id])]) for g in games)
+    # Schnapsen's points are the game points won (7 less what its sheet has still to go), more being better
+    assert stats["points"] == sum(7 - int(g.totals[str(seat[g.id])]) for g in games)
     marriages = sum(
         1 for row in store.hand_fact_rows(ids) if row["situation"] == "marriage" and row["seat"] == seat[row["game_id"]]
     )
