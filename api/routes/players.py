@@ -112,7 +112,7 @@ def _kind_statistics() -> type[Doc]:
         wins=(int, Field(description="finished games the player's seat won")),
         points=(
             int,
-            Field(description="the player's final totals, in the game's unit (Schnapsen: game points still to go)"),
+            Field(description="the player's final totals, in the game's unit (Schnapsen: the game points won)"),
         ),
         **fields,
     )
@@ -207,16 +207,16 @@ class StandingRow(Doc):
     rating: Rating = Field(description="after the player's last result in the range")
     change: float = Field(description="the change of `mu` over the range")
     results: int = Field(description="rated results in the range (hands, for per-hand pools)")
-    games: int
+    games: int = Field(description="games with a rated result in the range")
+    wins: int = Field(description="of which finished with the player's seat the winner")
+    points: int = Field(description="their totals in those games, in the game's unit (Schnapsen: game points won)")
     score: float = Field(description="the results' sum: a win 1, a draw ½")
     expected: float = Field(description="the sum of the expected results")
 
 
 class StandingsPool(Doc):
     title: str = Field(examples=["Seven and a Half, as banker"])
-    standings: list[StandingRow] = Field(
-        description="by `ordinal`, highest first; provisional ratings after the established ones"
-    )
+    standings: list[StandingRow] = Field(description="by games won, then points, then `rating.mu`, then name (`order`)")
 
 
 class StandingsRange(Doc):
@@ -232,6 +232,7 @@ class Standings(Doc):
     game: str = Field(examples=["casino"])
     range: StandingsRange
     model: str = Field(description="the rating model", examples=["openskill BradleyTerryFull"])
+    order: str = Field(description="how the rows are ordered", examples=["games won, then points, then rating"])
     pools: dict[str, StandingsPool] = Field(description=f"by pool: {POOLS_TEXT}")
 
 
