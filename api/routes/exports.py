@@ -27,12 +27,12 @@ from api.queries import SINCE, UNTIL, GameKind, Moment, stored_time
 from api.requests import refuse_unstorable_export
 from api.responses import ORJSONResponse
 from projections.core.registry import KINDS
-from projections.histories import export
+from projections.histories import export, sheet
 from projections.histories.errors import BadImportError
 
 router = APIRouter(tags=["exports"])
 
-Format = Literal["json", "jsonl", "text", "csv", "csv-excel"]
+Format = Literal["json", "jsonl", "text", "csv", "csv-excel", "sheet"]
 
 IMPORT_BODY: dict[str, Any] = {
     "requestBody": {
@@ -74,7 +74,11 @@ def export_game(
     principal: PrincipalDep,
     service: ServiceDep,
     format: Annotated[
-        Format, Query(description="json, jsonl, text, csv, or csv-excel (the csv in UTF-8 with a byte-order mark)")
+        Format,
+        Query(
+            description="json, jsonl, text, csv, csv-excel (the csv in UTF-8 with a byte-order mark), or sheet (the "
+            "score sheet: hands down, players across, totals)"
+        ),
     ] = "json",
 ) -> Response:
     """The whole game. json/jsonl: the header `{"format": "tablebook/1", id, game, club, players, options,
@@ -82,7 +86,13 @@ def export_game(
     hand history of `docs/hand-history.md`; csv: the score sheet, one row per score line, `hand, player`,
     the points and the player's running total in the game's unit (`points, running_total`; Seven and a
     Half `chips, running_chips`; Schnapsen `game_points, game_points_won, to_go`), `rule, reason, seqs`;
-    csv-excel: the same csv for Excel, UTF-8 with a byte-order mark (so that `½` and `Inès` read right)."""
+    csv-excel: the same csv for Excel, UTF-8 with a byte-order mark (so that `½` and `Inès` read right); sheet:
+    the score sheet as a scorer keeps it, a row per hand and a column per player, then the totals
+    (`projections/histories/sheet.py`)."""
+    if format == "sheet":
+        scored = service.score(principal, game_id)
+        content = sheet.sheet_csv(scored.game.players, scored.sheet, scored.rules.units).encode()
+        return Response(content, media_type=export.MEDIA_TYPES["csv"], headers=_attachment(f"{game_id}-sheet.csv"))
     exported = service.export(principal, game_id, format)
     headers = _attachment(exported.filename)
     if exported.document is not None:

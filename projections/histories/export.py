@@ -6,9 +6,11 @@
   (the labels only when the game has them);
 - jsonl: the same header (without `events`) on the first line, then one
   envelope a line;
-- text: the hand history of `projections/histories/text.py`;
+- text: the hand history of `projections/histories/text.py`, each score claim followed by whether it agrees
+  with the computed score (`projections/histories/claims.py`);
 - csv: the score sheet, one row per score line, in the game's units (`score_csv`); `csv-excel`
-  the same for Excel, UTF-8 with a byte-order mark (`excel_csv`).
+  the same for Excel, UTF-8 with a byte-order mark (`excel_csv`); `sheet` (served by the export route) the score
+  sheet as a scorer keeps it, hands down and players across (`projections/histories/sheet.py`).
 
 A header's `seq` and `head_hash` are those of its last envelope, so an
 importer can tell a truncated file from a whole one. An export in which a
@@ -36,6 +38,7 @@ from projections.core.recorder import head_of
 from projections.core.registry import rules_for
 from projections.core.rules import GameRules, ScoreSheet, seat_dict
 from projections.histories import words
+from projections.histories.claims import flag_claims
 from projections.histories.text import write_text
 
 #: `csv-excel`: the csv for Excel, with a byte-order mark (`excel_csv`)
@@ -124,7 +127,7 @@ def jsonl_lines(head: Mapping[str, Any], envelopes: Sequence[Envelope]) -> Itera
 def text_lines(
     head: Mapping[str, Any], rules: GameRules[Any], envelopes: Sequence[Envelope], shown: Sequence[Envelope]
 ) -> Iterator[str]:
-    for line in write_text(head, rules, envelopes, shown):
+    for line in flag_claims(write_text(head, rules, envelopes, shown), head, rules, envelopes):
         yield line + "\n"
 
 
