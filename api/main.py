@@ -20,6 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
+from starlette.responses import Response
 
 from api.models import errors
 from api.queries import known_query
@@ -392,7 +393,7 @@ def _unavailable(request: Request, exc: BaseException) -> ORJSONResponse:
 def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
     """The application, on the store of `settings.database_url` (or the given one)."""
     from api.docs import install_docs
-    from api.routes import audits, deals, events, exports, games, pages, replays, tables
+    from api.routes import audits, deals, events, exports, games, pages, replays, site, tables
     from api.routes import next as next_events
     from api.routes import players as players_routes
     from api.routes import rescore as rescore_routes
@@ -424,7 +425,9 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         }
 
     @app.exception_handler(TablebookError)
-    async def domain_error(request: Request, exc: TablebookError) -> ORJSONResponse:
+    async def domain_error(request: Request, exc: TablebookError) -> Response:
+        if exc.code == "not_found" and (page := site.error_page(request, 404)) is not None:
+            return page  # a browser on a page that is not there: plain words and a way back
         return ORJSONResponse({"error": shown_error(exc)}, status_code=STATUS.get(exc.code, 400))
 
     @app.exception_handler(RequestValidationError)
@@ -433,7 +436,9 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         return ORJSONResponse(error_body("invalid", message, field=where), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> ORJSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code in (404, 405) and (page := site.error_page(request, exc.status_code)) is not None:
+            return page
         code = HTTP_CODES.get(exc.status_code, "error")
         message = exc.detail if isinstance(exc.detail, str) else code
         if exc.status_code == 404 and message == "Not Found":
@@ -467,13 +472,14 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.include_router(next_events.router)
     app.include_router(deals.router)
     app.include_router(players_routes.router)
+    app.include_router(site.router)
     install_docs(app)
 
     app.mount("/static", pages.static_files(), name="static")
 
     @app.get("/", include_in_schema=False)
-    async def root() -> dict[str, Any]:
-        return {"service": "tablebook", "docs": "/docs", "api": "/v1/games"}
+    async def root(request: Request) -> Response:
+        return site.home(request)  # the club's home page; JSON for Accept: application/json
 
     release = _tablebook_version()
 

@@ -1,13 +1,16 @@
-// The player page (/players/{ref}) and the standings page (/standings): issue 20.
+// The club's players (/players), a player's page (/players/{ref}) and the standings (/standings).
 //
-// Data: only the API (GET /v1/players/{ref}, GET /v1/standings), with the viewer's key kept in this
-// tab's sessionStorage under the same name the replay page uses, so a key typed there works here.
-// The rating history is drawn as an inline SVG (no script or style from anywhere else: the page's
-// Content-Security-Policy allows this server only). Text goes in with textContent, never as HTML.
+// Data: only the API (GET /v1/players, GET /v1/players/{ref}, GET /v1/standings), with the key kept in
+// this tab (`site.js`), so a key typed on any page works here. Numbers are said in words a player uses
+// ("rating 27.4, provisional", "game points won"); the rating model's own figures (mu, sigma, the
+// conservative ordinal) stay in the API. The rating history is drawn as an inline SVG (nothing from
+// anywhere else: the Content-Security-Policy allows this server only). Text goes in with textContent.
 
+import { h } from "./cards.js";
 import { requestJson } from "./request.js";
+import { headerKey, problemOf, showKeyForm, showProblem, storedKey, when } from "./site.js";
+import { TITLES } from "./tables.js";
 
-const KEY_STORE = "tablebook.key";
 const SVG = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
 
@@ -19,69 +22,69 @@ const POOL_TITLES = {
   "seven-and-a-half.banker": "Seven and a Half, as banker",
   "seven-and-a-half.punter": "Seven and a Half, as punter",
 };
-const GAME_TITLES = {
-  schnapsen: "Schnapsen", casino: "Casino", "cutthroat-smear": "Cutthroat Smear",
-  "gin-rummy-3": "Gin Rummy for three", "seven-and-a-half": "Seven and a Half",
+//: what a game's points are called in a column
+const POINTS_WORDS = { schnapsen: "Game points", "seven-and-a-half": "Chips" };
+//: the statistics of a player, in words
+const STAT_WORDS = {
+  games: "games", finished: "finished", wins: "won", marriages: "marriages", closes: "talon closed",
+  failed_closes: "closes that failed", knocks: "knocks", gins: "gins", undercuts: "undercuts", sweeps: "sweeps",
+  builds: "builds", bids_made: "bids made", bids_set: "bids that failed", sevens_and_a_half: "sevens and a half",
+  busts: "busts",
 };
+const POINTS_STAT = { schnapsen: "game points won", "seven-and-a-half": "chips won (net)" };
 
-/** A request with the key of this tab (`request.js`). */
-const api = (path) => requestJson(path, { token: sessionStorage.getItem(KEY_STORE) });
+const api = (path) => requestJson(path, { token: storedKey() });
+const page = () => document.body.dataset.page;
 
-function el(tag, text, attrs = {}) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
-  return node;
+/** "27.4, provisional": a rating as a player reads it. */
+const ratingText = (rating) => `${rating.mu.toFixed(1)}${rating.provisional ? ", provisional" : ""}`;
+
+function cell(tag, content, attrs = {}) {
+  return h(tag, attrs, content);
 }
 
-function row(table, cells, header = false) {
-  const tr = el("tr");
-  for (const cell of cells) {
-    const td = el(header ? "th" : "td");
-    if (cell instanceof Node) td.append(cell);
-    else if (cell && typeof cell === "object") {
-      td.textContent = cell.text;
-      if (cell.num) td.className = "num";
-    } else td.textContent = cell;
-    tr.append(td);
-  }
-  table.append(tr);
-  return tr;
+function done() {
+  document.body.dataset.busy = "0";
 }
 
-function alert(message) {
-  $("alert").textContent = message;
-  $("alert").hidden = !message;
-}
-
-function askKey(message) {
-  alert(message);
-  $("key-form").hidden = false;
-  $("key-form").onsubmit = (event) => {
-    event.preventDefault();
-    sessionStorage.setItem(KEY_STORE, $("key-input").value.trim());
-    $("key-form").hidden = true;
-    alert("");
-    start();
-  };
-}
-
-function done() { document.body.dataset.busy = "0"; }
-
-async function load(path) {
+/** The current page's request, with its problem drawn (and the key asked for) when it fails. */
+async function load(path, context) {
   try {
     return await api(path);
   } catch (error) {
-    if (error.status === 401) askKey("Type the club's API key to see its players.");
-    else alert(error.message);
+    const problem = problemOf(error, context);
+    if (error.status === 401) {
+      showKeyForm($("key-box"), { message: `${problem.title}. ${problem.text}` }, start);
+    } else {
+      showProblem($("problem"), problem, { retry: start, key: () => showKeyForm($("key-box"), {}, start) });
+    }
     done();
     return null;
   }
 }
 
-// --------------------------------------------------------------------------- the player page
+// --------------------------------------------------------------------------- the players
 
-/** The rating history of one pool as an SVG line chart: mu after each result, provisional points hollow. */
+function playersPage(body) {
+  const list = $("players");
+  const all = body.players;
+  const draw = () => {
+    const wanted = $("player-filter").value.trim().toLowerCase();
+    const shown = all.filter((p) => !wanted || [p.name, ...p.aliases].some((n) => n.toLowerCase().includes(wanted)));
+    list.replaceChildren(...shown.map((p) => h("li", { dataset: { player: p.id } },
+      h("a", { href: `/players/${encodeURIComponent(p.id)}` }, h("strong", {}, p.name),
+        p.aliases.length ? h("span", { class: "aka" }, `also ${p.aliases.join(", ")}`) : null,
+        h("span", { class: "aka" }, `first seen ${when(p.created_at)}`)))));
+    $("players-empty").hidden = shown.length > 0;
+    $("players-count").textContent = wanted ? `${shown.length} of ${all.length} players` : `${all.length} players`;
+  };
+  $("player-filter").oninput = draw;
+  draw();
+}
+
+// --------------------------------------------------------------------------- a player
+
+/** The rating history of one pool as an SVG line chart: the rating after each result, provisional ones hollow. */
 function chart(pool, changes) {
   const width = 640, height = 180, left = 40, right = 10, top = 14, bottom = 24;
   const values = [changes[0].before.mu, ...changes.map((c) => c.after.mu)];
@@ -119,63 +122,75 @@ function chart(pool, changes) {
     });
     if (change.after.provisional) dot.setAttribute("fill-opacity", "0.35");
     const tip = document.createElementNS(SVG, "title");
-    tip.textContent = change.reason;
+    tip.textContent = changeText(change);
     dot.append(tip);
   });
   return svg;
 }
 
-function playerPage(page) {
-  const player = page.player;
+/** One rating change in words: "won hand 3 against Jo and Ida: 25.0 → 27.4 (+2.4)". */
+function changeText(change) {
+  const outcome = change.actual === 1 ? "won" : change.actual === 0 ? "lost" : change.actual === 0.5 ? "drew" : "shared";
+  const where = ["gin-rummy-3", "seven-and-a-half"].includes(change.kind) ? `hand ${change.hand}` : "the game";
+  const role = change.pool.endsWith(".banker") ? " as banker" : change.pool.endsWith(".punter") ? " as punter" : "";
+  const against = (change.opponents || []).map((o) => o.name).join(" and ");
+  const delta = change.change >= 0 ? `+${change.change.toFixed(1)}` : change.change.toFixed(1);
+  return `${outcome} ${where}${role}${against ? ` against ${against}` : ""}: ` +
+    `${change.before.mu.toFixed(1)} → ${change.after.mu.toFixed(1)} (${delta})`;
+}
+
+function playerPage(body) {
+  const player = body.player;
   document.title = `${player.name} · Tablebook`;
   $("title").textContent = player.name;
-  $("aliases").textContent = player.aliases.length ? `also ${player.aliases.join(", ")}` : "";
-  const ratings = $("ratings");
-  ratings.replaceChildren();
-  row(ratings, ["Game", "Rating", "±", "Results", ""], true);
-  for (const [pool, rating] of Object.entries(page.ratings)) {
-    const note = rating.provisional ? el("span", "provisional", { class: "provisional" }) : "";
-    const tr = row(ratings, [POOL_TITLES[pool] || pool, { text: rating.text, num: true },
-      { text: rating.sigma.toFixed(1), num: true }, { text: rating.results, num: true }, note]);
-    tr.dataset.pool = pool;
+  $("aliases").textContent = player.aliases.length ? `also known as ${player.aliases.join(", ")}` : "";
+  // the results of each game the player has played, in words
+  const stats = $("stats");
+  stats.replaceChildren();
+  for (const [kind, counts] of Object.entries(body.statistics)) {
+    const items = Object.entries(counts).filter(([, v]) => v !== null && v !== undefined).map(([name, value]) => {
+      const label = name === "points" ? POINTS_STAT[kind] || "points" : STAT_WORDS[name] || name.replaceAll("_", " ");
+      return h("li", { dataset: { stat: name } }, h("span", { class: "value" }, String(value)), h("span", { class: "label" }, label));
+    });
+    stats.append(h("h3", {}, TITLES[kind] || kind), h("ul", { class: "stat-list", dataset: { kind } }, items));
   }
+  if (!Object.keys(body.statistics).length) stats.append(h("p", { class: "empty" }, "No game yet."));
+  const ratings = $("ratings");
+  ratings.replaceChildren(h("thead", {}, h("tr", {}, cell("th", "Game", { scope: "col" }), cell("th", "Rating", { scope: "col", class: "num" }),
+    cell("th", "From", { scope: "col", class: "num" }))));
+  const rows = Object.entries(body.ratings).map(([pool, rating]) => h("tr", { dataset: { pool } },
+    cell("td", POOL_TITLES[pool] || pool),
+    cell("td", [rating.mu.toFixed(1), rating.provisional ? h("span", { class: "provisional" }, ", provisional") : ""], { class: "num rating" }),
+    cell("td", `${rating.results} ${rating.results === 1 ? "result" : "results"}`, { class: "num" })));
+  ratings.append(h("tbody", {}, rows.length ? rows : h("tr", {}, cell("td", "No rated result yet.", { colspan: 3, class: "empty" }))));
   const byPool = {};
-  for (const change of page.history) (byPool[change.pool] = byPool[change.pool] || []).push(change);
+  for (const change of body.history) (byPool[change.pool] = byPool[change.pool] || []).push(change);
   const charts = $("charts");
   charts.replaceChildren();
   for (const [pool, changes] of Object.entries(byPool)) {
-    charts.append(el("h3", POOL_TITLES[pool] || pool));
-    charts.append(chart(pool, changes));
-  }
-  const stats = $("stats");
-  stats.replaceChildren();
-  for (const [kind, counts] of Object.entries(page.statistics)) {
-    const names = Object.keys(counts);
-    row(stats, [GAME_TITLES[kind] || kind, ...names.map((n) => n.replaceAll("_", " "))], true);
-    const tr = row(stats, ["", ...names.map((n) => ({ text: counts[n], num: true }))]);
-    tr.dataset.kind = kind;
-    for (const [i, n] of names.entries()) tr.children[i + 1].dataset.stat = n;
+    charts.append(h("h3", {}, POOL_TITLES[pool] || pool), chart(pool, changes));
   }
   const history = $("history");
-  history.replaceChildren();
-  for (const change of [...page.history].reverse().slice(0, 100)) {
-    const li = el("li");
-    li.append(el("a", change.game_id, { href: `/replay/${encodeURIComponent(change.game_id)}` }), ": ", change.reason);
-    history.append(li);
-  }
+  history.replaceChildren(...[...body.history].reverse().slice(0, 100).map((change) => h("li", {},
+    h("a", { href: `/replay/${encodeURIComponent(change.game_id)}` }, TITLES[change.kind] || change.kind), ": ",
+    changeText(change))));
+  if (!body.history.length) history.append(h("li", { class: "empty" }, "No rating change yet."));
   const games = $("games");
-  games.replaceChildren();
-  row(games, ["Game", "Players", "Status", "Result", "Created"], true);
-  for (const game of page.games) {
-    const link = el("a", GAME_TITLES[game.game] || game.game, { href: `/replay/${encodeURIComponent(game.id)}` });
-    const result = game.status !== "finished" ? "" : (game.won ? "won" : "lost");
-    const tr = row(games, [link, game.players.join(", "), game.status, result, game.created_at.slice(0, 10)]);
-    tr.dataset.game = game.id;
-    if (game.won) tr.classList.add("won");
+  games.replaceChildren(h("thead", {}, h("tr", {}, ...["Game", "Players", "Result", "Started"].map((t) => cell("th", t, { scope: "col" })))));
+  const tbody = h("tbody");
+  for (const game of body.games) {
+    const result = game.status !== "finished" ? "being played" : game.won ? "won" : "lost";
+    const others = game.players.flatMap((name, i) => [i ? ", " : "",
+      name === player.name ? h("strong", {}, name) : h("a", { href: `/players/${encodeURIComponent(name)}` }, name)]);
+    tbody.append(h("tr", { dataset: { game: game.id }, class: game.won ? "won" : "" },
+      cell("td", h("a", { href: `/replay/${encodeURIComponent(game.id)}` }, TITLES[game.game] || game.game)),
+      cell("td", others), cell("td", result), cell("td", when(game.created_at))));
   }
+  if (!body.games.length) tbody.append(h("tr", {}, cell("td", "No game yet.", { colspan: 4, class: "empty" })));
+  games.append(tbody);
 }
 
-// --------------------------------------------------------------------------- the standings page
+// --------------------------------------------------------------------------- the standings
 
 function standingsQuery() {
   const params = new URLSearchParams(window.location.search);
@@ -186,44 +201,64 @@ function standingsQuery() {
 }
 
 function standingsPage(table) {
-  $("title").textContent = `Standings: ${GAME_TITLES[table.game] || table.game}`;
-  $("model").textContent = `Ratings by ${table.model}; ? marks a provisional rating; ordered by the ` +
-    "conservative rating (mu − 3σ).";
+  const kind = table.game;
+  $("title").textContent = `Standings: ${TITLES[kind] || kind}`;
+  document.title = `Standings: ${TITLES[kind] || kind} · Tablebook`;
+  $("order-note").replaceChildren(
+    "Ordered by games won; players level on wins by their points, then by their rating, then by name. ",
+    h("a", { href: "#how-ratings-work" }, "How the rating works"), ".");
   const pools = $("pools");
   pools.replaceChildren();
+  const pointsWord = POINTS_WORDS[kind] || "Points";
   for (const [pool, data] of Object.entries(table.pools)) {
-    pools.append(el("h2", data.title));
-    const grid = el("table", null, { class: "grid", "data-pool": pool });
-    row(grid, ["#", "Player", "Rating", "Change", "Results", "Score", "Expected"], true);
-    for (const r of data.standings) {
-      const link = el("a", r.name, { href: `/players/${encodeURIComponent(r.player_id)}` });
-      const tr = row(grid, [{ text: r.place, num: true }, link, { text: r.rating.text, num: true },
-        { text: (r.change >= 0 ? "+" : "") + r.change.toFixed(1), num: true }, { text: r.results, num: true },
-        { text: r.score, num: true }, { text: r.expected.toFixed(1), num: true }]);
-      tr.dataset.player = r.player_id;
-    }
-    if (!data.standings.length) pools.append(el("p", "No rated results in this range.", { class: "muted" }));
-    pools.append(grid);
+    const head = h("tr", {}, cell("th", "#", { scope: "col", class: "num place" }), cell("th", "Player", { scope: "col" }),
+      cell("th", "Won", { scope: "col", class: "num" }), cell("th", "Played", { scope: "col", class: "num" }),
+      cell("th", pointsWord, { scope: "col", class: "num" }), cell("th", "Rating", { scope: "col", class: "num" }));
+    const body = h("tbody", {}, data.standings.map((r) => h("tr", { dataset: { player: r.player_id } },
+      cell("td", String(r.place), { class: "num place" }),
+      cell("td", h("a", { href: `/players/${encodeURIComponent(r.player_id)}` }, r.name), { class: "player-name" }),
+      cell("td", String(r.wins), { class: "num", dataset: { col: "wins" } }),
+      cell("td", String(r.games), { class: "num", dataset: { col: "games" } }),
+      cell("td", String(r.points), { class: "num", dataset: { col: "points" } }),
+      cell("td", [r.rating.mu.toFixed(1), r.rating.provisional ? h("span", { class: "provisional" }, ", provisional") : ""],
+        { class: "num rating", dataset: { col: "rating" }, "aria-label": `rating ${ratingText(r.rating)}` }))));
+    const grid = h("table", { class: "grid", dataset: { pool } }, h("caption", {}, data.title), h("thead", {}, head), body);
+    const section = h("section", { class: "panel", dataset: { pool } }, h("div", { class: "scroll" }, grid));
+    if (!data.standings.length) section.append(h("p", { class: "empty" }, "No rated results in this range."));
+    pools.append(section);
   }
 }
 
 // --------------------------------------------------------------------------- start
 
 async function start() {
+  headerKey();
   document.body.dataset.busy = "1";
-  if (!sessionStorage.getItem(KEY_STORE)) { askKey(""); done(); return; }
-  if (document.body.dataset.page === "player") {
-    const ref = decodeURIComponent(window.location.pathname.split("/").pop());
-    const page = await load(`/v1/players/${encodeURIComponent(ref)}`);
-    if (!page) return;
-    playerPage(page);
+  $("problem").hidden = true;
+  $("key-box").hidden = true;
+  $("content").hidden = true;
+  if (!storedKey()) {
+    showKeyForm($("key-box"), { why: "The club's players and results are shown with the club's key." }, start);
+    done();
+    return;
+  }
+  if (page() === "player") {
+    const ref = decodeURIComponent(window.location.pathname.split("/").filter(Boolean).pop());
+    const body = await load(`/v1/players/${encodeURIComponent(ref)}`, { what: "player", id: ref });
+    if (!body) return;
+    playerPage(body);
+  } else if (page() === "players") {
+    const body = await load("/v1/players", { what: "players" });
+    if (!body) return;
+    playersPage(body);
   } else {
     const query = standingsQuery();
-    const table = await load(`/v1/standings?${query}`);
-    if (!table) return;
-    standingsPage(table);
+    const clear = `/standings?game=${encodeURIComponent(query.get("game"))}`;
+    const body = await load(`/v1/standings?${query}`, { what: "standings", clear: TITLES[query.get("game")] ? clear : "/standings" });
+    if (!body) return;
+    standingsPage(body);
   }
-  $("main").hidden = false;
+  $("content").hidden = false;
   done();
 }
 

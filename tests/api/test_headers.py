@@ -52,7 +52,9 @@ def test_every_kind_of_answer_says_nosniff(client: TestClient, club: Club, game_
         ),
         "state": (client.get(f"{base}/state", headers=club.recorder), 200, "application/json"),
         "healthz": (client.get("/healthz"), 200, "application/json"),
-        "root": (client.get("/"), 200, "application/json"),
+        "root": (client.get("/", headers={"Accept": "application/json"}), 200, "application/json"),
+        "home page": (client.get("/"), 200, "text/html"),
+        "error page": (client.get("/replay/not.a.game", headers={"Accept": "text/html"}), 404, "text/html"),
         "openapi": (client.get("/openapi.json"), 200, "application/json"),
         # exports: JSON, JSONL, text, CSV; NDJSON streams
         "export json": (client.get(f"{base}/export?format=json", headers=club.recorder), 200, "application/json"),

@@ -7,7 +7,7 @@ from typing import Any
 
 from tests.browser.conftest import Server
 
-READY = 'body[data-busy="0"] #main:not([hidden])'
+READY = 'body[data-busy="0"] #content:not([hidden])'
 
 
 def _rated_player(server: Server) -> dict[str, Any]:
@@ -43,39 +43,46 @@ def test_the_player_page_draws_the_rating_history_and_links_the_games(
         assert chart["points"] == chart["line"] == len(changes) + 1  # the start, then one point a result
         assert [d["game"] for d in chart["dots"]] == [c["game_id"] for c in changes]
         assert [d["mu"] for d in chart["dots"]] == [c["after"]["mu"] for c in changes]
-        assert chart["dots"][-1]["tip"] == changes[-1]["reason"]
+        last = changes[-1]
+        assert chart["dots"][-1]["tip"].endswith(
+            f"{last['before']['mu']:.1f} → {last['after']['mu']:.1f} ({last['change']:+.1f})"
+        )
     ratings = p.page.evaluate(
         """() => Object.fromEntries([...document.querySelectorAll('#ratings tr[data-pool]')].map((tr) =>
-             [tr.dataset.pool, [tr.children[1].textContent, tr.children[4].textContent]]))"""
+             [tr.dataset.pool, tr.children[1].textContent]))"""
     )
-    assert ratings == {
-        pool: [r["text"], "provisional" if r["provisional"] else ""] for pool, r in data["ratings"].items()
+    assert ratings == {  # in words: "rating 27.4, provisional"
+        pool: f"{r['mu']:.1f}" + (", provisional" if r["provisional"] else "") for pool, r in data["ratings"].items()
     }
     links = p.page.evaluate(
-        "() => [...document.querySelectorAll('#games tr[data-game] a')].map((a) => a.getAttribute('href'))"
+        "() => [...document.querySelectorAll('#games tr[data-game] td:first-child a')]"
+        ".map((a) => a.getAttribute('href'))"
     )
     assert links == [f"/replay/{g['id']}" for g in data["games"]]
     stats = p.page.evaluate(
-        """() => Object.fromEntries([...document.querySelectorAll('#stats tr[data-kind]')].map((tr) =>
-             [tr.dataset.kind, Object.fromEntries([...tr.querySelectorAll('td[data-stat]')].map((td) =>
-               [td.dataset.stat, Number(td.textContent)]))]))"""
+        """() => Object.fromEntries([...document.querySelectorAll('#stats ul[data-kind]')].map((ul) =>
+             [ul.dataset.kind, Object.fromEntries([...ul.querySelectorAll('li[data-stat]')].map((li) =>
+               [li.dataset.stat, Number(li.querySelector('.value').textContent)]))]))"""
     )
     assert stats == data["statistics"]
     assert p.errors == []
     p.page.screenshot(path=str(screenshots / "player-page.png"), full_page=True)
-    p.page.locator("#games tr[data-game] a").first.click()
+    p.page.locator("#games tr[data-game] td:first-child a").first.click()
     p.page.wait_for_url(f"**/replay/{data['games'][0]['id']}")
 
 
 def test_the_standings_page_lists_the_leaderboard_in_order(server: Server, open_page: Any, screenshots: Path) -> None:
     table = server.get("/v1/standings", game="schnapsen")
-    expected = [(r["name"], r["rating"]["text"], r["place"]) for r in table["pools"]["schnapsen"]["standings"]]
+    expected = [
+        (r["name"], f"{r['rating']['mu']:.1f}" + (", provisional" if r["rating"]["provisional"] else ""), r["place"])
+        for r in table["pools"]["schnapsen"]["standings"]
+    ]
     assert expected, "no Schnapsen standings in the browser club"
     p = open_page("/standings?game=schnapsen", role="viewer")
     p.page.wait_for_selector(READY, timeout=15_000)
     drawn = p.page.evaluate(
         """() => [...document.querySelectorAll('table[data-pool="schnapsen"] tr[data-player]')].map((tr) =>
-             [tr.children[1].textContent, tr.children[2].textContent, Number(tr.children[0].textContent)])"""
+             [tr.children[1].textContent, tr.children[5].textContent, Number(tr.children[0].textContent)])"""
     )
     assert [tuple(row) for row in drawn] == expected
     assert p.page.locator("#game").input_value() == "schnapsen"
