@@ -159,6 +159,17 @@ export const fieldText = (units, key, value, options) => valueText((units || {})
 
 // --------------------------------------------------------------------------- text from the API
 
+/**
+ * The program's words in a sentence written for people, put in the players' words: "at seq 12" is
+ * "at event 12", "seqs 3, 4" are "events 3, 4", a bare true or false goes ("credited false").
+ */
+export function plainWords(text) {
+  return String(text)
+    .replace(/\bseqs (\d)/g, "events $1")
+    .replace(/\bseq (\d)/g, "event $1")
+    .replace(/\b(seqs|seq)\b/g, (m) => (m === "seqs" ? "events" : "event"));
+}
+
 const GLYPHS = { "♣": "C", "♦": "D", "♥": "H", "♠": "S" };
 const CARD_TEXT = /(10|[2-9AJQK])([♣♦♥♠])|([♣♦♥♠])/g;
 
@@ -168,7 +179,7 @@ const CARD_TEXT = /(10|[2-9AJQK])([♣♦♥♠])|([♣♦♥♠])/g;
  */
 export function textNodes(text, names = []) {
   const out = [];
-  let rest = String(text);
+  let rest = plainWords(text);
   const actor = names.find((name) => name && (rest === name || rest.startsWith(`${name} `)));
   if (actor) {
     out.push(h("strong", {}, actor));
@@ -231,11 +242,12 @@ export function valueNodes(value, names, key = "", units = {}) {
       return [...valueNodes(value.card, names), ` on meld ${value.meld + 1}`];
     }
     const out = ["("];
-    Object.entries(value).forEach(([k, v], i) => {
+    Object.entries(value).filter(([, v]) => v !== false && v !== null && v !== undefined).forEach(([k, v], i) => {
       if (i) out.push(", ");
       // a seat-keyed object ({"1": 90}) keeps the unit of its own field
       const seatKey = /^\d+$/.test(k);
-      out.push(`${seatKey ? who(Number(k), names) : words(k)} `, ...valueNodes(v, names, seatKey ? key : k, units));
+      if (v === true) out.push(words(k));
+      else out.push(`${seatKey ? who(Number(k), names) : words(k)} `, ...valueNodes(v, names, seatKey ? key : k, units));
     });
     out.push(")");
     return out;
@@ -268,7 +280,8 @@ export function describe(event, result, names, units = {}) {
     else if (value === false || value === null) continue;
     else if (SEAT_FIELDS.has(key) && Number.isInteger(value)) push(`${words(key)} ${who(value, names)}`);
     else if (key === "text" || key === "reason") push(`“${value}”`);
-    else if (key === "ref" || key === "to_seq") push(`${words(key)} seq ${value}`);
+    else if (key === "ref") push(`on event ${value}`);
+    else if (key === "to_seq") push(`back to event ${value}`);
     else push(`${words(key)} `, ...valueNodes(value, names, key, units));
   }
   const facts = [];

@@ -6,14 +6,17 @@
 // /replay?hand=N&seat=S (frames {seq, event, result, state}), /score (hands, totals, lines), /state
 // (hand 0 only: /replay starts at hand 1), and /stream (server-sent events, read with fetch() so
 // that the key travels in the Authorization header, never in a URL).
-// Position: the address keeps it (#hand=3&seq=42, and &seat=S when viewing from a seat).
+// Position: the address keeps it as lichess does (#42: event 42; &seat=S when viewing from a seat; the older
+// #hand=3&seq=42 is read too). Keys: ← → step, Home / End, ↑ ↓ hands, f turns the table, ? lists them.
 // Text: each frame's `text` and each score line's `reason` are the API's (names, glyphs, units); numbers
 // of the state are formatted by cards.js `valueText` in the game's `units`. Downloads: /export, fetched
 // with the key and saved from a blob. Without a game id: the club's list, GET /v1/games with its filters
 // and cursor pages (the filters stay in the address: /replay?game=casino&player=Ann).
 
-import { cardText, describe, fieldText, h, textNodes, unitsOf, who } from "./cards.js";
+import { cardText, describe, fieldText, h, plainWords, textNodes, unitsOf, who } from "./cards.js";
 import { ApiError, requestJson } from "./request.js";
+import { storedWords } from "./padwords.js";
+import { problemOf, showProblem } from "./site.js";
 import { TITLES, renderTable } from "./tables.js";
 
 //: engine events that a retract does not take back: claims and notes stay in force
@@ -23,8 +26,9 @@ const DOWNLOADS = [
   { format: "json", label: "JSON (re-importable record)" },
   { format: "jsonl", label: "JSON lines (re-importable)" },
   { format: "text", label: "Text hand history" },
-  { format: "csv", label: "CSV score sheet" },
-  { format: "csv-excel", label: "CSV for Excel (UTF-8 with BOM)" },
+  { format: "sheet", label: "Score sheet (CSV: hands down, players across, totals)" },
+  { format: "csv", label: "Score lines (CSV: one row per line, with the reasons)" },
+  { format: "csv-excel", label: "Score lines for Excel (CSV, UTF-8 with BOM)" },
 ];
 const PAGE_SIZE = 25;
 
@@ -54,6 +58,8 @@ const app = {
   units: null,
   cursors: [null],
   pageIndex: 0,
+  turn: 0,
+  words: null,
 };
 
 /** The game's units: from the state documents once a frame is loaded, else the known ones of its kind. */
@@ -84,13 +90,17 @@ function busy(on) {
 
 // --------------------------------------------------------------------------- access
 
+/** The position in the address: `#42` (event 42) with `&seat=S` and `&share=ts_...`; `#hand=3&seq=42` too. */
 function readHash() {
-  const params = new URLSearchParams(window.location.hash.slice(1));
+  const raw = window.location.hash.slice(1);
+  const bare = raw.split("&").find((part) => /^\d+$/.test(part));
+  const params = new URLSearchParams(raw.split("&").filter((part) => part.includes("=")).join("&"));
   const num = (name) => {
     const v = params.get(name);
     return v !== null && /^\d+$/.test(v) ? Number(v) : null;
   };
-  return { hand: num("hand"), seq: num("seq"), seat: params.get("seat"), share: params.get("share") };
+  const seq = bare !== undefined ? Number(bare) : num("seq");
+  return { hand: bare !== undefined ? null : num("hand"), seq, seat: params.get("seat"), share: params.get("share") };
 }
 
 function pickCredential() {
@@ -220,14 +230,54 @@ function jump(where) {
 async function jumpToSeq(seq, hand = null) {
   const target = handOfSeq(seq) ?? hand;
   if (target === null) {
-    showAlert(`seq ${seq} is not in this game`);
+    showAlert(`Event ${seq} is not in this game.`);
     return;
   }
   if (app.isShare && app.hands.some((s) => s.hand === target && s.live)) {
-    showAlert(`seq ${seq} is in hand ${target}, which is still being played: a share link shows finished hands only`);
+    showAlert(`Event ${seq} is in hand ${target}, which is still being played: a share link shows finished hands only.`);
     return;
   }
   await go(target, { seq, focusList: true });
+}
+
+/**
+ * The words of the text hand history (`GET /export?format=text`, docs/hand-history.md) for each event:
+ * seq -> `{text, after}`, `after` being the lines that follow it ("→ Anna wins the trick: 6 points"). The
+ * page says each event as the text history does; without them (a share link may not export) it falls
+ * back on each frame's own text.
+ */
+async function loadWords() {
+  if (app.isShare) return;
+  let text;
+  try {
+    const response = await fetch(gamePath("/export?format=text"), {
+      headers: { Authorization: `Bearer ${app.token}` }, cache: "no-store",
+    });
+    if (!response.ok) return;
+    text = await response.text();
+  } catch {
+    return;
+  }
+  const words = new Map();
+  let last = null;
+  for (const line of text.split("\n")) {
+    const at = line.indexOf("[");
+    const event = at >= 0 ? /^\[(\d+)\. /.exec(line.slice(at)) : null;
+    if (event && !line.trimStart().startsWith("[")) {
+      last = Number(event[1]);
+      // the page flags a correction and a rule broken itself: the history's own remarks go
+      let said = line.slice(0, at).trim().replace(/\s*\(taken back by event \d+\)/, "");
+      const against = said.indexOf(" (against the rule ");
+      if (against >= 0) said = said.slice(0, against);
+      words.set(last, { text: said, after: [] });
+    } else if (/^\s*→ /.test(line) && last !== null) {
+      words.get(last).after.push(line.trim().slice(2));
+    } else if (!/^\s{4}/.test(line)) {
+      last = null; // a heading (Trick 2, Score of hand 1): what follows is not about the last event
+    }
+  }
+  app.words = words;
+  app.listKey = null;
 }
 
 // --------------------------------------------------------------------------- drawing
@@ -236,12 +286,10 @@ function writeHash(dropShare = false) {
   if (!app.gameId) return;
   const params = new URLSearchParams();
   const frame = app.frames[app.index];
-  if (app.hand !== null) params.set("hand", String(app.hand));
-  if (frame) params.set("seq", String(frame.seq));
   if (app.seat !== "all") params.set("seat", String(app.seat));
   const share = readHash().share;
   if (share && !dropShare) params.set("share", share);
-  const hash = `#${params.toString()}`;
+  const hash = `#${[frame ? String(frame.seq) : "", params.toString()].filter(Boolean).join("&")}`;
   if (window.location.hash !== hash) window.history.replaceState(null, "", hash);
 }
 
@@ -268,8 +316,16 @@ function retractOver(seq) {
  * is replaced by the page's own words too.
  */
 function eventWords(frame) {
+  const written = app.words ? app.words.get(frame.seq) : null;
+  if (written && frame.event.type !== "withheld") {
+    const after = written.after.length ? ` → ${written.after.join("; ")}` : "";
+    return textNodes(`${written.text}${after}`, app.meta.players);
+  }
+  if (frame.event.type !== "withheld" && !STANDING.has(frame.event.type) && frame.event.type !== "retract") {
+    return storedWords(frame.event, frame.result, app.meta.players, unitsOf(frame.state));
+  }
   if (typeof frame.text === "string" && frame.text && !frame.text.includes("{'")) {
-    return textNodes(frame.text, app.meta.players);
+    return textNodes(frame.text.replace(/\bref (\d+)/, "on event $1"), app.meta.players);
   }
   return describe(frame.event, frame.result, app.meta.players, unitsOf(frame.state));
 }
@@ -284,22 +340,57 @@ function eventLine(frame) {
   if (frame.violation) {
     li.classList.add("violation");
     li.append(h("div", { class: "flag flag-violation" }, h("span", { "aria-hidden": "true" }, "⚠ "),
-      `illegal (${frame.violation.rule}): ${frame.violation.message}`));
+      "Against the rules: ", textNodes(frame.violation.message, app.meta.players), " ", ruleDetails(frame.violation.rule)));
   }
   const standing = STANDING.has(frame.event.type);
   if (frame.retracted_by && !standing) {
     li.classList.add("retracted");
-    li.append(h("div", { class: "flag flag-retracted" }, `retracted by seq ${frame.retracted_by}`));
+    li.append(h("div", { class: "flag flag-retracted" }, `taken back by the correction at event ${frame.retracted_by}`));
   }
   const correction = standing ? frame.retracted_by || retractOver(frame.seq) : null;
   if (correction) {
     li.classList.add("in-force");
     li.append(h("div", { class: "flag flag-in-force" },
-      `in force: made before the correction at seq ${correction}, which takes back game events only`));
+      `still counts: made before the correction at event ${correction}, which takes back the play only`));
+  }
+  const claim = frame.event.type === "score_claimed" ? claimCheck(frame.event) : null;
+  if (claim) {
+    li.classList.add(claim.agrees ? "claim-agrees" : claim.computed ? "claim-disagrees" : "claim-open");
+    li.append(h("div", { class: `flag ${claim.agrees ? "flag-in-force" : claim.computed ? "flag-violation" : "flag-retracted"} flag-claim` },
+      claim.agrees ? "" : h("span", { "aria-hidden": "true" }, "⚠ "), claim.text));
   }
   if (frame.event.type === "retract") li.classList.add("retract");
   if (frame.event.type === "withheld") li.classList.add("withheld");
   return li;
+}
+
+/** A rule's id for the curious: behind a "details" toggle, never in the sentence. */
+function ruleDetails(rule) {
+  if (!rule) return null;
+  return h("details", { class: "details rule-details" }, h("summary", {}, "details"), " rule ", h("code", { class: "rule" }, rule));
+}
+
+/** A points map in words: "Anna 3, Ben 0", each in the game's unit. */
+function pointsWords(points) {
+  const units = gameUnits();
+  return app.meta.players.map((name, seat) => `${name} ${fieldText(units, "points", points[String(seat)] ?? 0)}`).join(", ");
+}
+
+/**
+ * A score claim against the score the rules computed for its hand: `{agrees, computed, text}`. A hand not
+ * finished yet has nothing to compare with (computed null).
+ */
+function claimCheck(event) {
+  const hand = app.score && Array.isArray(app.score.hands) ? app.score.hands.find((hs) => hs.hand === event.hand) : null;
+  const claimed = event.points || {};
+  if (!hand) {
+    return { agrees: false, computed: null, text: `Hand ${event.hand} is not finished yet: the claim is checked once it is.` };
+  }
+  const differs = app.meta.players.some((_, seat) => Number(claimed[String(seat)] ?? 0) !== Number(hand.points[String(seat)] ?? 0));
+  return differs
+    ? { agrees: false, computed: hand.points,
+      text: `The claim does not agree with the score the rules count for hand ${event.hand}: ${pointsWords(hand.points)}.` }
+    : { agrees: true, computed: hand.points, text: `✓ agrees with the score the rules count for hand ${event.hand}.` };
 }
 
 function renderList() {
@@ -326,7 +417,8 @@ function render(focusList = false) {
   if (!frame) return;
   renderList();
   // the seat looked from sits at the bottom (also when the API could only show a live hand's public table)
-  const bottom = Number.isInteger(frame.state.viewpoint) ? frame.state.viewpoint : app.seat === "all" ? 0 : Number(app.seat);
+  const base = Number.isInteger(frame.state.viewpoint) ? frame.state.viewpoint : app.seat === "all" ? 0 : Number(app.seat);
+  const bottom = (base + app.turn) % Math.max(1, frame.state.seats.length);
   renderTable($("table"), frame.state, { bottom, score: app.score, plays: playsUpTo(app.index) });
   // the event list
   for (const li of $("events").children) {
@@ -345,14 +437,14 @@ function render(focusList = false) {
   slider.max = String(Math.max(0, app.frames.length - 1));
   slider.value = String(app.index);
   const words = eventWords(frame).map((n) => (typeof n === "string" ? n : n.textContent)).join("");
-  slider.setAttribute("aria-valuetext", `event ${app.index + 1} of ${app.frames.length}, seq ${frame.seq}: ${words}`);
+  slider.setAttribute("aria-valuetext", `event ${frame.seq} (${app.index + 1} of ${app.frames.length} in hand ${app.hand}): ${words}`);
   const hands = visibleHands().map((s) => s.hand);
   const k = hands.indexOf(app.hand);
   $("first").disabled = app.index === 0;
   $("prev").disabled = app.index === 0 && k <= 0;
   $("next").disabled = app.index === app.frames.length - 1 && k === hands.length - 1;
   $("last").disabled = app.index === app.frames.length - 1;
-  $("position").textContent = `Hand ${app.hand} · seq ${frame.seq} · event ${app.index + 1} of ${app.frames.length}`;
+  $("position").textContent = `${app.hand === 0 ? "Before hand 1" : `Hand ${app.hand}`} · event ${frame.seq} · ${app.index + 1} of ${app.frames.length} in this hand`;
   $("hand-select").value = String(app.hand);
   $("seat-select").value = String(app.seat);
   markScore(frame.seq);
@@ -371,7 +463,7 @@ function fillHandSelect() {
     const label = span.hand === 0 ? "Before hand 1" : `Hand ${span.hand}`;
     const live = span.live ? (app.isShare ? " · in play, not shared" : " · in play") : "";
     return h("option", { value: span.hand, disabled: app.isShare && span.live },
-      `${label} · seq ${span.first_seq}–${span.last_seq}${live}`);
+      `${label} · events ${span.first_seq}–${span.last_seq}${live}`);
   }));
   if (app.hand !== null) select.value = String(app.hand);
 }
@@ -380,7 +472,7 @@ function fillSeatSelect() {
   const select = $("seat-select");
   const everything = app.isShare ? "Everything (finished hands)" : "Everything (from above)";
   select.replaceChildren(h("option", { value: "all" }, everything),
-    ...app.meta.players.map((name, seat) => h("option", { value: seat }, `${name} (seat ${seat})`)));
+    ...app.meta.players.map((name, seat) => h("option", { value: seat }, `${name}'s seat`)));
   select.value = String(app.seat);
 }
 
@@ -495,11 +587,12 @@ function scoreTable(s, units, { links = true } = {}) {
 function scoreLineEl(line, hs, units, { links = true } = {}) {
   return h("li", { class: "score-line" },
     h("span", { class: "line-points" }, `${nameOf(line.seat)} ${fieldText(units, "points", line.points, { signed: true })}`),
-    " ", h("span", { class: "reason" }, textNodes(line.reason)), " ", h("code", { class: "rule" }, line.rule), " ",
+    " ", h("span", { class: "reason" }, textNodes(line.reason, app.meta.players)), " ",
     links
       ? line.events.map((seq) => h("button", { type: "button", class: "link seq-link", dataset: { seq, hand: hs.hand },
-        "aria-label": `Go to seq ${seq}` }, `seq ${seq}`))
-      : (line.events.length ? `(seq ${line.events.join(", ")})` : ""));
+        "aria-label": `Go to event ${seq}` }, `event ${seq}`))
+      : (line.events.length ? `(${line.events.length === 1 ? "event" : "events"} ${line.events.join(", ")})` : ""),
+    links ? [" ", ruleDetails(line.rule)] : "");
 }
 
 function renderScore() {
@@ -553,7 +646,7 @@ function renderPrintSheet() {
   }
   if (app.frames.length) {
     const frame = app.frames[app.index];
-    parts.push(h("h2", {}, `Hand ${app.hand}, events to seq ${frame ? frame.seq : ""}`),
+    parts.push(h("h2", {}, `Hand ${app.hand}, to event ${frame ? frame.seq : ""}`),
       h("ol", { class: "print-events" }, app.frames.slice(0, app.index + 1).map((f) => h("li", {},
         `${f.seq} `, eventWords(f)))));
   }
@@ -654,7 +747,7 @@ function onEnvelope() {
 
 async function refreshLive() {
   const following = atHead();
-  const [meta, hands, score] = await Promise.all([api(gamePath()), api(gamePath("/hands")), api(gamePath("/score"))]);
+  const [meta, hands, score] = await Promise.all([api(gamePath()), api(gamePath("/hands")), api(gamePath("/score")), loadWords()]);
   app.meta = meta;
   app.hands = hands.hands;
   app.liveHand = hands.live_hand;
@@ -680,7 +773,7 @@ async function refreshLive() {
       await go(app.hand, { seq });
     }
     const jumpButton = $("live-jump");
-    jumpButton.textContent = `New events (seq ${meta.seq}): go to the latest`;
+    jumpButton.textContent = `New events (up to event ${meta.seq}): go to the latest`;
     jumpButton.hidden = false;
   }
 }
@@ -725,8 +818,13 @@ async function createShare() {
         copy.textContent = "Select and copy";
       }
     } }, "Copy");
+    const embed = new URL(`/embed/${encodeURIComponent(app.gameId)}#share=${body.token}`, window.location.origin).toString();
+    const frame = `<iframe src="${embed}" title="Tablebook: ${TITLES[app.meta.game] || app.meta.game}" width="100%" height="520" style="border:0"></iframe>`;
+    const code = h("input", { type: "text", readonly: true, value: frame, id: "share-embed", "aria-label": "Embed in a web page" });
     $("share-result").replaceChildren(h("p", {}, "Anyone with this link sees the finished hands of this game (never a live hand). It is shown only now."),
-      h("div", { class: "row" }, input, copy));
+      h("div", { class: "row" }, input, copy),
+      h("p", {}, "To show the game in another site's page, paste this into it (the frame sizes itself with docs/site.md's snippet):"),
+      h("div", { class: "row" }, code));
     await listShares();
   } catch (error) {
     $("share-error").textContent = error.message;
@@ -823,9 +921,11 @@ async function loadGames() {
     const first = app.pageIndex * pageSize() + 1;
     $("games-count").textContent = rows.length ? `games ${first} to ${first + rows.length - 1}` : "";
     showAlert("");
+    $("problem").hidden = true;
   } catch (error) {
-    if (error.status === 401) askForKey(error.message);
-    else showAlert(error.message);
+    const problem = problemOf(error, { what: "games", clear: "/replay" });
+    if (error.status === 401) askForKey(`${problem.title}. ${problem.text}`);
+    else showProblem($("problem"), problem, { retry: loadGames, key: () => askForKey("") });
   } finally {
     busy(false);
   }
@@ -868,22 +968,21 @@ async function start() {
     app.hands = hands.hands;
     app.liveHand = hands.live_hand;
     app.score = score;
+    await loadWords();
   } catch (error) {
     busy(false);
-    if (error.status === 401) {
-      if (app.isShare) {
-        sessionStorage.removeItem(SHARE_STORE + app.gameId);
-        showAlert(`This share link does not work: ${error.message}.`);
-        return;
-      }
+    const problem = problemOf(error, { what: "game", id: app.gameId, share: app.isShare });
+    if (error.status === 401 && !app.isShare) {
       sessionStorage.removeItem(KEY_STORE);
-      askForKey(error.message);
+      askForKey(`${problem.title}. ${problem.text}`);
       return;
     }
-    showAlert(error.status === 404 ? `No game ${app.gameId} for this ${app.isShare ? "link" : "key"}.` : error.message);
+    if (error.status === 401) sessionStorage.removeItem(SHARE_STORE + app.gameId);
+    showProblem($("problem"), problem, { retry: start, key: () => askForKey("") });
     $("forget-button").hidden = false;
     return;
   }
+  $("problem").hidden = true;
   busy(false);
   $("main").hidden = false;
   $("forget-button").hidden = false;
@@ -916,6 +1015,27 @@ async function openAt(wanted) {
   await go(hand, wanted.seq !== null ? { seq: wanted.seq } : { index: 0 });
 }
 
+/** `f`: the next player sits at the bottom of the table (what each seat may see does not change). */
+function turnTable() {
+  const frame = app.frames[app.index];
+  if (!frame) return;
+  app.turn = (app.turn + 1) % frame.state.seats.length;
+  render();
+}
+
+/** ↑ ↓: the first event of the hand before or after. */
+function stepHand(delta) {
+  const hands = visibleHands().map((s) => s.hand);
+  const k = hands.indexOf(app.hand) + delta;
+  if (k >= 0 && k < hands.length) go(hands[k], { index: 0 });
+}
+
+function openKeys() {
+  const dialog = $("keys-dialog");
+  if (!dialog.open) dialog.showModal();
+  $("keys-close").focus();
+}
+
 function isTyping(target) {
   return target && (["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName) || target.isContentEditable);
 }
@@ -930,10 +1050,18 @@ function wire() {
     render();
   });
   document.addEventListener("keydown", (event) => {
-    if (event.altKey || event.ctrlKey || event.metaKey || $("main").hidden) return;
-    if (document.querySelector("dialog[open]")) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.key === "?" && !isTyping(event.target) && !document.querySelector("dialog[open]")) {
+      event.preventDefault();
+      openKeys();
+      return;
+    }
+    if ($("main").hidden || document.querySelector("dialog[open]")) return;
     if (isTyping(event.target)) return;
-    const keys = { ArrowLeft: () => step(-1), ArrowRight: () => step(1), Home: () => jump("first"), End: () => jump("last") };
+    const keys = {
+      ArrowLeft: () => step(-1), ArrowRight: () => step(1), Home: () => jump("first"), End: () => jump("last"),
+      ArrowUp: () => stepHand(-1), ArrowDown: () => stepHand(1), f: turnTable, "?": openKeys,
+    };
     if (keys[event.key]) {
       event.preventDefault();
       keys[event.key]();
@@ -1028,6 +1156,8 @@ function wire() {
     loadGames();
   });
   $("share-create").addEventListener("click", createShare);
+  $("keys-button").addEventListener("click", openKeys);
+  $("keys-close").addEventListener("click", () => $("keys-dialog").close());
   $("share-close").addEventListener("click", () => $("share-dialog").close());
 }
 

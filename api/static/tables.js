@@ -131,14 +131,17 @@ const schnapsen = {
     }
     if (t.marriages && t.marriages.length) {
       parts.push(labelled("Marriages", h("ul", { class: "plain" }, t.marriages.map((m) => h("li", {},
-        `${who(m.seat, names)}: `, inlineSuit(m.suit), ` ${m.points}`, m.credited ? " (credited)" : " (pending)",
-        ` · seq ${m.seq}`)))));
+        `${who(m.seat, names)}: `, inlineSuit(m.suit), ` ${m.points}`,
+        m.credited ? " (counted)" : ` (counts once ${who(m.seat, names)} wins a trick)`)))));
     }
     if (t.last_trick) {
       parts.push(lastTrickEl(t.last_trick.plays || t.last_trick.cards, t.last_trick.winner, names, options.plays,
         "Last trick", `, ${t.last_trick.points} card points`));
     }
-    if (t.strict) parts.push(h("p", { class: "note" }, "strict rules: follow suit and take the trick if you can"));
+    // the strict rules of a closed or used-up talon: follow suit and head the trick (say so only then)
+    if (t.strict && ["lead", "follow"].includes(state.phase) && (t.closed_by !== null && t.closed_by !== undefined || t.talon === 0)) {
+      parts.push(h("p", { class: "note" }, `${t.closed_by !== null && t.closed_by !== undefined ? "The talon is closed" : "The talon is used up"}: follow suit, and take the trick if you can`));
+    }
     return parts;
   },
   shown: new Set(["dealer", "leader", "trump_suit", "trump_card", "trump_face_up", "talon", "closed_by", "trick",
@@ -220,7 +223,7 @@ const casino = {
         dataset: { build: b.id, owner: b.owner, groups: groups.length },
         "aria-label": `${head}, ${groups.length} ${groups.length === 1 ? "group" : "groups"} (${b.id})`,
       }, h("div", { class: "build-head" }, h("strong", {}, owner), ` · ${b.multiple ? "multiple " : ""}build of ${b.value}`,
-        h("span", { class: "build-id" }, ` (${b.id}, seq ${b.seq})`)), groupRows));
+        h("span", { class: "build-id" }, ` (build ${String(b.id).replace(/^b/, "")})`)), groupRows));
     }
     if (!t.builds.length) builds.append(h("span", { class: "empty" }, "none"));
     parts.push(labelled("Builds", builds));
@@ -229,7 +232,7 @@ const casino = {
       parts.push(kv("Last capture", `${who(c.seat, names)}`,
         isCard(c.card) ? [" with ", inlineCard(c.card)] : "",
         Array.isArray(c.took) && c.took.length ? [" took ", c.took.map((x, i) => [i ? " " : "", inlineCard(x)])] : "",
-        ` (seq ${c.seq})`));
+        Number.isInteger(c.seq) ? ` (event ${c.seq})` : ""));
     }
     if (t.rest) {
       parts.push(labelled(t.rest.seat === null ? "Left on the table (to nobody)" : `Left on the table, to ${who(t.rest.seat, names)}`,
@@ -317,14 +320,14 @@ const gin = {
         for (const x of layout.layoffs) laid.set(x.card, who(layout.seat, names));
       }
       const melds = layout && Array.isArray(layout.extended) && layout.extended.length === k.melds.length ? layout.extended : k.melds;
-      parts.push(labelled(`${k.gin ? "Gin" : "Knock"} by ${who(k.seat, names)} (seq ${k.seq})`, h("div", {},
+      parts.push(labelled(`${k.gin ? "Gin" : "Knock"} by ${who(k.seat, names)} (event ${k.seq})`, h("div", {},
         meldsEl(melds, { laid, label: `${who(k.seat, names)}'s melds` }),
         h("div", { class: "row small-row" }, "deadwood ", cardRow(k.deadwood || [], { class: "small", empty: "none" }),
           ` count ${k.count} · discard `, inlineCard(k.discard))), "knock"));
     }
     if (layout) {
       const offs = layout.layoffs || [];
-      parts.push(labelled(`${who(layout.seat, names)} lays out (seq ${layout.seq})`, h("div", {},
+      parts.push(labelled(`${who(layout.seat, names)} lays out (event ${layout.seq})`, h("div", {},
         meldsEl(layout.melds, { label: `${who(layout.seat, names)}'s melds` }),
         h("div", { class: "row small-row" }, offs.length
           ? ["lay-offs: ", offs.map((x, i) => [i ? ", " : "", inlineCard(x.card), ` on meld ${x.meld + 1}`])]
@@ -476,11 +479,10 @@ function seatEl(seat, state, place, game, options) {
   const el = h("section", {
     class: `seat pos-${place}${toAct ? " to-act" : ""}`,
     dataset: { seat: seat.seat },
-    "aria-label": `${names[seat.seat]}, seat ${seat.seat}${toAct ? ", to act" : ""}`,
+    "aria-label": `${names[seat.seat]}${toAct ? ", to act" : ""}`,
   },
   h("header", { class: "seat-head" },
     h("span", { class: "name" }, names[seat.seat]),
-    h("span", { class: "seatno" }, `seat ${seat.seat}`),
     h("span", { class: "badges" }, badges.filter(Boolean).map((b) => h("span", { class: `badge badge-${b.replaceAll(" ", "-")}` }, b))),
     h("span", { class: "points" }, points)),
   game.hand ? game.hand(seat, state, options) : handEl(seat),
@@ -491,7 +493,7 @@ function seatEl(seat, state, place, game, options) {
 function moreEl(table, shown, names) {
   const rest = Object.entries(table).filter(([k]) => !shown.has(k));
   if (!rest.length) return null;
-  return h("details", { class: "more" }, h("summary", {}, "more"),
+  return h("details", { class: "more" }, h("summary", {}, "details"),
     h("dl", {}, rest.map(([k, v]) => [h("dt", {}, k.replaceAll("_", " ")), h("dd", {}, describeValue(v, names))])));
 }
 
