@@ -6,6 +6,7 @@
 // The game is created with `POST /v1/games` and the pad opens on it.
 
 import { h } from "./cards.js";
+import { problemOf } from "./site.js";
 import { TITLES } from "./tables.js";
 
 const $ = (id) => document.getElementById(id);
@@ -45,21 +46,63 @@ async function ruleProfiles(api) {
   }
 }
 
-/** The names in the club's games, most recent first, each once. */
+/** The names in the club's games, most recent first, each once (a key refused is the page's problem). */
 async function knownPlayers(api) {
   try {
     const page = await api("/v1/games?limit=200");
     const seen = [];
     for (const game of page.games) for (const name of game.players) if (!seen.includes(name)) seen.push(name);
     return { names: seen, live: page.games.filter((g) => g.status === "live") };
-  } catch {
+  } catch (error) {
+    if (error && error.status === 401) throw error;
     return { names: [], live: [] };
   }
 }
 
+/**
+ * An option's help in a player's words: the games write it for the API (a rule's id in brackets, `true`,
+ * `None`, `10**9`, quoted values); the form says the same plainly.
+ */
+export function plainHelp(text) {
+  return String(text || "")
+    .replace(/\s*\((?:[a-z0-9_]+\.[a-z0-9_]+)(?:,\s*[a-z]+)?\)/g, "")
+    .replace(/`([^`]*)`/g, "$1")
+    .replace(/\{box, captain, sitter\}/g, "the box, the captain and the one who sits out")
+    .replace(/"([a-z0-9_]+)"/g, (_, v) => `“${v.replaceAll("_", " ")}”`)
+    .replace(/\btrue\b/g, "on")
+    .replace(/\bfalse\b/g, "off")
+    .replace(/\bNone\b/g, "none")
+    .replace(/\b10\*\*9\b/g, "1,000,000,000")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+//: the controls of options whose value is not a number, a choice or a switch
+const SPECIAL = {
+  first_roles: (option, players, common) => {
+    const roles = [["box", "Box"], ["captain", "Captain"], ["sitter", "Sits out"]];
+    const box = h("div", { class: "roles-option", ...common, role: "group", "aria-label": "First hand's roles" });
+    const decide = h("select", { id: "opt-first_roles-by", "aria-label": "How the first roles are chosen" },
+      h("option", { value: "cut" }, "a cut decides"), h("option", { value: "set" }, "set them here"));
+    const selects = roles.map(([role, label]) => h("label", { class: "role-pick", hidden: true }, label,
+      h("select", { id: `opt-first_roles-${role}`, class: "seat-option", dataset: { role } },
+        players.map((name, i) => h("option", { value: i, selected: roles.findIndex(([r]) => r === role) === i }, name || `player ${i + 1}`)))));
+    decide.addEventListener("change", () => {
+      for (const label of selects) label.hidden = decide.value !== "set";
+    });
+    box.append(decide, ...selects);
+    return box;
+  },
+  wild_card: (option, players, common) => {
+    const faces = ["J", "Q", "K"].flatMap((r) => ["S", "H", "C", "D"].map((s) => r + s));
+    const glyph = { S: "♠", H: "♥", C: "♣", D: "♦" };
+    return h("select", common, h("option", { value: "" }, "none"), faces.map((c) => h("option", { value: c }, `${c[0]}${glyph[c[1]]}`)));
+  },
+};
+
 function optionControl(option, players) {
   const id = `opt-${option.name}`;
-  const help = h("p", { class: "option-help", id: `${id}-help` }, [option.help, option.hint].filter(Boolean).join(" "));
+  const help = h("p", { class: "option-help", id: `${id}-help` }, plainHelp([option.help, option.hint].filter(Boolean).join(" ")));
   const label = words(option.name);
   const common = { id, name: option.name, "aria-describedby": `${id}-help`, dataset: { option: option.name } };
   let control;
@@ -75,6 +118,8 @@ function optionControl(option, players) {
   } else if (option.type === "seat") {
     control = h("select", { ...common, class: "seat-option" });
     fillSeats(control, players, option.default);
+  } else if (SPECIAL[option.name]) {
+    control = SPECIAL[option.name](option, players, common);
   } else if (option.type === "int") {
     control = h("input", { ...common, type: "number", inputmode: "numeric", min: option.min, max: option.max,
       step: 1, value: option.default });
@@ -95,6 +140,16 @@ function fillSeats(select, players, value) {
 function setControl(option, value) {
   const el = $(`opt-${option.name}`);
   if (!el) return;
+  if (option.name === "first_roles" && $("opt-first_roles-by")) {
+    $("opt-first_roles-by").value = value ? "set" : "cut";
+    $("opt-first_roles-by").dispatchEvent(new Event("change"));
+    for (const role of ["box", "captain", "sitter"]) if (value && role in value) $(`opt-first_roles-${role}`).value = String(value[role]);
+    return;
+  }
+  if (option.name === "wild_card" && el.tagName === "SELECT") {
+    el.value = value || "";
+    return;
+  }
   if (option.type === "bool") el.checked = value === true;
   else if (option.type === "choice") el.value = JSON.stringify(value);
   else if (option.type === "text") el.value = value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
@@ -107,6 +162,13 @@ function optionValue(option) {
   if (option.type === "bool") return el.checked;
   if (option.type === "choice") return JSON.parse(el.value);
   if (option.type === "seat") return Number(el.value);
+  if (option.name === "first_roles" && $("opt-first_roles-by")) {
+    if ($("opt-first_roles-by").value !== "set") return undefined;
+    const roles = Object.fromEntries(["box", "captain", "sitter"].map((role) => [role, Number($(`opt-first_roles-${role}`).value)]));
+    if (new Set(Object.values(roles)).size !== 3) throw new Error("First roles: the box, the captain and the one who sits out are three different players");
+    return roles;
+  }
+  if (option.name === "wild_card" && el.tagName === "SELECT") return el.value || null;
   if (option.type === "int") {
     const v = Number(el.value);
     if (!Number.isInteger(v) || v < option.min || v > option.max) {
@@ -123,18 +185,25 @@ function optionValue(option) {
   }
 }
 
-export async function startNewGame({ api, showAlert }) {
+export async function startNewGame({ api, showProblem }) {
   $("new-game").hidden = false;
   $("title").textContent = "New game";
   document.title = "New game · table pad";
   let games;
   try {
     games = await catalogue(api);
-  } catch {
-    showAlert("The games could not be read: is the network up?");
+  } catch (error) {
+    showProblem(error);
     return;
   }
-  const { names, live } = await knownPlayers(api);
+  let known;
+  try {
+    known = await knownPlayers(api);
+  } catch (error) {
+    showProblem(error);
+    return;
+  }
+  const { names, live } = known;
   const profiles = await ruleProfiles(api);
   const profileSelect = $("new-profile");
   profileSelect.replaceChildren(...profiles.map((p) => h("option", { value: p.name },
@@ -239,7 +308,8 @@ export async function startNewGame({ api, showAlert }) {
       const created = await api("/v1/games", { method: "POST", body });
       window.location.assign(`/record/${encodeURIComponent(created.id)}`);
     } catch (problem) {
-      error.textContent = problem.message || String(problem);
+      const said = problem.status ? problemOf(problem, { what: "record", doing: "record" }) : null;
+      error.textContent = said ? `${said.title}. ${said.text}` : problem.message || String(problem);
       error.hidden = false;
       $("new-submit").disabled = false;
     }

@@ -3,9 +3,10 @@
 // localStorage. Network first (a new version is used as soon as it is served), the kept copy offline.
 // It never answers an API request: those go to the network as the page sends them, or fail offline.
 
-const CACHE = "tablebook-pad-2";
+const CACHE = "tablebook-pad-3";
 const PAGE = "/record/";
 const FILES = [PAGE, "/static/record.js", "/static/record.css", "/static/newgame.js", "/static/replay.css",
+  "/static/site.css", "/static/site.js", "/static/offline.js", "/static/padwords.js",
   "/static/cards.js", "/static/tables.js", "/static/request.js", "/static/favicon.svg"];
 
 self.addEventListener("install", (event) => {

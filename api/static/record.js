@@ -28,9 +28,12 @@
 // erased name does not stay on a device that once recorded them.
 
 import {
-  SUITS, add, cardEl, cardText, describe, fieldText, h, isCard, rankText, unitsOf, who,
+  SUITS, add, cardEl, cardName, cardText, describe, fieldText, h, inlineCard, isCard, rankText, textNodes, unitsOf, who,
 } from "./cards.js";
+import { SEED_DECISIONS, kindAllowed, mayOffer, predictTurn } from "./offline.js";
+import { eventWords, knockOrder, storedWords, variantWords } from "./padwords.js";
 import { ApiError, NetworkError, requestJson } from "./request.js";
+import { problemOf, showProblem } from "./site.js";
 import { TITLES, renderTable } from "./tables.js";
 
 const KEY_STORE = "tablebook.key";
@@ -228,7 +231,7 @@ function tap(event, label) {
   if (app.conflict || app.refused || !app.offer) return;
   const item = {
     key: `pad-${newKey()}`, event, expected_seq: nextExpected(),
-    label: label || plainText(describeEvent(event)), at: new Date().toISOString(),
+    label: label || plainText(storedWords(event, null, names(), factUnits(null))), at: new Date().toISOString(),
     checked: !app.guess,
   };
   app.queue.push(item);
@@ -280,7 +283,7 @@ async function flush() {
           app.conflict = { message: error.message, actual: error.body && error.body.error ? error.body.error.actual : null,
             taps: app.queue.map((q) => q.label) };
         } else if (error.status === 401) {
-          forgetKey("The key was refused: open the pad with a recorder key.");
+          forgetKey(keyRefused(error));
         } else {
           app.refused = { item, message: error.message, status: error.status };
         }
@@ -344,9 +347,10 @@ async function editRefused() {
 const ONE_CARD = { card: { shape: "card", count: 1 } };
 const seedReveal = (type, extras = {}) => ({ kind: "reveal", type, extras, fields: ONE_CARD, example: { type, ...extras, seat: 0, card: "??" } });
 const SEED_KINDS = {
-  schnapsen: [seedReveal("draw")],
-  "gin-rummy-3": [seedReveal("draw", { source: "stock" }),
-    { kind: "decision", type: "draw", extras: { source: "discard" }, hasSeat: true, source: "table", from: "discard" }],
+  schnapsen: [{ ...seedReveal("draw"), phases: ["draw"] }],
+  "gin-rummy-3": [{ ...seedReveal("draw", { source: "stock" }), phases: ["draw"] },
+    { kind: "decision", type: "draw", extras: { source: "discard" }, hasSeat: true, source: "table", from: "discard",
+      phases: ["draw", "offer"] }],
   "seven-and-a-half": [seedReveal("hit")],
 };
 //: the ranks of a game's deck when the pad has seen no deal (every other game: all thirteen)
@@ -400,7 +404,7 @@ function learn(offer, state, events = []) {
     // a card taken from the table (Gin's discard): which kind of event put such a card down
     const from = source === "table" && latest && latest.data && latest.data.card === e.card ? latest.type : null;
     known.kinds[key] = { kind: "decision", type: e.type, extras, hasSeat, source,
-      from: (known.kinds[key] && known.kinds[key].from) || from };
+      from: (known.kinds[key] && known.kinds[key].from) || from, phases: withPhase(known.kinds[key], offer.phase) };
   }
   for (const r of offer.ranges) {
     const extras = extrasOf(r.event, ["type", "seat", r.field]);
@@ -408,23 +412,34 @@ function learn(offer, state, events = []) {
     const key = `range|${r.event.type}|${canonical(extras)}|${r.field}`;
     const before = known.kinds[key];
     known.kinds[key] = { kind: "range", type: r.event.type, extras, field: r.field, hasSeat: Number.isInteger(r.event.seat),
-      min: before ? Math.min(before.min, r.min) : r.min, max: before ? Math.max(before.max, r.max) : r.max };
+      min: before ? Math.min(before.min, r.min) : r.min, max: before ? Math.max(before.max, r.max) : r.max,
+      phases: withPhase(before, offer.phase) };
   }
   if (offer.reveal) {
     for (const v of offer.reveal.events) {
       const extras = extrasOf(v.event, ["type", "seat", "dealer", ...Object.keys(v.fields)]);
       if (!Object.values(extras).every(isScalar)) continue;
-      known.kinds[`reveal|${v.event.type}|${canonical(extras)}|${canonical(v.fields)}`] = {
-        kind: "reveal", type: v.event.type, extras, fields: v.fields, example: v.event };
+      const key = `reveal|${v.event.type}|${canonical(extras)}|${canonical(v.fields)}`;
+      known.kinds[key] = { kind: "reveal", type: v.event.type, extras, fields: v.fields, example: v.event,
+        phases: withPhase(known.kinds[key], offer.phase) };
     }
     known.unseen = { seq: offer.seq, cards: offer.reveal.unseen };
   }
   known.deck = [...new Set([...known.deck, ...(offer.reveal ? offer.reveal.unseen : []), ...cardsIn(state)])];
 }
 
+/** The phases a kind of event has been offered in (Schnapsen's marriage: `lead`; a draw: `draw`). */
+function withPhase(before, phase) {
+  const phases = before && Array.isArray(before.phases) ? before.phases : [];
+  return phase && !phases.includes(phase) ? [...phases, phase] : phases;
+}
+
 /** The learned kinds, with the seeded chance events the pad has not been offered yet. */
 function kindsFor() {
   const kinds = Object.values((app.known || emptyKnown()).kinds);
+  for (const seed of SEED_DECISIONS[app.state.game] || []) {
+    if (!kinds.some((k) => k.kind === "decision" && k.type === seed.type && canonical(k.extras) === canonical(seed.extras))) kinds.push(seed);
+  }
   for (const seed of SEED_KINDS[app.state.game] || []) {
     const same = (k) => k.kind === seed.kind && k.type === seed.type && (seed.kind === "reveal" || canonical(k.extras) === canonical(seed.extras));
     const at = kinds.findIndex(same);
@@ -517,9 +532,17 @@ function guessOffer() {
     }
     for (const c of cards) pool.delete(c);
   }
-  // the seats after the last actor first; a seat seen holding no cards (Gin's sitter) last
+  // the seat to act when the pad can know it (offline.js), else the seats after the last actor first, a
+  // seat seen holding no cards (Gin's sitter) last; and only the kinds of event offered in that phase
   const empty = (seat) => Boolean(hands[seat]) && hands[seat].length === 0;
-  const seats = seatOrder(count, last).sort((a, b) => Number(empty(a)) - Number(empty(b)));
+  const turn = predictTurn(app.state, app.queue.map((q) => q.event));
+  const seats = turn ? turn.toAct : seatOrder(count, last).sort((a, b) => Number(empty(a)) - Number(empty(b)));
+  const inPhase = (kind) => {
+    if (!turn || !turn.phase) return true;
+    const known = kindAllowed(app.state.game, turn.phase, kind);
+    if (known !== null) return known;
+    return !Array.isArray(kind.phases) || !kind.phases.length || kind.phases.includes(turn.phase);
+  };
   const decisions = [];
   const ranges = [];
   const variants = [];
@@ -532,10 +555,13 @@ function guessOffer() {
   };
   for (const seat of seats) {
     for (const kind of kinds) {
-      if (!kind.hasSeat) continue;
+      if (!kind.hasSeat || !inPhase(kind)) continue;
       if (kind.kind === "decision" && kind.source === null) decisions.push({ type: kind.type, seat, ...kind.extras });
       else if (kind.kind === "decision") {
-        for (const card of cardsFor(kind, seat)) decisions.push({ type: kind.type, seat, ...kind.extras, card });
+        for (const card of cardsFor(kind, seat)) {
+          const event = { type: kind.type, seat, ...kind.extras, card };
+          if (mayOffer(app.state.game, event, hands[seat])) decisions.push(event);
+        }
       } else if (kind.kind === "range") {
         ranges.push({ event: { type: kind.type, seat, ...kind.extras, [kind.field]: kind.min }, field: kind.field, min: kind.min, max: kind.max });
       }
@@ -551,7 +577,7 @@ function guessOffer() {
   }
   // chance events: a seat's draw or hit over the cards not used yet, then the deals of a new hand over the
   // deck, then the rest (Gin's cut for roles)
-  const reveals = kinds.filter((k) => k.kind === "reveal");
+  const reveals = kinds.filter((k) => k.kind === "reveal" && inPhase(k));
   const rank = (k) => (dealsHands(k) ? 1 : Number.isInteger(k.example.seat) ? 0 : 2);
   for (const order of [0, 1, 2]) {
     for (const kind of reveals.filter((k) => rank(k) === order)) {
@@ -574,7 +600,8 @@ function guessOffer() {
   }
   const reveal = variants.length ? { type: "offline", unseen: [...pool], events: variants, event: variants[0].event } : null;
   const complex = (app.known || emptyKnown()).complex;
-  return { seq: nextExpected(), decisions, ranges, reveal, flagged: [], guessed: true, complex };
+  return { seq: nextExpected(), decisions, ranges, reveal, flagged: [], guessed: true, complex,
+    to_act: turn ? turn.toAct : null };
 }
 
 /** Offline with taps waiting: the pad offers its own guess of the next taps. */
@@ -616,17 +643,28 @@ async function refresh() {
       setOnline(false);
       if (!app.offer) loadCache();
     } else if (error.status === 401) {
-      forgetKey("The key was refused: open the pad with a recorder key.");
+      forgetKey(keyRefused(error));
     } else if (error.status === 404) {
       dropCache(); // no such game for this key (any more): its table and names leave this device
-      showAlert("No such game in your club.");
+      showProblem($("alert"), { ...problemOf(error, { what: "record", id: app.gameId }), title: "No such game in your club." },
+        { retry: refresh });
+      $("alert").className = "alert-box";
     } else {
-      showAlert(error.message);
+      showProblem($("alert"), problemOf(error, { what: "record", id: app.gameId, doing: "record" }), {
+        retry: refresh, key: () => forgetKey(""),
+      });
+      $("alert").className = "alert-box";
     }
   } finally {
     busy(false);
   }
   render();
+}
+
+/** Why the key was refused, in words, for the key dialog. */
+function keyRefused(error) {
+  const problem = problemOf(error, {});
+  return `${problem.title}. ${problem.text}`;
 }
 
 function forgetKey(message) {
@@ -659,11 +697,12 @@ function render() {
   $("replay-link").href = `/replay/${encodeURIComponent(app.gameId)}`;
   $("replay-link").hidden = false;
   renderTable($("table"), app.state, { bottom: 0, score: app.score });
+  drawWaiting($("table"));
   $("table").dataset.padSeq = String(app.offer.seq);
   const pending = app.queue.length + app.held.length;
   $("table-note").hidden = pending === 0;
   $("table-note").textContent = pending
-    ? `The table as last recorded (event ${app.offer.seq}), before the ${pending === 1 ? "tap" : `${pending} taps`} waiting on this device.`
+    ? `The table as last recorded (event ${app.offer.seq}), with the ${pending === 1 ? "tap" : `${pending} taps`} waiting on this device drawn dashed.`
     : "";
   $("table").classList.toggle("behind", pending > 0);
   renderTurn();
@@ -676,6 +715,34 @@ function render() {
   document.body.dataset.queue = String(app.queue.length);
   document.body.dataset.guess = app.guess ? "1" : "0";
   refocus();
+}
+
+//: taps that put a card down from the hand, and those that bring one into it
+const CARD_OUT = new Set(["play", "discard", "trail", "capture", "build"]);
+const CARD_IN = new Set(["draw", "hit"]);
+
+/** The taps waiting on this device, on the table: a card played or discarded dashed in its hand, a card
+ * drawn dashed in the hand it went to, and the taps in order in the middle of the table. */
+function drawWaiting(table) {
+  const waiting = [...app.queue, ...app.held];
+  if (!waiting.length) return;
+  const strip = h("ol", { class: "waiting-taps", "aria-label": "Taps waiting to be sent" });
+  for (const item of waiting) {
+    const e = item.event;
+    const seat = table.querySelector(`.seat[data-seat="${e.seat}"] .hand`);
+    if (seat && isCard(e.card) && CARD_OUT.has(e.type)) {
+      const shownCard = seat.querySelector(`[data-card="${e.card}"]`);
+      if (shownCard) shownCard.classList.add("pending-out");
+    }
+    if (seat && isCard(e.card) && CARD_IN.has(e.type)) {
+      const row = seat.querySelector(".cards") || seat;
+      row.append(cardEl(e.card, { class: "pending-in", label: "waiting to be sent" }));
+    }
+    strip.append(h("li", { dataset: { key: item.key } }, isCard(e.card) ? cardEl(e.card, { class: "small pending-in" }) : "",
+      h("span", {}, item.label)));
+  }
+  const center = table.querySelector(".center");
+  if (center) center.append(h("div", { class: "group waiting-group" }, h("div", { class: "group-label" }, "Waiting to be sent"), strip));
 }
 
 /** After a tap, the keyboard goes on from the first new choice (the tapped button is gone). */
@@ -761,7 +828,8 @@ function renderTurn() {
   const offer = app.offer;
   const el = $("turn");
   if (app.guess) {
-    el.textContent = "Offline: tap what happens next (not checked yet)";
+    const next = Array.isArray(app.guess.to_act) && app.guess.to_act.length ? `${joinNames(app.guess.to_act)} next: ` : "";
+    el.textContent = `Offline: ${next ? `${next.slice(0, -2)} to act next` : "tap what happens next"} (not checked yet)`;
   } else if (offer.finished) {
     const winner = app.state.winner;
     el.textContent = Number.isInteger(winner) ? `The game is over: ${who(winner, names())} won` : "The game is over";
@@ -856,24 +924,31 @@ function describeEvent(event, result = null) {
   return describe(event, result, names(), factUnits(result));
 }
 
-/** What a button says for an event, its actor left out (the group heading names them). */
+/** What a button says for an event, its actor left out (the group heading names them): padwords.js. */
 function eventNodes(event) {
-  const { seat, ...rest } = event;
-  if (event.type === "retract") return [`undo back to event ${event.to_seq}`];
-  return describeEvent(rest);
+  const hand = Number.isInteger(event.seat) ? handOf(event.seat) : null;
+  return eventWords(event, { hand, names: names(), units: factUnits(null) });
 }
+
+//: a group of buttons' heading: what the player does
+const TYPE_WORDS = { exchange_trump: "exchange the trump", lay_off: "lay out and lay off", session_closed: "close the session" };
 
 /** Decisions in groups by actor and type: cards as big card buttons, the rest as worded buttons. */
 function renderDecisions(container, events, onPick, flags = null) {
   const groups = new Map();
-  events.forEach((event, index) => {
+  // a knock: gin first, then the lowest deadwood (the one a player looks for)
+  const order = events.map((event, index) => ({ event, index }));
+  order.sort((a, b) => (a.event.type === "knock" && b.event.type === "knock"
+    ? knockOrder(a.event, handOf(a.event.seat)) - knockOrder(b.event, handOf(b.event.seat)) : 0));
+  order.forEach(({ event, index }) => {
     const actor = Number.isInteger(event.seat) ? event.seat : -1;
     const key = `${actor}|${event.type}`;
     if (!groups.has(key)) groups.set(key, { actor, type: event.type, items: [] });
     groups.get(key).items.push({ event, index });
   });
   for (const group of groups.values()) {
-    const heading = group.actor >= 0 ? `${who(group.actor, names())}: ${words(group.type)}` : words(group.type);
+    const heading = group.actor >= 0 ? `${who(group.actor, names())}: ${TYPE_WORDS[group.type] || words(group.type)}`
+      : TYPE_WORDS[group.type] || words(group.type);
     const list = h("div", { class: "choice-list" });
     const box = h("div", { class: `choice-group type-${group.type}`, role: "group", "aria-label": heading },
       h("h3", { class: "choice-head" }, heading), list);
@@ -891,7 +966,7 @@ function renderDecisions(container, events, onPick, flags = null) {
       } else {
         add(button, eventNodes(event));
       }
-      if (flag) button.append(h("span", { class: "flag-rule" }, `⚠ ${flag.rule}`));
+      if (flag) button.append(h("span", { class: "flag-rule" }, "⚠ against the rules"));
       list.append(button);
     });
     if (group.items.length > SHOWN_PER_TYPE) {
@@ -955,9 +1030,13 @@ function rangeEl(range, onSend = null) {
 /** The slots to fill for a reveal variant: one per card, in field and seat order. */
 function slotsOf(variant) {
   const slots = [];
+  const cut = variant.event.type === "cut";
   for (const [field, spec] of Object.entries(variant.fields)) {
     if (spec.shape === "card") slots.push({ field, seat: null, index: 0 });
-    else if (spec.shape === "cards") for (let i = 0; i < spec.count; i += 1) slots.push({ field, seat: null, index: i });
+    else if (spec.shape === "cards" && cut) {
+      // the cut: one card per player, in seat order, each slot named by who cut it
+      for (let i = 0; i < spec.count; i += 1) slots.push({ field, seat: null, index: i, label: `${who(i, names())}'s cut` });
+    } else if (spec.shape === "cards") for (let i = 0; i < spec.count; i += 1) slots.push({ field, seat: null, index: i });
     else {
       const example = variant.event[field];
       for (const seat of spec.seats) {
@@ -1013,6 +1092,7 @@ const FIELD_WORDS = { hands: "hand", table: "the table", trump_card: "trump card
   card: "card" };
 
 function slotLabel(slot) {
+  if (slot.label) return slot.label;
   const field = FIELD_WORDS[slot.field] || words(slot.field);
   return slot.seat === null ? field : `${who(slot.seat, names())}'s ${field}`;
 }
@@ -1023,18 +1103,46 @@ function pickerTitle(reveal, variant) {
   const count = slotsOf(variant).length;
   const what = count === 1 ? "pick the card" : `pick ${count} cards`;
   if (Number.isInteger(event.dealer)) return `${who(event.dealer, names())} deals: ${what}`;
+  if (count === 1 && Number.isInteger(event.seat)) {
+    const how = event.source === "stock" ? " from the stock" : "";
+    return `${who(event.seat, names())} ${VERBS[event.type] || words(event.type)}${how}: tap the card`;
+  }
   if (Number.isInteger(event.seat)) return `${who(event.seat, names())}: ${words(event.type)}, ${what}`;
+  if (event.type === "cut") return `The cut for the roles: ${what}, one for each player`;
   return `${REVEAL_WORDS[event.type] || words(event.type)}: ${what}`;
 }
 
-/** Cards typed as text: "10d as kh", "T♦ A♠", "qh,7s". */
-function parseCards(text) {
-  const out = [];
-  const re = /(10|[2-9tjqka])\s*([cdhs♣♦♥♠])/gi;
+const VERBS = { draw: "draws", hit: "gets", cut: "cuts" };
+
+/**
+ * Cards typed as text: "10d as kh", "T♦ A♠", "qh,7s". Each word is a card or a mistake:
+ * `{cards: [codes], bad: [words that are not cards]}`.
+ */
+export function parseCards(text) {
+  const cards = [];
+  const bad = [];
   const suits = { "♣": "C", "♦": "D", "♥": "H", "♠": "S" };
-  for (const m of text.matchAll(re)) {
+  for (const word of String(text).split(/[\s,;]+/).filter(Boolean)) {
+    const m = /^(10|[2-9tjqka])\s*([cdhs♣♦♥♠])$/i.exec(word);
+    if (!m) {
+      bad.push(word);
+      continue;
+    }
     const rank = m[1] === "10" ? "T" : m[1].toUpperCase();
-    out.push(rank + (suits[m[2]] || m[2].toUpperCase()));
+    cards.push(rank + (suits[m[2]] || m[2].toUpperCase()));
+  }
+  return { cards, bad };
+}
+
+/** Why typed cards were not taken, said where they were typed: not a card, already picked, already seen. */
+function typedProblems({ cards, bad }, picked, unseen, deck) {
+  const out = bad.map((word) => `“${word}” is not a card: write the rank then the suit, as 10d, qh or as.`);
+  const seen = new Set(picked);
+  for (const code of cards) {
+    if (seen.has(code)) out.push(`${cardText(code)} is picked twice: each card once.`);
+    else if (!deck.has(code)) out.push(`${cardText(code)} is not in this game's deck.`);
+    else if (!unseen.has(code)) out.push(`${cardText(code)} is already dealt or played: it cannot come again in this hand.`);
+    seen.add(code);
   }
   return out;
 }
@@ -1053,9 +1161,8 @@ function renderPicker() {
   if (variants.length > 1) {
     const choices = h("div", { class: "variants", role: "radiogroup", "aria-label": "What kind" });
     variants.forEach((v, i) => {
-      const extra = Object.entries(v.event).filter(([k, val]) => !(k in v.fields) && k !== "type" && k !== "seat" && val !== false);
-      const plain = extra.length ? extra.map(([k, val]) => (val === true ? words(k) : `${words(k)} ${val}`)).join(", ") : "face up";
-      const text = v.label || (v.flag ? `${plain} ⚠ ${v.flag.rule}` : plain);
+      const plain = variantWords(v.event, v.fields);
+      const text = v.label || (v.flag ? `${plain} ⚠ against the rules` : plain);
       const id = `variant-${i}`;
       choices.append(h("label", { class: "variant", for: id },
         h("input", { type: "radio", name: "variant", id, checked: i === state.variant, onchange: () => {
@@ -1072,7 +1179,7 @@ function renderPicker() {
   let group = null;
   let groupKey = null;
   slots.forEach((slot, i) => {
-    const key = `${slot.field}|${slot.seat}`;
+    const key = slot.label || `${slot.field}|${slot.seat}`;
     if (key !== groupKey) {
       groupKey = key;
       group = h("div", { class: "slot-row", role: "group", "aria-label": slotLabel(slot) },
@@ -1093,7 +1200,7 @@ function renderPicker() {
     group.append(button);
   });
   box.prepend(h("h3", { class: "picker-head" }, pickerTitle(reveal, variant)));
-  box.append(slotBox);
+  if (slots.length > 1) box.append(slotBox); // one card: the tap on it is all there is
   // the deck: every rank of every suit seen in the unseen cards or picked, only unseen ones selectable
   const picked = new Set(state.cards.filter(Boolean));
   const ranks = RANKS.split("").filter((r) => [...unseen, ...picked].some((c) => c[0] === r));
@@ -1113,6 +1220,10 @@ function renderPicker() {
     deck.append(row);
   }
   box.append(deck);
+  const pickable = [...unseen].filter((c) => !picked.has(c));
+  if (slots.length === 1 && pickable.length === 1 && !full) {
+    box.append(h("p", { class: "help only-card" }, `Only ${cardText(pickable[0])} can come: tap it.`));
+  }
   // as many cards a row as fit (40px and more, 48px high), the rows of a suit balanced: 10 ranks as 5 + 5, not 7 + 3
   const fit = Math.max(1, Math.floor((deck.clientWidth + 4) / 44));
   const rows = Math.ceil(ranks.length / fit);
@@ -1122,13 +1233,33 @@ function renderPicker() {
   typed.addEventListener("keydown", (e) => {
     if (e.key !== "Enter") return;
     e.preventDefault();
-    for (const code of parseCards(typed.value)) pickCard(code, false);
+    const parsed = parseCards(typed.value);
+    const taken = [];
+    const deckCards = new Set(SUIT_ORDER.flatMap((suit) => RANKS.split("").map((r) => r + suit))
+      .filter((c) => unseen.has(c) || picked.has(c) || deckOf().includes(c)));
+    const problems = typedProblems(parsed, [...state.cards.filter(Boolean)], unseen, deckCards);
+    for (const code of parsed.cards) {
+      if (taken.includes(code)) continue;
+      taken.push(code);
+      if (unseen.has(code) && !state.cards.includes(code)) pickCard(code, false);
+    }
+    state.typed = problems.length ? typed.value : "";
+    state.problems = problems;
+    if (app.picker !== state) return; // one card was all it took: recorded
     renderPicker();
     const send = $("picker-send");
-    const again = send && !send.disabled ? send : $("picker-type");
+    const again = !problems.length && send && !send.disabled ? send : $("picker-type");
     if (again) again.focus();
   });
+  if (state.typed) typed.value = state.typed;
   const left = slots.length - state.cards.filter(Boolean).length;
+  const problems = h("div", { id: "picker-problem", class: "picker-problem", role: "alert", "aria-live": "assertive",
+    hidden: !(state.problems && state.problems.length) }, (state.problems || []).map((text) => h("p", {}, text)));
+  if (slots.length === 1) {
+    // one card to enter: the tap on it records it (a mistake is undone with Undo)
+    box.append(h("div", { class: "picker-actions" }, typed), problems);
+    return;
+  }
   const send = h("button", {
     type: "button", id: "picker-send", class: "big primary", disabled: !full,
   }, full ? ["Record: ", ...describeEvent(pickedEvent(variant, slots, state.cards))]
@@ -1144,7 +1275,7 @@ function renderPicker() {
     state.active = 0;
     renderPicker();
   } }, "Clear");
-  box.append(h("div", { class: "picker-actions" }, typed, clear, send));
+  box.append(h("div", { class: "picker-actions" }, typed, clear, send), problems);
 }
 
 function pickCard(code, redraw = true) {
@@ -1158,8 +1289,21 @@ function pickCard(code, redraw = true) {
   if (at >= slots.length || state.cards[at]) at = slots.findIndex((_, i) => !state.cards[i]);
   if (at < 0) return;
   state.cards[at] = code;
+  state.problems = [];
+  state.typed = "";
   const next = slots.findIndex((_, i) => !state.cards[i]);
   state.active = next < 0 ? slots.length : next;
+  if (slots.length === 1) {
+    // one tap: the card is the event
+    const event = pickedEvent(variant, slots, state.cards);
+    if (variant.flag) {
+      state.cards = [];
+      confirmFlagged({ ...variant.flag, event, field: null });
+    } else {
+      tap(event);
+    }
+    return;
+  }
   if (redraw) {
     renderPicker();
     const focus = next < 0 ? $("picker-send") : document.querySelector(`.pick[data-card="${code}"]`);
@@ -1205,8 +1349,9 @@ function confirmFlagged(flag) {
   const label = plainText(eventNodes(flag.event));
   const actor = Number.isInteger(flag.event.seat) ? `${who(flag.event.seat, names())}: ` : "";
   openForm(`Against the rules: ${actor}${label}`, "Record with a warning", (body) => {
-    body.append(h("p", { class: "warning", id: "flag-warning" }, `⚠ This breaks ${flag.rule}: ${renderMarked(flag.reason)}`));
-    body.append(h("p", {}, "It is stored with the violation; the audit and the replay show it."));
+    body.append(h("p", { class: "warning", id: "flag-warning" }, `⚠ This is against the rules: ${renderMarked(flag.reason)}`),
+      ruleDetails(flag.rule));
+    body.append(h("p", {}, "It is stored with the warning; the audit and the replay show it."));
     if (flag.field) {
       body.append(h("label", { for: "flag-amount" }, `${words(flag.field)} (${flag.min} to ${flag.max})`),
         h("input", { id: "flag-amount", type: "number", min: flag.min, max: flag.max, value: flag.event[flag.field] }));
@@ -1218,11 +1363,34 @@ function confirmFlagged(flag) {
       if (!Number.isInteger(v) || v < flag.min || v > flag.max) throw `${words(flag.field)}: from ${flag.min} to ${flag.max}`;
       event[flag.field] = v;
     }
-    return { event, label: `${actor}${plainText(eventNodes(event))} (⚠ ${flag.rule})` };
+    return { event, label: `${actor}${plainText(eventNodes(event))} (⚠ against the rules)` };
   });
 }
 
 const commonOf = (type) => (app.offer ? app.offer.common.find((c) => c.event.type === type) : null);
+
+/** A rule's id for the curious, behind a "details" toggle. */
+function ruleDetails(rule) {
+  if (!rule) return null;
+  return h("details", { class: "details rule-details" }, h("summary", {}, "details"), " rule ", h("code", { class: "rule" }, rule));
+}
+
+/** The score the rules count for a hand (its points by seat), or null while it is not finished. */
+function computedPoints(hand) {
+  const found = app.score && app.score.hands ? app.score.hands.find((x) => x.hand === hand) : null;
+  return found ? found.points : null;
+}
+
+const pointsText = (points) => names().map((name, seat) => `${name} ${fieldText(units(), "points", Number(points[String(seat)] ?? 0))}`).join(", ");
+
+/** A claim against the computed score, in words: `{agrees, text}` (agrees null while the hand is not over). */
+function claimCheck(hand, points) {
+  const computed = computedPoints(hand);
+  if (!computed) return { agrees: null, text: `checked once hand ${hand} is over` };
+  const agrees = names().every((_, seat) => Number(points[String(seat)] ?? 0) === Number(computed[String(seat)] ?? 0));
+  return agrees ? { agrees, text: "agrees with the rules' score" }
+    : { agrees, text: `does not agree with the rules' score for hand ${hand}: ${pointsText(computed)}` };
+}
 
 function recordLine(env) {
   return env ? `${env.seq}. ${plainText(envNodes(env))}` : "";
@@ -1274,24 +1442,34 @@ function openClaim() {
     return;
   }
   const seats = Object.keys(claim.event.points).map(Number);
-  const computed = (hand) => {
-    const found = app.score && app.score.hands ? app.score.hands.find((x) => x.hand === hand) : null;
-    return found ? found.points : {};
-  };
-  openForm("Our score sheet says", "Record the claim", (body) => {
+  openForm("Claim a score: what the table's own sheet says", "Record the claim", (body) => {
     const select = h("select", { id: "claim-hand" });
     for (let n = claim.max; n >= claim.min; n -= 1) select.append(h("option", { value: n }, `hand ${n}`));
     body.append(h("label", { for: "claim-hand" }, "Hand"), select);
+    const rules = h("p", { class: "help", id: "claim-computed" });
+    const warn = h("p", { class: "warning", id: "claim-warning", role: "alert", hidden: true });
+    const check = () => {
+      const hand = Number(select.value);
+      const computed = computedPoints(hand);
+      rules.textContent = computed ? `The rules count for hand ${hand}: ${pointsText(computed)}.`
+        : `Hand ${hand} is not over yet: the claim is checked against the rules' score once it is.`;
+      const points = Object.fromEntries(seats.map((seat) => [String(seat), Number($(`claim-${seat}`).value)]));
+      const verdict = claimCheck(hand, points);
+      warn.hidden = verdict.agrees !== false;
+      warn.textContent = verdict.agrees === false ? `⚠ This claim ${verdict.text}. It is recorded as claimed, and shown as disagreeing.` : "";
+    };
     const fill = () => {
-      const points = computed(Number(select.value));
+      const points = computedPoints(Number(select.value)) || {};
       for (const seat of seats) $(`claim-${seat}`).value = String(points[String(seat)] ?? 0);
+      check();
     };
     const grid = h("div", { class: "claim-grid" });
     for (const seat of seats) {
-      grid.append(h("label", { for: `claim-${seat}` }, who(seat, names())),
-        h("input", { id: `claim-${seat}`, type: "number", step: 1, inputmode: "numeric", required: true }));
+      const input = h("input", { id: `claim-${seat}`, type: "number", step: 1, inputmode: "numeric", required: true });
+      input.addEventListener("input", check);
+      grid.append(h("label", { for: `claim-${seat}` }, who(seat, names())), input);
     }
-    body.append(grid, h("p", { class: "help" }, "The points each player has on the table's own sheet for that hand; the audit compares them with the rules' score."));
+    body.append(grid, rules, warn, h("p", { class: "help" }, "The points each player has on the table's own sheet for that hand. A claim settles nothing by itself: the audit compares it with the rules' score."));
     select.onchange = fill;
     queueMicrotask(fill);
   }, () => {
@@ -1303,6 +1481,8 @@ function openClaim() {
       points[String(seat)] = v;
     }
     const text = seats.map((s) => `${who(s, names())} ${points[String(s)]}`).join(", ");
+    const verdict = claimCheck(hand, points);
+    if (verdict.agrees === false) showAlert(`The claim for hand ${hand} ${verdict.text}: recorded as claimed.`, "info");
     return { event: { type: "score_claimed", hand, points }, label: `score claimed for hand ${hand}: ${text}` };
   });
 }
@@ -1335,6 +1515,7 @@ function renderCommon() {
   const cancellable = Boolean(last && !last.tried && last.key !== app.inflight);
   $("undo-button").disabled = blocked || sends === "nothing" || (!cancellable && (app.queue.length > 0 || !commonOf("retract")));
   $("undo-button").textContent = cancellable ? "Cancel last tap…" : "Undo…";
+  $("claim-button").textContent = "Claim a score…";
   $("claim-button").disabled = blocked || sends === "nothing" || !commonOf("score_claimed");
   $("note-button").disabled = blocked || sends === "nothing";
   // a hand voided while taps wait could land on another hand: offered only at the head
@@ -1366,11 +1547,19 @@ function envNodes(env) {
   if (env.type === "retract") return [`Undo: takes back the events after ${data.to_seq}`, data.reason ? ` — “${data.reason}”` : ""];
   if (env.type === "score_claimed") {
     const pts = Object.entries(data.points || {}).map(([s, p]) => `${who(Number(s), names())} ${fieldText(units(), "points", p)}`);
-    return [`Score sheet, hand ${data.hand}: ${pts.join(", ")}`];
+    return [`Score claimed for hand ${data.hand}: ${pts.join(", ")}`];
   }
   if (env.type === "note") return [`Note: “${data.text}”`];
   const { violation, ...facts } = env.result || {};
-  return describeEvent({ type: env.type, ...data }, facts);
+  return storedWords({ type: env.type, ...data }, facts, names(), factUnits(facts));
+}
+
+/** A recorded claim, flagged where it disagrees with the rules' score (and said to agree where it does). */
+function claimFlag(env) {
+  if (env.type !== "score_claimed") return "";
+  const verdict = claimCheck(env.data.hand, env.data.points || {});
+  const cls = verdict.agrees === false ? "claim-flag disagrees" : verdict.agrees ? "claim-flag agrees" : "claim-flag open";
+  return h("span", { class: cls }, verdict.agrees === false ? ` ⚠ ${verdict.text}` : ` (${verdict.text})`);
 }
 
 function renderRecord() {
@@ -1392,7 +1581,9 @@ function renderRecord() {
     },
     h("span", { class: "seq" }, `${env.seq}.`), " ", envNodes(env),
     taken.has(env.seq) ? h("span", { class: "taken" }, " (taken back)") : "",
-    violation ? h("span", { class: "flag-rule" }, ` ⚠ ${violation.rule}: ${renderMarked(violation.reason)}`) : "");
+    violation ? h("span", { class: "flag-rule" }, ` ⚠ against the rules: ${renderMarked(violation.reason || violation.message)}`) : "",
+    violation ? ruleDetails(violation.rule) : "",
+    claimFlag(env));
   });
   if (!items.length) items.push(h("li", { class: "empty" }, "Nothing recorded yet."));
   list.replaceChildren(...items);
@@ -1453,7 +1644,16 @@ async function start() {
     $("net").hidden = true;
     $("new-link").hidden = true;
     const { startNewGame } = await import("./newgame.js");
-    startNewGame({ api, showAlert, ApiError, NetworkError });
+    startNewGame({ api, showAlert, ApiError, NetworkError, showProblem: (error) => {
+      if (error.status === 401) {
+        forgetKey(keyRefused(error));
+        return;
+      }
+      showProblem($("alert"), problemOf(error, { what: "record", doing: "record" }), {
+        retry: () => window.location.reload(), key: () => forgetKey(""),
+      });
+      $("alert").className = "alert-box";
+    } });
     return;
   }
   app.gameId = match[1];

@@ -167,8 +167,8 @@ def test_a_game_that_answers_404_has_its_copy_dropped(store: Store, pad_server: 
     # the same device, now with a key of another club: the game is not found for it
     pad.page.evaluate(f"sessionStorage.setItem('tablebook.key', {json.dumps(other.keys['recorder'])})")
     pad.page.reload()
-    pad.page.wait_for_selector("#alert:not([hidden])", timeout=20_000)
-    assert pad.page.text_content("#alert") == "No such game in your club."
+    pad.page.wait_for_selector("#alert:not([hidden]) .problem", timeout=20_000)
+    assert pad.page.text_content("#alert h2") == "No such game in your club."
     pad.page.wait_for_selector('body[data-busy="0"]', timeout=20_000)
     assert cache not in stored(pad)
     assert not [v for v in stored(pad).values() if "Ivo Pell" in v]
