@@ -1,6 +1,6 @@
 """What may be appended next: the table pad's offer (`GET /v1/games/{id}/next`, issue 18).
 
-The route is its dependencies and one service call (`Tablebook.next`: `projections.reading.offers.next_for`);
+The route is its dependencies and one service call (`Tablebook.next`, `api/service/reading.py`);
 the document is described here for the OpenAPI schema.
 """
 

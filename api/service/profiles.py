@@ -27,15 +27,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from api.service.base import Service
 from events.errors import InvalidEventError, TablebookError, UnknownGameError
 from events.schema import unstorable
 from events.store import profiles as stored
 from projections.core import engine
 from projections.core.registry import KINDS, rules_for
 from projections.core.rules import OptionSpec
+from projections.reading.visibility import Reader
 
 if TYPE_CHECKING:
-    from api.service import Reader
     from events.store import Store
 
 #: the built-in profile: every option of every game at its default
@@ -281,3 +282,27 @@ def rules_catalog() -> dict[str, Any]:
         ]
         games.append({"game": kind, "title": rules.title, "players": list(rules.player_counts), "options": options})
     return {"games": games}
+
+
+class HouseRules(Service):
+    """The games' options and a club's rule profiles (`/v1/games/rules`, `/v1/profiles`)."""
+
+    def rules(self) -> dict[str, Any]:
+        """Every game with its options, defaults, ranges, help texts and kind (scoring or play)."""
+        return rules_catalog()
+
+    def profiles(self, reader: Reader) -> list[Profile]:
+        """The reader's club's rule profiles, the built-in `default` first."""
+        return list_profiles(self.store, reader)
+
+    def profile(self, reader: Reader, name: str) -> Profile:
+        """One rule profile of the reader's club."""
+        return get_profile(self.store, reader, name)
+
+    def save_profile(self, reader: Reader, name: str, games: Mapping[str, Any]) -> tuple[Profile, bool]:
+        """Create or replace a rule profile; (the profile, whether it is new)."""
+        return save_profile(self.store, reader, name, games)
+
+    def delete_profile(self, reader: Reader, name: str) -> None:
+        """Remove a rule profile of the reader's club."""
+        delete_profile(self.store, reader, name)

@@ -1,4 +1,4 @@
-"""What may be appended next to a game: the table pad's offer (issue 18, `GET /v1/games/{id}/next`).
+"""What may be appended next to a game: the table pad's offer (`GET /v1/games/{id}/next`).
 
 A scorer at the table taps what happens; the page must offer only what the record would take, so
 the offer is worked out from the rules and every event in it has been through `engine.decide`,
@@ -20,19 +20,20 @@ exactly as `POST /v1/games/{id}/events` would decide it:
 - `common`: the events every game takes (`retract` with its bounds, `score_claimed`, `note`,
   `hand_voided` while a hand is in progress).
 
-Visibility: the offer is computed on the true state and then shown from the reader's viewpoint
-(`projections/reading/visibility.py`): a reader who may not see a seat's private cards gets none of that
-seat's decisions (which cards it may play, whether it may knock or split, tell what it holds: the
-seat is listed in `withheld`), no event naming a card hidden from it, examples of chance events
-with `"??"` for their cards, and an unseen list that holds every card it does not see (a seat's
-hidden hand is not told apart from the stock). A seat-scoped reader gets its own decisions.
+Visibility: the offer is computed on the true state and then shown from the reader's viewpoint, which
+the use case decides (`api/service/reading.py`, by `projections/reading/visibility.py`): a reader who
+may not see a seat's private cards gets none of that seat's decisions (which cards it may play,
+whether it may knock or split, tell what it holds: the seat is listed in `withheld`), no event naming
+a card hidden from it, examples of chance events with `"??"` for their cards, and an unseen list that
+holds every card it does not see (a seat's hidden hand is not told apart from the stock). A
+seat-scoped reader gets its own decisions.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
@@ -41,42 +42,9 @@ from events.errors import TablebookError
 from events.schema import json_schema
 from projections.core import dealing, engine, phrases
 from projections.core.rules import CHANCE, HIDDEN, OMNISCIENT, SPECTATOR, Chance, Event, GameRules, Viewpoint
-from projections.reading.visibility import sight_of, viewpoint_for
-
-if TYPE_CHECKING:
-    from api.service import Reader, Tablebook
 
 #: the integer field an event's ranges are over
 AMOUNT = "amount"
-#: what each role may send (`Tablebook.append`): a viewer nothing, an auditor only corrections
-SENDS = {"viewer": "nothing", "auditor": "corrections"}
-
-
-# --------------------------------------------------------------------------- the use case
-
-
-def next_for(service: Tablebook, reader: Reader, game_id: str, seat: int | None = None) -> dict[str, Any]:
-    """`GET /v1/games/{id}/next`: the offer at the game's head (read now), from `seat` (everything when
-    None), as the reader may see it. (`Tablebook.next` delegates here.)
-
-    Raises:
-        NotFoundError: no such game in the reader's club.
-        InvalidEventError: a seat the game does not have (the message rendered with the players).
-        ForbiddenError: a share link (the route is not one of a replay's).
-    """
-    from api.service import rendered_error  # here: the service may import this module
-
-    live = service.recorder.live(game_id, reader.club_id)
-    names = list(live.game.players)
-    sight = sight_of(reader, service.store, live)
-    try:
-        viewpoint = viewpoint_for(sight, seat, live.state.seats, live.state.hand)
-    except TablebookError as refused:
-        if not phrases.has_marker(refused.message):
-            raise
-        raise rendered_error(refused, names) from None
-    doc = offer(live.rules, live.state, viewpoint, names)
-    return {"game": game_id, **doc, "sends": SENDS.get(reader.role, "events")}
 
 
 def offer(

@@ -63,14 +63,34 @@ from projections.reading.retracts import NO_MARKS, Marks, covering, of_envelopes
 
 
 class Reader(Protocol):
-    """Whoever reads a game, as far as visibility goes (`api.auth.Principal` is one; so is the CLI's
-    operator, `api.service.Operator`): does it see every card, is it a share link."""
+    """Whoever reads a game: `api.auth.Principal` (a key or a share link) for the API, the CLI's operator
+    (`api.service.Operator`), who sees everything in one club or (no club) in every club.
+
+    Visibility asks only whether it sees every card and whether it is a share link; the use cases of
+    `api/service/` also ask its club (the games it may read), its role and actor (what it may write, and
+    as whom), and `require` refuses a role that may not do something.
+    """
+
+    @property
+    def club_id(self) -> int | None: ...
+
+    @property
+    def club(self) -> str | None: ...
+
+    @property
+    def role(self) -> str: ...
+
+    @property
+    def actor(self) -> str: ...
+
+    @property
+    def is_share(self) -> bool: ...
 
     @property
     def sees_everything(self) -> bool: ...
 
-    @property
-    def is_share(self) -> bool: ...
+    def require(self, *roles: str) -> None:
+        """Raises ForbiddenError unless the reader has one of `roles`."""
 
 
 def first_hidden_hand(rules: GameRules[Any], head: Position[Any]) -> int | None:

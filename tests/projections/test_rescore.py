@@ -1,4 +1,5 @@
-"""Re-scoring a recorded game under other options (api/service/rescore.py), against a fresh recording.
+"""Re-scoring a recorded game under other options (projections/reading/rescore.py, and the use case of
+api/service/rescore.py), against a fresh recording.
 
 The oracle is the write path itself: a game recorded *from the start* with the other value of an
 option, fed the same events, must give the re-score's sheet (and refuse, if at all, the event the
@@ -16,13 +17,14 @@ from typing import Any
 import pytest
 
 from api.service import OPERATOR
-from api.service.rescore import line_changes, options_under, rescore_game, rescore_record
+from api.service.rescore import rescore_game
 from events.envelope import event_of
 from events.errors import InvalidEventError, TablebookError
 from events.store import Store
 from projections.core import engine, simulate
 from projections.core.recorder import Recorder
 from projections.core.registry import KINDS, rules_for
+from projections.reading.rescore import line_changes, options_under, rescore_record
 from tests.projections.helpers import EXAMPLES, load_example
 from tests.projections.test_house_rules import CASINO_DEAL, GIN_DEAL, GIN_ROLES, HALF_HAND, SMEAR_TWO
 
