@@ -4,9 +4,33 @@ Roles: `recorder` (create games, append, read), `viewer` (read; live hands
 redacted), `auditor` (read everything, audit, and append the corrections
 `retract`, `note`, `score_claimed`).
 
-A share token (`ts_<id>_<secret>`, see `api/share.py`) is a fourth kind of
-principal, with the role `share`: it reads one game, and of that game only
-the hands that are over. `authenticate` tells the two apart by the prefix.
+A share token (`ts_<id>_<secret>`) is a fourth kind of principal, with the role
+`share`: it reads one game, and of that game only the hands that are over.
+`authenticate` tells the two apart by the prefix.
+
+Share links are read-only tokens that a club hands a player or a director
+instead of a key. `<id>` names the `share_token` row, and only sha256(`<secret>`)
+is kept there, as for API keys, so a copy of the database gives no working
+link. The row binds the token to its game and club, records who made it and
+when, and `revoked_at` ends it. Readings:
+
+- "Signed" is read as *unforgeable and checked by the server*: the secret
+  is 192 random bits and is checked against its stored hash in constant
+  time. A self-contained HMAC signature would add nothing here, since a
+  revocable token must be looked up anyway, and it would need a server
+  secret that every API process shares.
+- A share token is a principal of the role `share` limited to its game
+  (`api/deps.py` refuses any other game with 404 and any route that is not a
+  read of the replay with 403) and to the hands that are over
+  (`projections/reading/visibility.py`): a live hand is refused (403) on `/state` and
+  `/replay`, and its events are withheld on `/events` and `/stream`.
+- Tokens do not expire by themselves; revoke them. Revoking twice is not an
+  error (the first `revoked_at` stays).
+
+The rows and the token's form are the store's (`events/store/shares.py`, where the SQL is);
+making, listing and revoking a link are use cases of the application service
+(`api/service/shares.py`); what is here is the check of a credential that comes with a request,
+which turns it into a `Principal`.
 
 No process caches a key or a share token: every request looks its credential up in the database (one
 row by primary key), so a key revoked by any API process or by `tablebook keys revoke` is refused by
@@ -21,8 +45,9 @@ import hmac
 import secrets
 from dataclasses import dataclass
 
-from events.errors import ForbiddenError, UnauthorizedError
+from events.errors import ForbiddenError, NotFoundError, UnauthorizedError
 from events.store import Store
+from events.store.shares import ShareRecord, find_share, split_token
 
 ROLES = ("recorder", "viewer", "auditor")
 #: the role of a share token's principal (never the role of a key)
@@ -100,8 +125,6 @@ def authenticate(store: Store, authorization: str | None) -> Principal:
     """
     token = bearer_token(authorization)
     if token.startswith("ts_"):
-        from api.share import authenticate_share  # api.share builds Principals: imported late
-
         return authenticate_share(store, token)
     parts = token.split("_", 2)
     if len(parts) != 3 or parts[0] != "tb":
@@ -112,3 +135,23 @@ def authenticate(store: Store, authorization: str | None) -> Principal:
     if record.revoked_at is not None:
         raise UnauthorizedError(f"this API key was revoked at {record.revoked_at}")
     return Principal(record.id, record.club_id, record.club, record.role)
+
+
+def authenticate_share(store: Store, token: str) -> Principal:
+    """The principal of a share token: role `share`, limited to its game.
+
+    Raises:
+        UnauthorizedError: a malformed, unknown or revoked token.
+    """
+    parts = split_token(token)
+    if parts is None:
+        raise UnauthorizedError("that is not a Tablebook share token (they look like ts_<id>_<secret>)")
+    try:
+        record: ShareRecord | None = find_share(store, parts[0])
+    except NotFoundError:
+        record = None
+    if record is None or not hmac.compare_digest(record.token_hash, hash_secret(parts[1])):
+        raise UnauthorizedError("unknown share link")
+    if record.revoked_at is not None:
+        raise UnauthorizedError(f"this share link was revoked at {record.revoked_at}")
+    return Principal(record.id, record.club_id, record.club, SHARE_ROLE, game_id=record.game_id)

@@ -1,7 +1,7 @@
-"""Dependencies shared by the routes: the application service, the recorder and the calling principal.
+"""Dependencies shared by the routes: the application service and the calling principal.
 
-Every route but the live stream calls the service (`api/service/`), built once per app
-over the app's recorder; the stream still reads through the recorder.
+Every route calls the service (`api/service/`), built once by `api.main.create_app` (`app.state.service`)
+and handed to the routes here: the primary's, or a replica's for the reads a replica may serve.
 
 The principal comes from `Authorization: Bearer <key or share token>`. Two
 exceptions to the header, both for reading:
@@ -26,7 +26,6 @@ from api.service import Tablebook
 from events.errors import ForbiddenError, InvalidEventError, NotFoundError
 from events.store import Store
 from events.store.replicas import PRIMARY, ReadRoutes
-from projections.core.recorder import Recorder
 
 #: the routes (templates) a share token may read
 SHARE_ROUTES = frozenset(
@@ -81,14 +80,8 @@ def min_seq_of(request: Request) -> int | None:
         raise InvalidEventError(f"{MIN_SEQ_HEADER} must be a whole number (a seq), not {raw[:40]!r}") from None
 
 
-async def get_recorder(request: Request) -> Recorder:
-    recorder: Recorder = request.app.state.recorder
-    return recorder
-
-
 async def get_service(request: Request, response: Response) -> Tablebook:
-    """The app's service, over `app.state.recorder` (made at the first request; an `async` dependency runs on
-    the event loop's one thread, so it is made once).
+    """The app's service (`app.state.service`, made by `create_app`).
 
     With replicas (TABLEBOOK_READ_URLS), a GET of `REPLICA_ROUTES` gets the service of the replica
     `ReadRoutes` chooses (with `Tablebook-Min-Seq`: one that has reached it, else the primary's), and the
@@ -110,18 +103,9 @@ def service_of(request: Request, store: Store | None) -> Tablebook:
     state = request.app.state
     routes: ReadRoutes | None = getattr(state, "read_routes", None)
     if routes is not None and store is not None and store is not routes.primary:
-        services: dict[int, Tablebook] | None = getattr(state, "replica_services", None)
-        if services is None:
-            services = state.replica_services = {}
-        found = services.get(id(store))
-        if found is None:
-            found = services[id(store)] = Tablebook(state.replica_recorders[id(store)])
-        return found
-    recorder: Recorder = state.recorder
-    service: Tablebook | None = getattr(state, "service", None)
-    if service is None or service.recorder is not recorder:
-        service = Tablebook(recorder)
-        state.service = service
+        replica: Tablebook = state.replica_services[id(store)]
+        return replica
+    service: Tablebook = state.service
     return service
 
 
@@ -151,8 +135,8 @@ def _route_path(request: Request) -> str:
 
 
 def _store(request: Request) -> Store:
-    """The store the key checks read (the recorder's), for `api.auth.authenticate`."""
-    store: Store = request.app.state.recorder.store
+    """The store the key checks read (the primary's), for `api.auth.authenticate`."""
+    store: Store = request.app.state.service.store
     return store
 
 
@@ -187,6 +171,5 @@ async def get_principal(request: Request) -> Principal:
     return principal
 
 
-RecorderDep = Annotated[Recorder, Depends(get_recorder)]
 ServiceDep = Annotated[Tablebook, Depends(get_service)]
 PrincipalDep = Annotated[Principal, Depends(get_principal)]

@@ -25,6 +25,7 @@ from starlette.responses import Response
 from api.models import errors
 from api.queries import known_query
 from api.responses import ORJSONResponse, error_body
+from api.service import Tablebook
 from api.settings import Settings
 from events.errors import TablebookError, clip
 from events.schema import unstorable
@@ -412,7 +413,9 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         redoc_url=None,
     )
     app.state.settings = settings
-    app.state.recorder = Recorder(store, StateCache(settings.cache_size))
+    # the one service of this app, handed to every route by `api.deps.get_service` (its recorder's state cache
+    # is the process's); replicas, if any, each have one of their own
+    app.state.service = Tablebook(Recorder(store, StateCache(settings.cache_size)))
     if settings.follow_patroni:  # the read models read the log on the synchronous standby (docs/replication.md)
         store.follow_from(
             sync_standby_log(store, settings.follow_patroni, settings.read_urls, durability=settings.durability)
@@ -420,8 +423,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     if settings.read_urls:  # reads on replicas (docs/replication.md); none: every read on `store`, as before
         replicas = [Store(url, make_engine(url, settings.durability)) for url in settings.read_urls]
         app.state.read_routes = ReadRoutes(store, replicas, wait=settings.read_wait)
-        app.state.replica_recorders = {
-            id(replica): ReplicaRecorder(replica, StateCache(settings.cache_size)) for replica in replicas
+        app.state.replica_services = {
+            id(replica): Tablebook(ReplicaRecorder(replica, StateCache(settings.cache_size))) for replica in replicas
         }
 
     @app.exception_handler(TablebookError)

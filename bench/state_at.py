@@ -32,6 +32,7 @@ from fastapi.testclient import TestClient
 
 from api.auth import create_key
 from api.main import create_app
+from api.service import Tablebook
 from api.settings import Settings
 from bench.folds import endless_session
 from events.store import Store
@@ -51,7 +52,7 @@ def timed(
 ) -> list[float]:
     out = []
     for seq in seqs:
-        client.app.state.recorder = Recorder(store, StateCache(), snapshots=on)  # type: ignore[attr-defined]
+        client.app.state.service = Tablebook(Recorder(store, StateCache(), snapshots=on))  # type: ignore[attr-defined]
         began = time.perf_counter()
         response = client.get(f"/v1/games/{game_id}/state", params={"at": seq}, headers=headers)
         out.append((time.perf_counter() - began) * 1000)

@@ -16,7 +16,7 @@
   Content-Security-Policy says so too).
 - `POST /v1/games/{id}/share` makes a read-only share link (recorder and
   auditor keys); `GET` lists a game's links; `DELETE .../share/{share_id}`
-  revokes one. See `api/share.py` (the token check) and `events/store/shares.py` (the rows).
+  revokes one. See `api/auth.py` (the token check) and `events/store/shares.py` (the rows).
 - `GET /record/{id}` serves the table pad (`api/static/record.html`, `record.js`): the table as the
   scorer sees it and what may be appended next (`GET /v1/games/{id}/next`), sent one tap at a time with
   `expected_seq` and an `Idempotency-Key`, queued in the browser while offline. `GET /record` is the

@@ -2,7 +2,7 @@
 
 A small module of the store layer (the registry's share tokens), beside the
 store's own modules, so that no SQL is written above `events/`: the API
-(`api/share.py` checks a token, `api/routes/pages.py` lists and revokes
+(`api/auth.py` checks a token, `api/routes/pages.py` lists and revokes
 them) and the application service (`api/service/` makes them)
 call these functions with the store (or any holder of its `Database`) whose database they use. It follows the
 store's patterns: reads on a plain connection, writes in the store's own

@@ -196,9 +196,10 @@ def test_a_replica_that_fails_in_the_middle_of_a_read_answers_503_and_is_left_ou
         game_id = new_game(client, club)["id"]
         note(client, club, game_id, "one")
         app.state.read_routes = routes = ReadRoutes(primary, [replica], wait=0.1)
+        from api.service import Tablebook
         from projections.core.recorder import ReplicaRecorder, StateCache
 
-        app.state.replica_recorders = {id(replica): ReplicaRecorder(replica, StateCache(16))}
+        app.state.replica_services = {id(replica): Tablebook(ReplicaRecorder(replica, StateCache(16)))}
         checkouts.clear()
         cut["armed"] = True
         answer = client.get(f"/v1/games/{game_id}/events", headers=club.viewer)

@@ -99,7 +99,7 @@ def test_profiles_are_stored_per_club_checked_and_the_default_is_built_in(client
     )
     bets = {"name": "x", "games": {"seven-and-a-half": {"min_bet": 50, "max_bet": 10}}}
     error_of(client.post("/v1/profiles", json=bets, headers=club.recorder), 422, "invalid")
-    other = make_club(client.app.state.recorder.store)  # type: ignore[attr-defined]
+    other = make_club(client.app.state.service.store)  # type: ignore[attr-defined]
     error_of(client.get("/v1/profiles/tuesday", headers=other.recorder), 404, "not_found")
     assert client.delete("/v1/profiles/tuesday", headers=club.recorder).json() == {"deleted": "tuesday"}
     error_of(client.get("/v1/profiles/tuesday", headers=club.recorder), 404, "not_found")
@@ -173,7 +173,7 @@ def test_rescore_refusals(client: TestClient, club: Club) -> None:
     seat = {"options": {"first_roles": {"box": 1, "captain": 0, "sitter": 2}}}
     error_of(client.post(f"/v1/games/{gin}/rescore", json=seat, headers=club.recorder), 422, "invalid")
     error_of(client.post(f"/v1/games/{gin}/rescore", json={"profile": "nope"}, headers=club.recorder), 404, "not_found")
-    other = make_club(client.app.state.recorder.store)  # type: ignore[attr-defined]
+    other = make_club(client.app.state.service.store)  # type: ignore[attr-defined]
     error_of(
         client.post(f"/v1/games/{gin}/rescore", json={"options": {"gin_bonus": 20}}, headers=other.recorder),
         404,

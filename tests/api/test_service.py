@@ -208,7 +208,7 @@ def test_the_api_docs_list_every_setting_with_its_default() -> None:
 
 def test_the_app_builds_its_store_with_the_settings_durability(sqlite_url: str) -> None:
     app = create_app(Settings(database_url=sqlite_url, durability="fast"))
-    store: Store = app.state.recorder.store
+    store: Store = app.state.service.store
     try:
         with store.engine.connect() as conn:
             assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL

@@ -2,7 +2,7 @@
 
 The per-process state of an API process, and why none of it can go stale across processes:
 
-- keys (`api.auth.authenticate`) and share links (`api.share`): looked up in the database on every
+- keys (`api.auth.authenticate`) and share links (`api.auth.authenticate_share`): looked up in the database on every
   request, no cache, so a key or link revoked anywhere (another API process, `tablebook keys revoke`) is
   refused by the very next request to any process. Not a TTL: a TTL of a second would still let a
   revoked key read hidden cards, or append, for that second.
