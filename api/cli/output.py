@@ -17,6 +17,7 @@ value formatter, over `events.cards`) only, so `tablebook --help` stays fast (is
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -87,7 +88,9 @@ class Output:
             header_style="bold underline",
         )
         for i, column in enumerate(columns):
-            widest = max((len(row[i]) for row in [[*columns], *rows]), default=0) if column in whole else None
+            cells = [column, *(row[i] for row in rows)]
+            # a `whole` column at its widest value; any other wraps between words, never inside a number
+            widest = max(len(c) if column in whole else _longest_number(c) for c in cells)
             table.add_column(
                 column,
                 justify="right" if column in right else "left",
@@ -96,7 +99,12 @@ class Output:
                 overflow="fold",
             )
         for row in rows:
-            table.add_row(*(Text(cell) for cell in row))
+            # values by seat (`20/23/19`) may wrap between seats: `20 / 23 / 19` on a terminal
+            shown = (
+                cell if column in whole else _BY_SEAT.sub(" / ", cell)
+                for column, cell in zip(columns, row, strict=False)
+            )
+            table.add_row(*(Text(cell) for cell in shown))
         self.console.print(table)
 
     def json(self, document: Any) -> None:
@@ -111,6 +119,16 @@ class Output:
         else:  # a text-only stream
             out.write(body.decode())
             out.flush()
+
+
+#: a number as a table shows it (`-385`, `3½`, `1,000`), which a table never wraps inside
+_NUMBER = re.compile(r"-?\d[\d½.,]*")
+#: the slash between two seats' values (`20/23/19`)
+_BY_SEAT = re.compile(r"(?<=[\d½])/(?=-?\d)")
+
+
+def _longest_number(text: str) -> int:
+    return max((len(m) for m in _NUMBER.findall(text)), default=0)
 
 
 # --------------------------------------------------------------------------- values in words
