@@ -1,15 +1,13 @@
-"""`tablebook players list|add|show|rename|merge|forget` and `tablebook standings GAME` (issue 20).
+"""`tablebook players erase|list|add|show|rename|merge|forget` and `tablebook standings GAME`.
 
-The same use cases as the `/v1/players` and `/v1/standings` routes (`api/service/`), on the
+The same use cases as the `/v1/players` and `/v1/standings` routes (`api/service/players.py`), on the
 database of `--database`, for the operator who holds it. A player is named by id or by a name or
-alias (case-insensitive) that only one player of the club has. `tablebook players erase NAME` (the
-exact-name erasure of every game of every club) stays in `api/cli/`; `forget` erases one player
-record of one club, with all its names.
+alias (case-insensitive) that only one player of the club has. `tablebook players erase NAME` is the
+exact-name erasure of every game of every club; `forget` erases one player record of one club, with
+all its names.
 
-Registered by `api/cli/`:
-
-    from api import cli_players
-    cli_players.register(app, players_app)
+Registered by `api/cli/__init__.py`: the `players` group (`register_group`) among the groups,
+`standings` (`register`) after the other commands.
 """
 
 from __future__ import annotations
@@ -31,15 +29,64 @@ ClubOption = Annotated[str, typer.Option("--club", help="the club's name")]
 PlayerArg = Annotated[str, typer.Argument(help="a player's id, or a name or alias only one player of the club has")]
 
 
-def register(app: typer.Typer, players_app: typer.Typer) -> None:
-    """Add the player commands to `tablebook players` and `standings` to `tablebook`."""
+players_app = typer.Typer(
+    help="A club's players: list, add, show, rename, merge, forget; erase a name from every game.", no_args_is_help=True
+)
+
+
+def register_group(app: typer.Typer) -> None:
+    """Add the `players` group to the `tablebook` app."""
+    players_app.command("erase")(players_erase)
     players_app.command("list")(players_list)
     players_app.command("add")(players_add)
     players_app.command("show")(players_show)
     players_app.command("rename")(players_rename)
     players_app.command("merge")(players_merge)
     players_app.command("forget")(players_forget)
+    app.add_typer(players_app, name="players")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `standings` to the `tablebook` app."""
     app.command("standings")(standings)
+
+
+def players_erase(
+    name: Annotated[str, typer.Argument(help="the player's name, exactly as recorded")],
+    replacement: Annotated[str, typer.Option(help="the name written instead")] = "(erased)",
+    club: Annotated[str | None, typer.Option(help="only this club's games (default: every club)")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="list what would change, change nothing")] = False,
+    database: DatabaseOption = None,
+) -> None:
+    """Replace a player's name in every game's registry row. Events name seats, never names, and no name
+    is hashed, so every chain stays valid (`tablebook verify`). Free text (notes, reasons) is hashed as
+    written and is not edited: the notes that mention the name are listed, for you to judge.
+    A running server shows the new name at its next request (names are read from the database)."""
+    service = _service(database)
+    if not name.strip() or not replacement.strip():
+        _fail("the name and its replacement must not be empty", 2)
+    club_id = _operator(service, club).club_id
+    report = service.erase_player(name, replacement, club_id=club_id, dry_run=dry_run)
+    verb = "would replace" if dry_run else "replaced"
+    if not report.games:
+        console.print(f"no game names a player {name!r} (names are matched exactly)", highlight=False)
+    else:
+        games = f"{len(report.games)} game" + ("s" if len(report.games) > 1 else "")
+        console.print(f"{verb} {name!r} with {replacement!r} in {games}", highlight=False)
+    for game_id in report.games:
+        console.print(f"  {game_id}", highlight=False)
+    if report.mentions:
+        console.print(
+            f"[yellow]{len(report.mentions)} free-text entries mention {name!r}[/yellow] (hashed: not edited; "
+            "a correction can be appended as a note):",
+            highlight=False,
+        )
+        for mention in report.mentions:
+            console.print(
+                f"  {mention['game']} seq {mention['seq']} {mention['type']}: {mention['text']!r}", highlight=False
+            )
+    else:
+        console.print("no note or reason mentions the name")
 
 
 def _club(club: str, database: str | None) -> tuple[Tablebook, Operator]:

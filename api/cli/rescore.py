@@ -1,13 +1,9 @@
-"""`tablebook rescore GAME --option k=v`, `tablebook rescore-season`, `tablebook profiles ...` (issue 21).
+"""`tablebook rescore GAME --option k=v`, `tablebook rescore-season`, `tablebook profiles ...`.
 
 The same use cases as `POST /v1/games/{id}/rescore`, `POST /v1/rescore` and the `/v1/profiles` routes
 (`api/service/rescore.py`, `api/service/profiles.py`), on the database of `--database` (or
 `TABLEBOOK_DATABASE_URL`), for the operator who holds it. Nothing is written by a re-score.
-
-Registered by `api/cli/` (after the other commands):
-
-    from api import cli_rescore
-    cli_rescore.register(app)
+`register(app)` adds them (`api/cli/__init__.py`, after the other commands).
 
 A value given with `--option` is read as JSON when it is JSON (`true`, `20`, `null`, `"flat"`), else as
 text (`flat`); a profile's option is named `game.option=value` (`gin-rummy-3.undercut_bonus=20`).

@@ -54,10 +54,10 @@ def test_a_connection_accepted_from_a_proto_0_listener_gets_tcp_nodelay() -> Non
 def test_serve_runs_uvicorn_with_the_no_delay_protocol(monkeypatch: Any, tmp_path: Any) -> None:
     import uvicorn
 
-    from api import cli
+    from api.cli import server
 
     seen: dict[str, Any] = {}
     monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: seen.update(kwargs))
-    monkeypatch.setattr(cli, "_cannot_listen", lambda host, port: None)
-    cli.serve(host="127.0.0.1", port=8123, workers=2, access_log=False, database=f"sqlite:///{tmp_path}/s.db")
+    monkeypatch.setattr(server, "cannot_listen", lambda host, port: None)
+    server.serve(host="127.0.0.1", port=8123, workers=2, access_log=False, database=f"sqlite:///{tmp_path}/s.db")
     assert seen["http"] is NoDelayH11Protocol and seen["workers"] == 2
