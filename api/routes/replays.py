@@ -15,8 +15,9 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import READ_FROM_HEADER, PrincipalDep, ServiceDep, get_principal, min_seq_of, stream_reads
-from api.models import GAME, STREAM_RESPONSE, Replay, errors
+from api.models import GAME, STREAM_RESPONSE, errors
 from api.service import Tablebook
+from api.state_models import Replay
 from events.errors import TablebookError
 from events.schema import ascii_integer
 from events.store.notify import Subscription

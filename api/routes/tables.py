@@ -7,7 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from api.deps import PrincipalDep, ServiceDep
-from api.models import GAME, ScoreSheet, StateDocument, VerifyReport, errors
+from api.models import GAME, ScoreSheet, VerifyReport, errors
+from api.state_models import StateDocument
 
 router = APIRouter(prefix="/v1/games/{game_id}", tags=["tables"])
 
