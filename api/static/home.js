@@ -8,8 +8,8 @@ import { headerKey, problemOf, showKeyForm, showProblem, storedKey, when } from 
 import { TITLES } from "./tables.js";
 
 const $ = (id) => document.getElementById(id);
-const LIVE_SHOWN = 12;
-const RECENT_SHOWN = 9;
+const LIVE_SHOWN = 6;
+const RECENT_SHOWN = 6;
 
 const api = (path) => requestJson(path, { token: storedKey() });
 const nameLink = (name) => h("a", { href: `/players/${encodeURIComponent(name)}` }, name);
@@ -85,6 +85,7 @@ async function start() {
   }
   $("live-list").replaceChildren(...live.games.map(liveCard));
   $("live-empty").hidden = live.games.length > 0;
+  $("live-more").hidden = !live.next_cursor;
   $("recent-list").replaceChildren(...finished.games.map(recentCard));
   $("recent-empty").hidden = finished.games.length > 0;
   const resume = $("resume");

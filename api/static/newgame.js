@@ -67,6 +67,7 @@ export function plainHelp(text) {
   return String(text || "")
     .replace(/\s*\((?:[a-z0-9_]+\.[a-z0-9_]+)(?:,\s*[a-z]+)?\)/g, "")
     .replace(/`([^`]*)`/g, "$1")
+    .replace(/\s*\((?:rules|docs)\/[a-z0-9_./-]+\)/g, "")
     .replace(/\{box, captain, sitter\}/g, "the box, the captain and the one who sits out")
     .replace(/"([a-z0-9_]+)"/g, (_, v) => `“${v.replaceAll("_", " ")}”`)
     .replace(/\btrue\b/g, "on")

@@ -113,7 +113,7 @@ function chart(pool, changes) {
   add("text", { x: 2, y: top + 4 }, high.toFixed(1));
   add("text", { x: 2, y: height - bottom }, low.toFixed(1));
   add("text", { x: left, y: height - 6 }, "start");
-  add("text", { x: width - right - 60, y: height - 6 }, `${changes.length} results`);
+  add("text", { x: width - right - 60, y: height - 6 }, `${changes.length} ${changes.length === 1 ? "result" : "results"}`);
   add("polyline", { class: "line", points: values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ") });
   changes.forEach((change, i) => {
     const dot = add("circle", {
@@ -130,13 +130,15 @@ function chart(pool, changes) {
 
 /** One rating change in words: "won hand 3 against Jo and Ida: 25.0 → 27.4 (+2.4)". */
 function changeText(change) {
-  const outcome = change.actual === 1 ? "won" : change.actual === 0 ? "lost" : change.actual === 0.5 ? "drew" : "shared";
+  const opponents = change.opponents || [];
   const where = ["gin-rummy-3", "seven-and-a-half"].includes(change.kind) ? `hand ${change.hand}` : "the game";
   const role = change.pool.endsWith(".banker") ? " as banker" : change.pool.endsWith(".punter") ? " as punter" : "";
-  const against = (change.opponents || []).map((o) => o.name).join(" and ");
+  const against = opponents.length ? ` against ${opponents.map((o) => o.name).join(" and ")}` : "";
   const delta = change.change >= 0 ? `+${change.change.toFixed(1)}` : change.change.toFixed(1);
-  return `${outcome} ${where}${role}${against ? ` against ${against}` : ""}: ` +
-    `${change.before.mu.toFixed(1)} → ${change.after.mu.toFixed(1)} (${delta})`;
+  const played = `${where}${role}${against}`;
+  const said = change.actual === 1 ? `won ${played}` : change.actual === 0 ? `lost ${played}`
+    : opponents.length > 1 ? `${played}, beating some and losing to others` : `drew ${played}`;
+  return `${said}: ${change.before.mu.toFixed(1)} → ${change.after.mu.toFixed(1)} (${delta})`;
 }
 
 function playerPage(body) {
@@ -160,7 +162,8 @@ function playerPage(body) {
     cell("th", "From", { scope: "col", class: "num" }))));
   const rows = Object.entries(body.ratings).map(([pool, rating]) => h("tr", { dataset: { pool } },
     cell("td", POOL_TITLES[pool] || pool),
-    cell("td", [rating.mu.toFixed(1), rating.provisional ? h("span", { class: "provisional" }, ", provisional") : ""], { class: "num rating" }),
+    cell("td", [rating.mu.toFixed(1), rating.provisional
+      ? [h("span", { class: "sep" }, ", "), h("span", { class: "provisional" }, "provisional")] : ""], { class: "num rating" }),
     cell("td", `${rating.results} ${rating.results === 1 ? "result" : "results"}`, { class: "num" })));
   ratings.append(h("tbody", {}, rows.length ? rows : h("tr", {}, cell("td", "No rated result yet.", { colspan: 3, class: "empty" }))));
   const byPool = {};
@@ -220,7 +223,8 @@ function standingsPage(table) {
       cell("td", String(r.wins), { class: "num", dataset: { col: "wins" } }),
       cell("td", String(r.games), { class: "num", dataset: { col: "games" } }),
       cell("td", String(r.points), { class: "num", dataset: { col: "points" } }),
-      cell("td", [r.rating.mu.toFixed(1), r.rating.provisional ? h("span", { class: "provisional" }, ", provisional") : ""],
+      cell("td", [r.rating.mu.toFixed(1), r.rating.provisional
+        ? [h("span", { class: "sep" }, ", "), h("span", { class: "provisional" }, "provisional")] : ""],
         { class: "num rating", dataset: { col: "rating" }, "aria-label": `rating ${ratingText(r.rating)}` }))));
     const grid = h("table", { class: "grid", dataset: { pool } }, h("caption", {}, data.title), h("thead", {}, head), body);
     const section = h("section", { class: "panel", dataset: { pool } }, h("div", { class: "scroll" }, grid));

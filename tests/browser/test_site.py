@@ -115,7 +115,8 @@ def test_the_home_page_is_the_clubs_front_door(server: Server, open_page: Any) -
     p = page.page
     assert nav_of(page) == NAV and current_nav(page) == "Home"
     # live games: each one goes on recording on the pad, or is watched on the replay page
-    live = server.get("/v1/games", status="live", limit=12)["games"]
+    page_of_live = server.get("/v1/games", status="live", limit=6)
+    live = page_of_live["games"]
     assert live
     cards = p.locator("#live-list .game-card")
     assert cards.count() == len(live)
@@ -123,7 +124,10 @@ def test_the_home_page_is_the_clubs_front_door(server: Server, open_page: Any) -
         card = p.locator(f'#live-list .game-card[data-game="{game["id"]}"]')
         assert card.locator("a.resume").get_attribute("href") == f"/record/{game['id']}"
         assert card.locator("a.watch").get_attribute("href") == f"/replay/{game['id']}"
-    finished = server.get("/v1/games", status="finished", limit=9)["games"]
+    # more live games than the page shows: a link to all of them
+    assert p.locator("#live-more a").is_visible() == bool(page_of_live["next_cursor"])
+    assert p.get_attribute("#live-more a", "href") == "/replay?status=live"
+    finished = server.get("/v1/games", status="finished", limit=6)["games"]
     assert p.locator("#recent-list .game-card").count() == len(finished)
     winner = next(g for g in finished if g["winner"] is not None)
     recent = p.locator(f'#recent-list .game-card[data-game="{winner["id"]}"]')
