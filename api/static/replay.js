@@ -823,7 +823,7 @@ async function createShare() {
     const code = h("input", { type: "text", readonly: true, value: frame, id: "share-embed", "aria-label": "Embed in a web page" });
     $("share-result").replaceChildren(h("p", {}, "Anyone with this link sees the finished hands of this game (never a live hand). It is shown only now."),
       h("div", { class: "row" }, input, copy),
-      h("p", {}, "To show the game in another site's page, paste this into it (the frame sizes itself with docs/site.md's snippet):"),
+      h("p", {}, "To show the game in another site's page, paste this into it:"),
       h("div", { class: "row" }, code));
     await listShares();
   } catch (error) {
