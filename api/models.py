@@ -156,7 +156,7 @@ class Violation(Doc):
 
 
 class Envelope(Doc):
-    """A stored event: `{seq, hand, type, data, recorded_at, actor, result, prev_hash, hash}`.
+    """A stored event: `{seq, hand, type, v, data, recorded_at, actor, result, prev_hash, hash}`.
 
     A viewer gets a live hand's hidden cards as `??` (`redacted: true`) and no hash over them
     (`null`); a share link gets a live hand's events `withheld` (type `withheld`, no data).
@@ -165,6 +165,11 @@ class Envelope(Doc):
     seq: int
     hand: int
     type: str = Field(description="the event's type (`withheld` for a share link's hidden hand)")
+    v: int | None = Field(
+        default=None,
+        description="the version of its type's shape it was written in (absent: version 1, an event stored "
+        "before versions were recorded); a reader upcasts older versions (docs/adding-a-game.md)",
+    )
     data: dict[str, Any] = Field(description="the event's fields, as sent (card codes canonical)")
     recorded_at: str | None = None
     actor: str | None = Field(default=None, description="`key:<id>` or `share:<id>`")

@@ -1,8 +1,10 @@
 """The stored envelope around a client's event (`rules/README.md`).
 
-`{"seq", "hand", "type", "data", "recorded_at", "actor", "result",
+`{"seq", "hand", "type", "v", "data", "recorded_at", "actor", "result",
 "prev_hash", "hash"}` plus `"violation"` only for an illegal event stored
 under `record` enforcement. The client's fields live unchanged under `data`.
+`v` is the version of the event type's shape it was written in (`events/upcast.py`); an envelope
+written before versions were recorded has none (version 1).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ def seal(
     recorded_at: str,
     actor: str,
     prev_hash: str,
+    version: int | None = None,
 ) -> Envelope:
     """Build an envelope and chain it to `prev_hash`.
 
@@ -56,16 +59,18 @@ def seal(
         canonical(dict(result)).decode(),
         None if violation is None else canonical(dict(violation)).decode(),
     )
-    fields: dict[str, Any] = {
-        "seq": seq,
-        "hand": hand,
-        "type": event["type"],
-        "data": orjson.Fragment(texts[0]),
-        "recorded_at": recorded_at,
-        "actor": actor,
-        "result": orjson.Fragment(texts[1]),
-        "prev_hash": prev_hash,
-    }
+    fields: dict[str, Any] = {"seq": seq, "hand": hand, "type": event["type"]}
+    if version is not None:
+        fields["v"] = version
+    fields.update(
+        {
+            "data": orjson.Fragment(texts[0]),
+            "recorded_at": recorded_at,
+            "actor": actor,
+            "result": orjson.Fragment(texts[1]),
+            "prev_hash": prev_hash,
+        }
+    )
     envelope = SealedEnvelope(fields, data=data, result=dict(result))
     if violation is not None:
         fields["violation"] = orjson.Fragment(texts[2] or "")

@@ -22,6 +22,7 @@ EVENT_FIELDS = (
     "seq",
     "hand",
     "type",
+    "v",
     "data",
     "result",
     "violation",
@@ -36,6 +37,7 @@ ENVELOPE_COLUMNS = (
     EVENTS.c.seq,
     EVENTS.c.hand,
     EVENTS.c.type,
+    EVENTS.c.v,
     EVENTS.c.data,
     EVENTS.c.recorded_at,
     EVENTS.c.actor,
@@ -63,6 +65,7 @@ def row_values(game_id: str, env: Envelope) -> tuple[Any, ...]:
         env["seq"],
         env["hand"],
         env["type"],
+        env.get("v"),
         data,
         result,
         violation,
@@ -80,17 +83,31 @@ def event_row(game_id: str, env: Envelope) -> dict[str, Any]:
 
 def envelope_from_values(row: Sequence[Any]) -> Envelope:
     """The envelope of the `ENVELOPE_COLUMNS` of a row: the exact dict that was hashed, keys in seal's order."""
-    seq, hand, kind, data, recorded_at, actor, result, violation, prev_hash, hash_ = row
-    envelope: Envelope = {
-        "seq": seq,
-        "hand": hand,
-        "type": kind,
-        "data": loads(data),
-        "recorded_at": recorded_at,
-        "actor": actor,
-        "result": loads(result),
-        "prev_hash": prev_hash,
-    }
+    seq, hand, kind, version, data, recorded_at, actor, result, violation, prev_hash, hash_ = row
+    envelope: Envelope
+    if version is None:  # a row written before versions were recorded: version 1, and no `v` was hashed
+        envelope = {
+            "seq": seq,
+            "hand": hand,
+            "type": kind,
+            "data": loads(data),
+            "recorded_at": recorded_at,
+            "actor": actor,
+            "result": loads(result),
+            "prev_hash": prev_hash,
+        }
+    else:
+        envelope = {
+            "seq": seq,
+            "hand": hand,
+            "type": kind,
+            "v": version,
+            "data": loads(data),
+            "recorded_at": recorded_at,
+            "actor": actor,
+            "result": loads(result),
+            "prev_hash": prev_hash,
+        }
     if violation is not None:
         envelope["violation"] = loads(violation)
     envelope["hash"] = hash_
@@ -104,6 +121,7 @@ def envelope_from_row(row: Any) -> Envelope:
             row.seq,
             row.hand,
             row.type,
+            row.v,
             row.data,
             row.recorded_at,
             row.actor,

@@ -103,6 +103,8 @@ class Decision:
 
     event: dict[str, Any]
     violation: dict[str, str] | None
+    #: the version of its type's shape, which its envelope records (`events/upcast.py`)
+    version: int = 1
 
 
 def decide(
@@ -124,7 +126,8 @@ def decide(
     if state.options.get("dealing") == "server" and isinstance(raw, dict) and isinstance(raw.get("type"), str):
         kind = raw["type"]
         if kind in DEAL_EVENTS:
-            return Decision(dealing.decide_deal_event(position.deal, raw, state.seats, stored=stored), None)
+            event = dealing.decide_deal_event(position.deal, raw, state.seats, stored=stored)
+            return Decision(event, None, DEAL_SCHEMAS[kind].version)
         if kind == "retract" and not stored:
             _check_reach(position, raw)
         fields = () if stored else dealing.takes(rules.kind, raw)
@@ -203,7 +206,14 @@ def _check_reach(position: Position[Any], raw: Mapping[str, Any]) -> None:
 
 
 def _decide(rules: GameRules[S], position: Position[S], raw: Any) -> Decision:
-    """`decide`, for every game alike."""
+    """`decide`, for every game alike, with the version of the event's type."""
+    decision = _decided(rules, position, raw)
+    version = rules.events[decision.event["type"]].version
+    return decision if version == 1 else Decision(decision.event, decision.violation, version)
+
+
+def _decided(rules: GameRules[S], position: Position[S], raw: Any) -> Decision:
+    """`_decide` without the version."""
     state = position.game
     event = parse_event(raw, rules.events, state.seats)
     kind = event["type"]
@@ -317,6 +327,7 @@ def sealed(position: Position[Any], decision: Decision, *, recorded_at: str, act
         recorded_at=recorded_at,
         actor=actor,
         prev_hash=prev_hash,
+        version=decision.version,
     )
 
 

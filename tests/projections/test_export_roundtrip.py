@@ -43,19 +43,10 @@ def sealed(kind: str, players: list[str], options: dict[str, Any], events: list[
     replay = engine.Replay(rules, engine.start(rules, players, options))
     prev = genesis_hash(kind, len(players), options, CREATED)
     envelopes = []
-    for seq, raw in enumerate(events, start=1):
+    for raw in events:
         decision = replay.push(raw)
         state = replay.position
-        env = seal(
-            seq=seq,
-            hand=state.hand,
-            event=decision.event,
-            result=state.facts,
-            violation=decision.violation,
-            recorded_at=WHEN,
-            actor="key:abc",
-            prev_hash=prev,
-        )
+        env = engine.sealed(state, decision, recorded_at=WHEN, actor="key:abc", prev_hash=prev)
         prev = env["hash"]
         envelopes.append(env)
     return envelopes
@@ -192,7 +183,7 @@ def test_values_are_in_the_games_units() -> None:
     text = text_of(head, envelopes)
     assert re.search(r"hits [^ ]+: \d*½", text)  # a half-point total as 3½
     assert "Score of hand 1: Juan +61 chips, Inès -26 chips, Carlo -24 chips, Sara -11 chips" in text
-    assert "Carlo bust with 12½ at seq 10" in text  # a marked reason rendered in the unit
+    assert "Carlo bust with 12½ at event 10" in text  # a marked reason rendered in the unit
     assert '[Result "* in progress: Juan 396 chips, Inès -471 chips, Carlo 465 chips, Sara -390 chips"]' in text
 
 
