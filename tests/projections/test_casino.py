@@ -109,7 +109,7 @@ def last_card(
 ) -> Position[CasinoState]:
     """A two-player round at its last card: seat 0 (the dealer) holds `held`.
 
-    `won[s]` was captured by seat s at seq 10 + s. The piles, the table and the
+    `won[s]` was captured by seat s at event 10 + s. The piles, the table and the
     last card together must be the whole deck.
     """
     state = start([["2C", "3C", "4C", "5C"], ["2D", "3D", "4D", "5D"]], ["6C", "7C", "8C", "9C"], options=options)
@@ -628,11 +628,11 @@ def test_round_score_lines_name_seats_items_and_captures() -> None:
     sheet = RULES.score(state.game)
     reasons = [phrases.render(line.reason, ["Ann", "Ben"]) for line in sheet.hands[0].lines]
     assert reasons[1] == (
-        "big casino: Ben took 10♦ with the cards left on the table, after their last capture at seq 11: 2 points"
+        "big casino: Ben took 10♦ with the cards left on the table, after their last capture at event 11: 2 points"
     )
-    assert reasons[3] == "ace: Ann captured A♣ at seq 10: 1 point"
+    assert reasons[3] == "ace: Ann captured A♣ at event 10: 1 point"
     assert "Ben captured 13 spades (Ann 0)" in reasons[0]
-    assert sheet.hands[0].lines[3].reason == f"ace: {phrases.seat(0)} captured {phrases.card('AC')} at seq 10: 1 point"
+    assert sheet.hands[0].lines[3].reason == f"ace: {phrases.seat(0)} captured {phrases.card('AC')} at event 10: 1 point"
     assert sheet.totals == (2, 6) and not sheet.finished and sheet.winner is None
     assert state.game.phase == "deal" and state.game.next_dealer == 1
     check_census(RULES, state)
@@ -904,7 +904,7 @@ def test_every_score_reason_reads_with_the_players_names() -> None:
     swept = then(KIND, with_options(crafted, sweeps=True), trail(0, "KS"))
     lines = [line for line in RULES.score(swept.game).lines if line.rule == "casino.sweep"]
     assert [phrases.render(line.reason, names) for line in lines] == [
-        "sweep: Ann's capture at seq 10 left the table empty: 1 point"
+        "sweep: Ann's capture at event 10 left the table empty: 1 point"
     ]
 
 

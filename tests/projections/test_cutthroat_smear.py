@@ -370,7 +370,7 @@ def test_an_illegal_play_is_folded_as_played_under_record() -> None:
 def test_impossible_plays() -> None:
     pos = given(K, [TRUMP_ANYWAY_DEAL, bid(1, 2), pas(0), *TRUMP_ANYWAY_PLAYS[:2]], TWO)
     expect_impossible(K, pos, play(0, "9C"), said(f"{phrases.seat(1)}'s turn to play, not {phrases.seat(0)}'s"))
-    expect_impossible(K, pos, play(1, "AH"), said(f"already been played in this hand, by {phrases.seat(1)} at seq 4"))
+    expect_impossible(K, pos, play(1, "AH"), said(f"already been played in this hand, by {phrases.seat(1)} at event 4"))
     expect_impossible(K, pos, play(1, "8C"), said(f"{phrases.seat(1)} does not hold {phrases.card('8C')}"))
     expect_impossible(K, pos, play(1, "AS"), said(f"{phrases.seat(1)} does not hold {phrases.card('AS')}"))
     expect_impossible(K, pos, bid(1, 3), "bidding is over")
@@ -397,7 +397,7 @@ def test_made_bid_scores_everything_won() -> None:
     ]
     scored = RULES.score(pos.game).hands[0].lines
     reasons = [read(ln.reason) for ln in scored]
-    assert reasons[0] == "High: Ava played A♥ at seq 4, the highest trump (hearts) played"
+    assert reasons[0] == "High: Ava played A♥ at event 4, the highest trump (hearts) played"
     assert reasons[2] == "Game: Ava won the most game value in tricks, 6 (Ruby: 3, Ava: 6)"
     assert scored[0].reason.startswith(f"High: {phrases.seat(1)} played {phrases.card('AH')}")
     assert "won 3 points (High, Low, Game): the bid is made" in reasons[3]
@@ -445,7 +445,7 @@ def test_three_players_high_low_jack_and_game_go_to_different_seats() -> None:
         (1, 0, "smear.bid_made", (2,)),
     ]
     jack = read(RULES.score(pos.game).hands[0].lines[2].reason)
-    assert jack == "Jack: Liam played J♥ at seq 6; trick 1, which holds it, was won by Ava at seq 7"
+    assert jack == "Jack: Liam played J♥ at event 6; trick 1, which holds it, was won by Ava at event 7"
     assert "(Ruby: 3, Ava: 8, Liam: 20)" in read(RULES.score(pos.game).hands[0].lines[3].reason)
     assert pos.facts["game_counts"] == {"0": 3, "1": 8, "2": 20}
     assert RULES.situations(THREE_PLAYS[2], {"trick_winner": 1, "jack_won_by": 1}) == ["jack"]

@@ -88,7 +88,7 @@ def test_bot_games_reach_100_by_the_rules(seed: int, greed: float, options: dict
             shown = cards_in(RULES.view(pos.game, looker))
             for owner, private in census.private.items():
                 if owner != looker:
-                    assert not shown & set(private), f"seat {looker} sees seat {owner}'s cards at seq {pos.seq}"
+                    assert not shown & set(private), f"seat {looker} sees seat {owner}'s cards at event {pos.seq}"
     initial = engine.start(RULES, PLAYERS, RULES.options_for(PLAYERS, options))
     assert engine.fold(RULES, initial, _envelopes(playout.events)) == final
 

@@ -242,7 +242,7 @@ def test_a_hand_begins_with_its_first_stake() -> None:
 def test_stakes_are_once_per_player_and_never_by_the_banker() -> None:
     table = Table([bet(3, 5)])
     impossible(table.pos, bet(0, 5), "seat 0 holds the bank")
-    impossible(table.pos, bet(3, 6), "seat 3 has already staked 5 chips at seq 1")
+    impossible(table.pos, bet(3, 6), "seat 3 has already staked 5 chips at event 1")
     table.stakes({2: 1, 1: 1})
     table.do(deal("AC", "2C", "3C", "4C"))
     out_of_turn(table.pos, bet(3, 1), "stakes come before the deal")
@@ -356,7 +356,7 @@ def test_a_bust_is_shown_and_loses_its_stake_at_once() -> None:
         (3, -10, "half.bust", (1, 5)),
         (0, 10, "half.bust", (1, 5)),
     ]
-    assert said(lines[0].reason) == "seat 3 bust with 13 at seq 5: seat 3 pays 10 chips to the banker, seat 0"
+    assert said(lines[0].reason) == "seat 3 bust with 13 at event 5: seat 3 pays 10 chips to the banker, seat 0"
     impossible(table.pos, hit(3, "AC"), "out of turn|turn")
 
 
@@ -365,7 +365,7 @@ def test_a_finished_hand_takes_no_more_cards() -> None:
     table.stakes({3: 2, 2: 2, 1: 2})
     table.do(deal("5C", "6D", "3H", "JS"), hit(3, "JH"), {"type": "split", "seat": 3, "hand": 0, "amount": 2})
     table.do(hit(3, "7S", hand=0))  # seq 7: J + 7 = 7½, finished
-    impossible(table.pos, hit(3, "AC", hand=0), r"seat 3's hand 0 finished at seq 7 \(7½\)")
+    impossible(table.pos, hit(3, "AC", hand=0), r"seat 3's hand 0 finished at event 7 \(7½\)")
     impossible(table.pos, stand(3, hand=0), "no stand is accepted")
     table.do(hit(3, "6C", hand=1), hit(3, "2C", hand=1))  # J + 6 + 2: bust
     impossible(table.pos, hit(3, "AC", hand=1), "out of turn|it is seat 2's turn")
@@ -399,7 +399,7 @@ def test_settlement_the_banker_wins_ties_and_pays_higher_totals() -> None:
     assert hand.points == (-12, 7, -5, 10)
     by_seat = {(line.seat, line.rule): line for line in hand.lines}
     assert said(by_seat[(3, "half.higher")].reason) == (
-        "seat 3: 7 at seq 6 against the banker's 6 at seq 11: the banker, seat 0, pays 10 chips to seat 3"
+        "seat 3: 7 at event 6 against the banker's 6 at event 11: the banker, seat 0, pays 10 chips to seat 3"
     )
     assert by_seat[(3, "half.higher")].events == (1, 6, 11)
     assert [line.points for line in hand.lines if line.seat == 0] == [5, -10, -7]
@@ -417,16 +417,16 @@ def test_ties_and_lower_totals_go_to_the_banker() -> None:
     tie = next(line for line in table.state.lines if line.seat == 3)
     assert tie.rule == "half.banker_wins"
     assert said(tie.reason) == (
-        "seat 3: 7 at seq 6 against the banker's 7 at seq 12: seat 3 pays 10 chips to the banker, seat 0 "
+        "seat 3: 7 at event 6 against the banker's 7 at event 12: seat 3 pays 10 chips to the banker, seat 0 "
         "(the banker wins ties)"
     )
     lower = next(line for line in table.state.lines if line.seat == 1)
     assert said(lower.reason) == (
-        "seat 1: 6½ at seq 10 against the banker's 7 at seq 12: seat 1 pays 7 chips to the banker, seat 0"
+        "seat 1: 6½ at event 10 against the banker's 7 at event 12: seat 1 pays 7 chips to the banker, seat 0"
     )
     # the marked text: seats, totals in half points and amounts in chips, for every reader to render
     assert lower.reason == (
-        f"{phrases.seat(1)}: {phrases.half(13)} at seq 10 against the banker's {phrases.half(14)} at seq 12: "
+        f"{phrases.seat(1)}: {phrases.half(13)} at event 10 against the banker's {phrases.half(14)} at event 12: "
         f"{phrases.seat(1)} pays {phrases.chips(7)} to the banker, {phrases.seat(0)}"
     )
 
@@ -439,10 +439,10 @@ def test_rendered_reasons_show_half_points_chips_and_the_players_names() -> None
     table.do(hit(1, "QH"), stand(1))  # 6½
     table.do(hit(0, "JD"), hit(0, "AD"), stand(0))  # the banker 5 + ½ + 1 = 6½
     shown = [phrases.render(line.reason, P4) for line in RULES.score(table.state).hands[0].lines]
-    assert shown[0] == "Carlo bust with 8 at seq 7: Carlo pays 5 chips to the banker, Juan"
-    assert "Sara: 4½ at seq 6 against the banker's 6½ at seq 12: Sara pays 10 chips to the banker, Juan" in shown
+    assert shown[0] == "Carlo bust with 8 at event 7: Carlo pays 5 chips to the banker, Juan"
+    assert "Sara: 4½ at event 6 against the banker's 6½ at event 12: Sara pays 10 chips to the banker, Juan" in shown
     assert (
-        "Ines: 6½ at seq 9 against the banker's 6½ at seq 12: Ines pays 7 chips to the banker, Juan "
+        "Ines: 6½ at event 9 against the banker's 6½ at event 12: Ines pays 7 chips to the banker, Juan "
         "(the banker wins ties)" in shown
     )
     for text in shown:
@@ -729,7 +729,7 @@ def test_without_the_option_two_sevens_are_a_bust() -> None:
     table.do(hit(3, "7D"))  # 7 + 7 = 14
     assert table.pos.facts["bust"] is True and "pair_of_sevens" not in table.pos.facts
     assert (
-        said(table.state.lines[0].reason) == "seat 3 bust with 14 at seq 5: seat 3 pays 10 chips to the banker, seat 0"
+        said(table.state.lines[0].reason) == "seat 3 bust with 14 at event 5: seat 3 pays 10 chips to the banker, seat 0"
     )
 
 
@@ -881,7 +881,7 @@ def test_splitting_makes_hands_in_order_of_creation_played_in_any_order() -> Non
     table.do(stand(2), stand(1), hit(0, "2C"), stand(0))  # the banker 7
     lines = [line for line in table.state.lines if line.seat == 3]
     assert [line.points for line in lines] == [-4, 6, 6, -4]
-    assert said(lines[1].reason).startswith("seat 3's hand 1: 7½ at seq 15 against the banker's 7 at seq 19")
+    assert said(lines[1].reason).startswith("seat 3's hand 1: 7½ at event 15 against the banker's 7 at event 19")
     assert table.points == (0, -2, -2, 4)
     assert table.state.next_banker == 3
 

@@ -70,15 +70,15 @@ def round_lines(state: CasinoState) -> list[ScoreLine]:
                 continue
             s, q = found
             how = (
-                f"took {card(code)} with the cards left on the table, after their last capture at seq {q}"
+                f"took {card(code)} with the cards left on the table, after their last capture at event {q}"
                 if state.rest_seat == s and code in state.rest
-                else f"captured {card(code)} at seq {q}"
+                else f"captured {card(code)} at event {q}"
             )
             reason = f"{name}: {seat(s)} {how}: {points} point{'s' if points > 1 else ''}"
             lines.append(ScoreLine(hand, s, points, rule, reason, (q,)))
     if state.options.get("sweeps"):
         for s, q in sweeps_of(state):
-            reason = f"sweep: {seat(s)}'s capture at seq {q} left the table empty: 1 point"
+            reason = f"sweep: {seat(s)}'s capture at event {q} left the table empty: 1 point"
             lines.append(ScoreLine(hand, s, 1, "casino.sweep", reason, (q,)))
     return lines
 

@@ -126,6 +126,7 @@ from projections.games.cutthroat_smear._scoring import (
 )
 from projections.games.cutthroat_smear._state import SmearState, to_act
 from projections.games.cutthroat_smear.dealing import DEALING_ORDER
+from projections.games.cutthroat_smear.duplicate import DUPLICATE
 from projections.games.cutthroat_smear.readmodels import FACT_OWNERS, RATING, STATISTICS
 from projections.games.cutthroat_smear.words import WORDS
 
@@ -257,7 +258,7 @@ def _validate_play(state: SmearState, seat: int, card: str) -> None:
         if played is not None:
             raise ImpossibleEventError(
                 f"{seat_marker(seat)} does not hold {card_marker(card)}: it has already been played in this hand, "
-                f"by {seat_marker(played[0])} at seq {played[2]}"
+                f"by {seat_marker(played[0])} at event {played[2]}"
             )
         raise ImpossibleEventError(f"{seat_marker(seat)} does not hold {card_marker(card)}")
     if card not in allowed_plays(state, seat):
@@ -653,4 +654,5 @@ RULES: GameRules[SmearState] = GameRules(
     fact_owners=FACT_OWNERS,
     rating=RATING,
     words=WORDS,
+    duplicate=DUPLICATE,
 )

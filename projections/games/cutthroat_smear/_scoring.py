@@ -214,7 +214,7 @@ def score_hand(
         credit(
             hs,
             "smear.high",
-            f"High: {seat_marker(hs)} played {card_marker(hc)} at seq {hq}, the highest trump ({trump_name}) played",
+            f"High: {seat_marker(hs)} played {card_marker(hc)} at event {hq}, the highest trump ({trump_name}) played",
             (hq,),
         )
     else:
@@ -226,7 +226,7 @@ def score_hand(
                 0,
                 "smear.high",
                 f"High: no ace of trump ({trump_name}) was played; the highest trump was {card_marker(hc)}, played "
-                f"by {seat_marker(hs)} at seq {hq}: by the house rule high_point ace_only, nobody scores High",
+                f"by {seat_marker(hs)} at event {hq}: by the house rule high_point ace_only, nobody scores High",
                 (hq,),
             )
         )
@@ -235,7 +235,7 @@ def score_hand(
     credit(
         ls,
         "smear.low",
-        f"Low: {seat_marker(ls)} played {card_marker(lc)} at seq {lq}, the lowest trump played{only}",
+        f"Low: {seat_marker(ls)} played {card_marker(lc)} at event {lq}, the lowest trump played{only}",
         (lq,),
     )
     if pts.jack is not None:
@@ -243,8 +243,8 @@ def score_hand(
         credit(
             trick.winner,
             "smear.jack",
-            f"Jack: {seat_marker(js)} played {card_marker(jc)} at seq {jq}; trick {trick.number}, which holds it, "
-            f"was won by {seat_marker(trick.winner)} at seq {trick.seq}",
+            f"Jack: {seat_marker(js)} played {card_marker(jc)} at event {jq}; trick {trick.number}, which holds it, "
+            f"was won by {seat_marker(trick.winner)} at event {trick.seq}",
             (jq, trick.seq),
         )
     counts = ", ".join(f"{seat_marker(s)}: {v}" for s, v in enumerate(pts.game_counts))
@@ -271,7 +271,7 @@ def score_hand(
     if made:
         after = total_before + won[bidder]
         reason = (
-            f"{seat_marker(bidder)} bid {amount} at seq {bid_seq} and won {_points(won[bidder])} ({taken}): "
+            f"{seat_marker(bidder)} bid {amount} at event {bid_seq} and won {_points(won[bidder])} ({taken}): "
             f"the bid is made, all {won[bidder]} count"
         )
         if after >= TARGET:
@@ -290,7 +290,7 @@ def score_hand(
                 bidder,
                 -amount,
                 "smear.bid_failed",
-                f"{seat_marker(bidder)} bid {amount} at seq {bid_seq} but won only {_points(won[bidder])} ({taken}): "
+                f"{seat_marker(bidder)} bid {amount} at event {bid_seq} but won only {_points(won[bidder])} ({taken}): "
                 f"the bid failed, minus {amount}; the points won do not count",
                 (bid_seq,),
             )

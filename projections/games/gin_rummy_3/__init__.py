@@ -169,6 +169,7 @@ from projections.games.gin_rummy_3._table import (
     view,
 )
 from projections.games.gin_rummy_3.dealing import DEALING_ORDER
+from projections.games.gin_rummy_3.duplicate import DUPLICATE
 from projections.games.gin_rummy_3.readmodels import RATING, STATISTICS
 from projections.games.gin_rummy_3.words import WORDS
 
@@ -376,7 +377,7 @@ def _validate_lay_off(
             )
         if index >= len(extended):
             raise ImpossibleEventError(
-                f"the knock at seq {knock.seq} declared {len(extended)} melds (meld 0 to {len(extended) - 1}, in the "
+                f"the knock at event {knock.seq} declared {len(extended)} melds (meld 0 to {len(extended) - 1}, in the "
                 f"knock's order); there is no meld {index}"
             )
         grown = extend_meld(extended[index], card)
@@ -390,7 +391,7 @@ def _validate_lay_off(
         laid = cards_text(lo["card"] for lo in layoffs)
         raise IllegalEventError(
             "gin.layoff_after_gin",
-            f"{player(knock.seat)} went gin at seq {knock.seq}: {player(seat)} may not lay off {laid}",
+            f"{player(knock.seat)} went gin at event {knock.seq}: {player(seat)} may not lay off {laid}",
         )
 
 
@@ -517,7 +518,7 @@ def _evolve_discard(state: GinState, event: Discard, seq: int) -> tuple[GinState
         seat,
         0,
         "gin.drawn_hand",
-        f"{player(seat)}'s discard of {card_text(card)} at seq {seq} left {stock} cards in the stock and nobody "
+        f"{player(seat)}'s discard of {card_text(card)} at event {seq} left {stock} cards in the stock and nobody "
         f"had knocked: the hand is drawn, nobody scores, and the box, {player(state.box)}, deals again",
         (seq,),
     )
@@ -627,7 +628,7 @@ def _hand_lines(state: GinState, knock: Knock, layout: Layout) -> list[ScoreLine
     kcards = cards_text(knock.deadwood) if knock.deadwood else "none"
     dcards = cards_text(layout.deadwood) if layout.deadwood else "none"
     laid = f", after laying off {_layoffs_text(knock, layout)}" if layout.layoffs else ""
-    defender = f"{dname} kept deadwood {dcards} = {layout.count}{laid} at seq {layout.seq}"
+    defender = f"{dname} kept deadwood {dcards} = {layout.count}{laid} at event {layout.seq}"
     if knock.gin:
         bonus = int(state.options["gin_bonus"])
         melds = " + ".join(cards_text(m) for m in knock.melds)
@@ -639,7 +640,7 @@ def _hand_lines(state: GinState, knock: Knock, layout: Layout) -> list[ScoreLine
                 k,
                 bonus,
                 "gin.gin_bonus",
-                f"{kname} went gin at seq {knock.seq} ({melds}): gin bonus {bonus}",
+                f"{kname} went gin at event {knock.seq} ({melds}): gin bonus {bonus}",
                 events,
             ),
             ScoreLine(
@@ -659,7 +660,7 @@ def _hand_lines(state: GinState, knock: Knock, layout: Layout) -> list[ScoreLine
                 k,
                 layout.count - knock.count,
                 "gin.knock",
-                f"{kname} knocked at seq {knock.seq} with deadwood {kcards} = {knock.count}; {defender}: "
+                f"{kname} knocked at event {knock.seq} with deadwood {kcards} = {knock.count}; {defender}: "
                 f"{layout.count} - {knock.count} = {layout.count - knock.count}",
                 events,
             )
@@ -671,7 +672,7 @@ def _hand_lines(state: GinState, knock: Knock, layout: Layout) -> list[ScoreLine
             d,
             bonus,
             "gin.undercut_bonus",
-            f"{kname} knocked at seq {knock.seq} with deadwood {kcards} = {knock.count}; {defender}, not more than "
+            f"{kname} knocked at event {knock.seq} with deadwood {kcards} = {knock.count}; {defender}, not more than "
             f"the knocker's: undercut, bonus {bonus}",
             events,
         ),
@@ -789,4 +790,5 @@ RULES: GameRules[GinState] = GameRules(
     statistics=STATISTICS,
     rating=RATING,
     words=WORDS,
+    duplicate=DUPLICATE,
 )

@@ -84,7 +84,9 @@ from projections.games.schnapsen._state import (
     beats,
 )
 from projections.games.schnapsen.dealing import DEALING_ORDER
+from projections.games.schnapsen.duplicate import DUPLICATE
 from projections.games.schnapsen.readmodels import RATING, STATISTICS
+from projections.games.schnapsen.review import REVIEWER
 from projections.games.schnapsen.words import WORDS
 
 CARDS: tuple[str, ...] = deck("JQKTA")
@@ -257,7 +259,7 @@ def _validate_talon_move(state: SchnapsenState, seat: int, kind: str) -> None:
     if state.phase != "lead":
         raise OutOfTurnError(f"{kind} is allowed only to the player on lead, before leading")
     if state.closed_by is not None:
-        raise ImpossibleEventError(f"the talon was closed by {seat_marker(state.closed_by)} at seq {state.close_seq}")
+        raise ImpossibleEventError(f"the talon was closed by {seat_marker(state.closed_by)} at event {state.close_seq}")
     if state.talon < 2:
         raise ImpossibleEventError(f"{kind} needs 2 or more cards in the talon; {state.talon} left")
     if kind == "exchange_trump":
@@ -506,7 +508,7 @@ def _hand_outcome(
                 reacher,
                 points,
                 "schnapsen.reached_66",
-                f"{seat_marker(reacher)} reached {hp[reacher]} hand points at seq {decisive}; "
+                f"{seat_marker(reacher)} reached {hp[reacher]} hand points at event {decisive}; "
                 f"{seat_marker(loser)} had {lp} hand points and {_tricks(lt)}: {_why(lp, lt)}, "
                 f"{_game_point_text(points)}",
             )
@@ -517,7 +519,7 @@ def _hand_outcome(
             1,
             "schnapsen.last_trick",
             f"all ten tricks played and nobody reached 66 ({hp[0]} to {hp[1]}); "
-            f"{seat_marker(last)} won the last trick at seq {decisive}: {_game_point_text(1)}",
+            f"{seat_marker(last)} won the last trick at event {decisive}: {_game_point_text(1)}",
         )
     closer, opponent = state.closed_by, 1 - state.closed_by
     op, ot = state.closed_opponent_points, state.closed_opponent_tricks
@@ -527,13 +529,13 @@ def _hand_outcome(
             closer,
             points,
             "schnapsen.closer_made",
-            f"{seat_marker(closer)} closed the talon at seq {state.close_seq} and reached {hp[closer]} "
-            f"hand points at seq {decisive}; when the talon was closed {seat_marker(opponent)} had {op} hand points "
+            f"{seat_marker(closer)} closed the talon at event {state.close_seq} and reached {hp[closer]} "
+            f"hand points at event {decisive}; when the talon was closed {seat_marker(opponent)} had {op} hand points "
             f"and {_tricks(ot)}: {_why(op, ot)}, {_game_point_text(points)}",
         )
     points = 3 if ot == 0 else 2
     how = (
-        f"{seat_marker(opponent)} reached {hp[opponent]} hand points first at seq {decisive}"
+        f"{seat_marker(opponent)} reached {hp[opponent]} hand points first at event {decisive}"
         if reacher == opponent
         else f"all tricks were played and {seat_marker(closer)} had only {hp[closer]} hand points"
     )
@@ -541,7 +543,7 @@ def _hand_outcome(
         opponent,
         points,
         "schnapsen.closer_failed",
-        f"{seat_marker(closer)} closed the talon at seq {state.close_seq} and failed: {how}; "
+        f"{seat_marker(closer)} closed the talon at event {state.close_seq} and failed: {how}; "
         f"{seat_marker(opponent)} had {_tricks(ot)} when the talon was closed: {_game_point_text(points)}",
     )
 
@@ -807,4 +809,6 @@ RULES: GameRules[SchnapsenState] = GameRules(
     statistics=STATISTICS,
     rating=RATING,
     words=WORDS,
+    review=REVIEWER,
+    duplicate=DUPLICATE,
 )

@@ -85,7 +85,7 @@ def bust_lines(state: SevenAndAHalfState, seat: int, index: int, hand: Hand) -> 
     """
     b = state.banker
     reason = (
-        f"{who(state, seat, index)} bust with {half_text(state.total(hand))} at seq {hand.end_seq}: "
+        f"{who(state, seat, index)} bust with {half_text(state.total(hand))} at event {hand.end_seq}: "
         f"{player(seat)} pays {chips(hand.stake)} to the banker, {player(b)}"
     )
     stake_seq, end_seq = hand.stake_seq, hand.end_seq
@@ -150,7 +150,7 @@ def settle(
                 bank_status, bank_seq = bank.status, bank.end_seq
                 bank_kind = state.kind(bank)
                 bank_total = total(bank.cards, wild)
-                against = f" against the banker's {describe(state, bank)} at seq {bank_seq}: "
+                against = f" against the banker's {describe(state, bank)} at event {bank_seq}: "
             held = hand.cards
             mine = total(held, wild)
             if status == PAIR_OF_SEVENS:  # as `state.kind`
@@ -177,12 +177,12 @@ def settle(
             name = player(seat) if len(seat_hands) == 1 else f"{player(seat)}'s hand {index}"
             if wins:
                 reason = (
-                    f"{name}: {text} at seq {hand.end_seq}{against}"
+                    f"{name}: {text} at event {hand.end_seq}{against}"
                     f"the banker, {player(b)}, pays {chips(amount)} to {player(seat)}{note}"
                 )
             else:
                 reason = (
-                    f"{name}: {text} at seq {hand.end_seq}{against}"
+                    f"{name}: {text} at event {hand.end_seq}{against}"
                     f"{player(seat)} pays {chips(amount)} to the banker, {player(b)}{note}"
                 )
                 amount = -amount
@@ -202,7 +202,7 @@ def settle(
                         seat,
                         0,
                         "half.bank_needs_win",
-                        f"{name}: {half(15)} at seq {hand.end_seq} did not win, so it does not take the bank "
+                        f"{name}: {half(15)} at event {hand.end_seq} did not win, so it does not take the bank "
                         "(house rule bank_needs_win: only a 7½ that wins takes the bank)",
                         events,
                     )

@@ -60,7 +60,7 @@ def _validate_bet(state: SevenAndAHalfState, seat: int, amount: int) -> None:
     placed = state.stakes[seat] if state.phase == STAKES else None
     if placed is not None:
         raise ImpossibleEventError(
-            f"{player(seat)} has already staked {chips(placed[0])} at seq {placed[1]} in this hand"
+            f"{player(seat)} has already staked {chips(placed[0])} at event {placed[1]} in this hand"
         )
     low, high = state.limits
     if not low <= amount <= high:
@@ -104,7 +104,7 @@ def _validate_turn(state: SevenAndAHalfState, event: Event) -> None:
     hand = _hand_of(state, seat, index)
     if hand.finished:
         raise ImpossibleEventError(
-            f"{who(state, seat, index)} finished at seq {hand.end_seq} ({_status_text(state, hand)}); "
+            f"{who(state, seat, index)} finished at event {hand.end_seq} ({_status_text(state, hand)}); "
             f"no {kind} is accepted for it"
         )
     if kind == "hit":
