@@ -169,7 +169,6 @@ from projections.games.gin_rummy_3._table import (
     view,
 )
 from projections.games.gin_rummy_3.dealing import DEALING_ORDER
-from projections.games.gin_rummy_3.duplicate import DUPLICATE
 from projections.games.gin_rummy_3.readmodels import RATING, STATISTICS
 from projections.games.gin_rummy_3.words import WORDS
 
@@ -790,5 +789,4 @@ RULES: GameRules[GinState] = GameRules(
     statistics=STATISTICS,
     rating=RATING,
     words=WORDS,
-    duplicate=DUPLICATE,
 )
