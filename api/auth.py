@@ -84,7 +84,8 @@ class Principal:
     def require(self, *roles: str) -> None:
         if self.role not in roles:
             raise ForbiddenError(
-                f"a {self.role} key may not do this; it needs a {' or '.join(roles)} key", role=self.role
+                f"{_a(self.role)} {self.role} key may not do this; it needs {_a(roles[0])} {' or '.join(roles)} key",
+                role=self.role,
             )
 
 
@@ -155,3 +156,8 @@ def authenticate_share(store: Store, token: str) -> Principal:
     if record.revoked_at is not None:
         raise UnauthorizedError(f"this share link was revoked at {record.revoked_at}")
     return Principal(record.id, record.club_id, record.club, SHARE_ROLE, game_id=record.game_id)
+
+
+def _a(word: str) -> str:
+    """The article before a role's name: "an auditor", "a viewer"."""
+    return "an" if word[:1] in "aeiou" else "a"
