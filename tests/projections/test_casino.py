@@ -632,7 +632,9 @@ def test_round_score_lines_name_seats_items_and_captures() -> None:
     )
     assert reasons[3] == "ace: Ann captured A♣ at event 10: 1 point"
     assert "Ben captured 13 spades (Ann 0)" in reasons[0]
-    assert sheet.hands[0].lines[3].reason == f"ace: {phrases.seat(0)} captured {phrases.card('AC')} at event 10: 1 point"
+    assert (
+        sheet.hands[0].lines[3].reason == f"ace: {phrases.seat(0)} captured {phrases.card('AC')} at event 10: 1 point"
+    )
     assert sheet.totals == (2, 6) and not sheet.finished and sheet.winner is None
     assert state.game.phase == "deal" and state.game.next_dealer == 1
     check_census(RULES, state)

@@ -729,7 +729,8 @@ def test_without_the_option_two_sevens_are_a_bust() -> None:
     table.do(hit(3, "7D"))  # 7 + 7 = 14
     assert table.pos.facts["bust"] is True and "pair_of_sevens" not in table.pos.facts
     assert (
-        said(table.state.lines[0].reason) == "seat 3 bust with 14 at event 5: seat 3 pays 10 chips to the banker, seat 0"
+        said(table.state.lines[0].reason)
+        == "seat 3 bust with 14 at event 5: seat 3 pays 10 chips to the banker, seat 0"
     )
 
 
