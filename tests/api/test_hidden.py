@@ -16,7 +16,6 @@ route and in every export, and look for every such hash in it.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,7 +30,7 @@ from events.envelope import event_of
 from events.store import Store
 from projections.core.registry import available, rules_for
 from projections.core.rules import SPECTATOR
-from projections.core.simulate import play
+from tests.api.helpers import hand_cut, playout, secret_hashes, viewer_reads
 from tests.conftest import BOTH, Club, make_club
 from tests.reliability.load import PLAYERS
 
@@ -53,65 +52,12 @@ def apps(store: Store) -> Iterator[tuple[TestClient, TestClient]]:
     reader_store.dispose()
 
 
-def playout(kind: str, seed: int = 5) -> tuple[list[dict[str, Any]], list[Any]]:
-    result = play(rules_for(kind), PLAYERS[kind], {}, rng=random.Random(seed), max_events=2500, keep_states=True)
-    return list(result.events), list(result.states)
-
-
-def hand_cut(kind: str, hand: int, seed: int = 5) -> tuple[list[dict[str, Any]], list[Any], int, int]:
-    """Events of a random game, the index just after hand `hand - 1` is over, and a cut in the middle of `hand`
-    where some seat holds a private card."""
-    rules = rules_for(kind)
-    for attempt in range(40):
-        events, states = playout(kind, seed + attempt)
-        over = [i for i, s in enumerate(states) if s.hand == hand - 1 and not rules.hand_in_progress(s.game) and i]
-        inside = [
-            i
-            for i, s in enumerate(states)
-            if s.hand == hand and rules.hand_in_progress(s.game) and any(rules.census(s.game).private.values())
-        ]
-        if over and inside:
-            return events, states, over[0], inside[len(inside) // 2]
-    raise AssertionError(f"no game of {kind} reached hand {hand}")
-
-
 def append(client: TestClient, club: Club, game_id: str, events: list[dict[str, Any]]) -> None:
     for start in range(0, len(events), 500):
         response = client.post(
             f"/v1/games/{game_id}/events", headers=club.recorder, json={"events": events[start : start + 500]}
         )
         assert response.status_code == 201, response.text
-
-
-def viewer_reads(
-    client: TestClient, headers: dict[str, str], game_id: str, seats: int, head: int, hand: int
-) -> dict[str, Any]:
-    """Every GET a reader can make of a game, answer by request."""
-    out: dict[str, Any] = {}
-    paths: list[tuple[str, dict[str, Any]]] = [
-        ("", {}),
-        ("/events", {}),
-        ("/hands", {}),
-        ("/score", {}),
-        ("/verify", {}),
-        ("/stream", {"follow": "false"}),
-        ("/replay", {"hand": hand}),
-        *[("/replay", {"hand": hand, "seat": s}) for s in range(seats)],
-        *[("/state", {"seat": s}) for s in range(seats)],
-        *[("/state", {"at": at}) for at in range(max(1, head - 5), head + 1)],
-        *[("/export", {"format": f}) for f in ("json", "jsonl", "text", "csv")],
-    ]
-    for path, params in paths:
-        response = client.get(f"/v1/games/{game_id}{path}", headers=headers, params=params)
-        out[f"{path} {sorted(params.items())}"] = (response.status_code, response.text)
-    response = client.get("/v1/export", headers=headers)
-    out["/v1/export"] = (response.status_code, response.text)
-    return out
-
-
-def secret_hashes(store: Store, game_id: str, first_hidden_seq: int) -> set[str]:
-    """Every stored hash computed over a hidden card: the first hidden event's and each later one's."""
-    return {env["hash"] for env in store.read_events(game_id) if env["seq"] >= first_hidden_seq}
 
 
 @pytest.mark.parametrize("kind", available())

@@ -15,7 +15,7 @@ from api.main import create_app
 from api.service import Tablebook
 from api.settings import Settings
 from events.store import Store
-from tests.api.test_search import DEAL, MARRIAGE, schnapsen, search
+from tests.api.helpers import DEAL, MARRIAGE, schnapsen, search
 from tests.conftest import BOTH, Club, error_of, new_game
 
 #: both stores (tests/conftest.py `stores_of`):

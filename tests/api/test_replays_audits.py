@@ -13,19 +13,13 @@ from events.store import Store
 from projections.core import engine, phrases
 from projections.core.recorder import Recorder
 from projections.core.registry import available, rules_for
-from projections.core.rules import SPECTATOR
 from projections.core.simulate import play
+from tests.api.helpers import never_public_cards, simulate
 from tests.conftest import Club
 from tests.projections.helpers import PLAYERS, cards_in, examples_of, load_example
-from tests.store.test_store import tamper
+from tests.store.helpers import tamper
 
 KINDS = available()
-
-
-def simulate(kind: str, seed: int, max_events: int = 1500) -> tuple[list[dict[str, Any]], list[Any]]:
-    rules = rules_for(kind)
-    playout = play(rules, PLAYERS[kind], {}, rng=random.Random(seed), max_events=max_events, keep_states=True)
-    return list(playout.events), list(playout.states)
 
 
 def record(store: Store, club: Club, kind: str, events: list[dict[str, Any]]) -> str:
@@ -49,18 +43,6 @@ def live_cut(kind: str, seed: int) -> tuple[list[dict[str, Any]], list[Any]]:
     ]
     cut = in_hand[len(in_hand) // 2]
     return events[: cut + 1], states[: cut + 1]
-
-
-def never_public_cards(kind: str, states: list[Any]) -> set[str]:
-    """Cards held privately at the head that no spectator view of this hand ever showed."""
-    rules = rules_for(kind)
-    head = states[-1]
-    private = set().union(*rules.census(head.game).private.values())
-    public: set[str] = set()
-    for state in states:
-        if state.hand == head.hand:
-            public |= cards_in(rules.view(state.game, SPECTATOR))
-    return private - public
 
 
 @pytest.mark.parametrize("kind", KINDS)

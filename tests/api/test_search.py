@@ -11,6 +11,7 @@ from events.store import Store
 from projections.core.registry import rules_for
 from projections.core.simulate import play
 from projections.readmodels.hand_facts import KNOWN, HandFacts
+from tests.api.helpers import CLOSE, DEAL, MARRIAGE, append, schnapsen, search
 from tests.conftest import BOTH, Club, make_club, new_game
 
 #: PostgreSQL on the session's own server: these tests read the log below the transaction-id horizon
@@ -21,39 +22,9 @@ OWN_SERVER = True
 #: the hand facts are each store's read model
 STORES = BOTH
 
-DEAL = {
-    "type": "deal",
-    "dealer": 1,
-    "hands": [["KH", "QH", "TD", "AC", "JS"], ["TS", "AD", "KC", "QS", "JD"]],
-    "trump_card": "JH",
-}
-MARRIAGE = {"type": "play", "seat": 0, "card": "KH", "marriage": True}
-CLOSE = {"type": "close", "seat": 0}
-
-
-def append(client: TestClient, club: Club, game_id: str, events: list[dict[str, Any]]) -> None:
-    for start in range(0, len(events), 250):
-        response = client.post(
-            f"/v1/games/{game_id}/events", json={"events": events[start : start + 250]}, headers=club.recorder
-        )
-        assert response.status_code == 201, response.text
-
-
-def search(client: TestClient, club: Club, query: str) -> dict[str, Any]:
-    response = client.get(f"/v1/games?{query}", headers=club.viewer)
-    assert response.status_code == 200, response.text
-    page: dict[str, Any] = response.json()
-    return page
-
 
 def ids(page: dict[str, Any]) -> list[str]:
     return [g["id"] for g in page["games"]]
-
-
-def schnapsen(client: TestClient, club: Club, players: list[str], events: list[dict[str, Any]]) -> str:
-    game_id: str = new_game(client, club, players=players, options={"first_dealer": 1})["id"]
-    append(client, club, game_id, events)
-    return game_id
 
 
 def test_has_finds_the_games_and_names_the_hand_and_seq(client: TestClient, store: Store) -> None:

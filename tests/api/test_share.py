@@ -14,6 +14,7 @@ from projections.core import engine
 from projections.core.recorder import Recorder
 from projections.core.registry import rules_for
 from projections.core.simulate import play
+from tests.api.helpers import bearer, share
 from tests.conftest import Club, make_club
 
 PLAYERS = ["Anna", "Ben"]
@@ -30,17 +31,6 @@ def schnapsen_in_hand_2(store: Store, club: Club) -> tuple[str, list[dict[str, A
     game = recorder.create_game(club_id=club_id, kind="schnapsen", players=PLAYERS, options={})
     recorder.append(game.id, list(playout.events[:cut]), club_id=club_id, actor="test")
     return game.id, list(playout.events[cut:])
-
-
-def share(client: TestClient, club: Club, game_id: str, role: str = "recorder") -> dict[str, Any]:
-    response = client.post(f"/v1/games/{game_id}/share", headers=getattr(club, role))
-    assert response.status_code == 201, response.text
-    body: dict[str, Any] = response.json()
-    return body
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def error(response: Any, status: int, code: str) -> dict[str, Any]:

@@ -27,7 +27,7 @@ import pytest
 from events.store import Store
 from projections.core.registry import available, rules_for
 from projections.core.rules import SPECTATOR
-from tests.api.test_hidden import hand_cut, secret_hashes, viewer_reads
+from tests.api.helpers import hand_cut, secret_hashes, viewer_reads
 from tests.conftest import make_club
 from tests.reliability.figures import FIGURES
 from tests.reliability.load import PLAYERS, Api

@@ -32,7 +32,7 @@ from events.cards import FULL_DECK as FULL
 from events.cards import pretty
 from events.store import Store
 from projections.core.registry import rules_for
-from tests.api.test_replays_audits import never_public_cards, simulate
+from tests.api.helpers import never_public_cards, simulate
 from tests.conftest import Club, make_club
 from tests.reliability.figures import FIGURES
 from tests.reliability.load import PLAYERS, Api, is_error_shape, kinds, note, simulated

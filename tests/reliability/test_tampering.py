@@ -2,9 +2,9 @@
 
 The edits are made the way someone holding the database would: triggers
 dropped, a row edited, deleted, reordered or forged, triggers restored
-(`tamper` of tests/store/test_store.py, whose tests check `verify_game`
-itself; these check what the API and the CLI report, with a server process
-that has the game in its cache).
+(`tamper` of tests/store/helpers.py, which tests/store/test_store.py uses
+to check `verify_game` itself; these check what the API and the CLI report,
+with a server process that has the game in its cache).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tests.conftest import make_club
 from tests.reliability.figures import FIGURES
 from tests.reliability.load import Api, simulated
 from tests.reliability.server import ROOT, ServerGroup
-from tests.store.test_store import tamper
+from tests.store.helpers import tamper
 
 pytestmark = pytest.mark.reliability
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import threading
 import time
@@ -18,8 +17,7 @@ from events.store import DuplicateRequest, Head, Store
 from projections.core.recorder import Recorder
 from projections.reading.verify import verify_game
 from tests.projections.helpers import load_example
-
-MIGRATION = importlib.import_module("migrations.versions.0001_initial")
+from tests.store.helpers import tamper
 
 
 def record_example(store: Store, name: str = "schnapsen-9001.json", batch: int = 10) -> str:
@@ -33,23 +31,6 @@ def record_example(store: Store, name: str = "schnapsen-9001.json", batch: int =
     for start in range(0, len(events), batch):
         recorder.append(game.id, events[start : start + batch], club_id=club_id, actor="test")
     return game.id
-
-
-def tamper(store: Store, statement: str, **params: Any) -> None:
-    """What someone holding the database does: drop the triggers, edit, restore the triggers."""
-    with store.engine.connect() as conn, conn.begin():
-        if store.dialect == "postgresql":
-            conn.exec_driver_sql("DROP TRIGGER event_no_update ON event")
-            conn.exec_driver_sql("DROP TRIGGER event_no_delete ON event")
-            conn.execute(text(statement), params)
-            for sql in MIGRATION.POSTGRES_TRIGGERS[1:3]:
-                conn.exec_driver_sql(sql)
-        else:
-            conn.exec_driver_sql("DROP TRIGGER event_no_update")
-            conn.exec_driver_sql("DROP TRIGGER event_no_delete")
-            conn.execute(text(statement), params)
-            for sql in MIGRATION.SQLITE_TRIGGERS:
-                conn.exec_driver_sql(sql)
 
 
 def test_recorded_game_reads_back_and_verifies(store: Store) -> None:
