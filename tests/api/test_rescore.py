@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from projections.core.registry import KINDS, rules_for
 from tests.conftest import Club, error_of, make_club, new_game
-from tests.projections.test_house_rules import CASINO_DEAL, GIN_DEAL, GIN_ROLES, RUN
+from tests.projections.helpers import CASINO_DEAL, GIN_DEAL, GIN_ROLES, RUN
 
 GIN_HAND: list[dict[str, Any]] = [
     GIN_DEAL,

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from events.codec import genesis_hash
 from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError
 from projections.core import engine
 from projections.core.registry import available, rules_for
@@ -140,3 +141,68 @@ def check_census(rules: GameRules[Any], state: Any) -> Census:
             f"{len(placed)} placed + {census.unseen} unseen != {len(census.deck)}: {census.places}"
         )
     return census
+
+
+#: when every game sealed in memory was created, and its events recorded
+CREATED_AT = "2024-01-01T00:00:00Z"
+
+
+def sealed(kind: str, players: list[str], options: dict[str, Any], events: list[dict[str, Any]]) -> list[Any]:
+    """The envelopes of `events`, decided and sealed in a chain from the game's genesis."""
+    rules = rules_for(kind)
+    replay = engine.Replay(rules, engine.start(rules, players, options))
+    prev = genesis_hash(kind, len(players), options, CREATED_AT)
+    envelopes = []
+    for event in events:
+        decision = replay.push(dict(event))
+        state = replay.position
+        envelope = dict(engine.sealed(state, decision, recorded_at=CREATED_AT, actor="test", prev_hash=prev))
+        prev = envelope["hash"]
+        envelopes.append(envelope)
+    return envelopes
+
+
+# scripted hands under the house rules (tests/projections/test_house_rules.py), which the rescore tests
+# replay under other options (tests/projections/test_rescore.py, tests/api/test_rescore.py)
+
+#: Casino, two players: seat 1, first to play, can capture (its 5C takes the 5H)
+CASINO_DEAL: dict[str, Any] = {
+    "type": "deal",
+    "dealer": 0,
+    "hands": [["2H", "3H", "4H", "9S"], ["5C", "7D", "8D", "KS"]],
+    "table": ["5H", "JC", "QD", "AC"],
+}
+
+#: Cutthroat Smear, two players: a whole hand, seat 1 bidding 2 and leading the KH
+SMEAR_TWO: list[dict[str, Any]] = [
+    {
+        "type": "deal",
+        "dealer": 0,
+        "hands": [["JH", "2H", "6D", "7D", "8D", "9D"], ["KH", "QH", "2C", "3C", "4C", "5C"]],
+    },
+    {"type": "bid", "seat": 1, "amount": 2},
+    {"type": "pass", "seat": 0},
+    *[
+        e
+        for lead, follow in (("KH", "2H"), ("QH", "JH"), ("2C", "6D"), ("3C", "7D"), ("4C", "8D"), ("5C", "9D"))
+        for e in ({"type": "play", "seat": 1, "card": lead}, {"type": "play", "seat": 0, "card": follow})
+    ],
+]
+
+#: Gin Rummy for three: the first hand's roles, and a deal where the captain (seat 1) holds a ten-card run
+GIN_ROLES: dict[str, Any] = {"first_roles": {"box": 0, "captain": 1, "sitter": 2}}
+RUN = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS"]
+BOX = ["2H", "4H", "6H", "8H", "TH", "2D", "4D", "6D", "8D", "TD"]
+GIN_DEAL: dict[str, Any] = {"type": "deal", "hands": {"0": BOX, "1": RUN}, "upcard": "QC"}
+
+#: Seven and a Half, four players: a hand where a punter and the banker both reach 7½
+HALF_HAND: list[dict[str, Any]] = [
+    {"type": "bet", "seat": 1, "amount": 10},
+    {"type": "bet", "seat": 2, "amount": 10},
+    {"type": "bet", "seat": 3, "amount": 10},
+    {"type": "deal", "cards": {"0": "7C", "1": "2C", "2": "3C", "3": "KC"}},
+    {"type": "hit", "seat": 3, "card": "7D"},  # 7½: the hand finishes
+    {"type": "stand", "seat": 2},
+    {"type": "stand", "seat": 1},
+    {"type": "hit", "seat": 0, "card": "QD"},  # the banker's 7½ wins the tie
+]

@@ -17,7 +17,7 @@ import pytest
 from events.errors import IllegalEventError, ImpossibleEventError
 from projections.core import engine, simulate
 from projections.core.registry import rules_for
-from tests.projections.helpers import given
+from tests.projections.helpers import CASINO_DEAL, GIN_DEAL, GIN_ROLES, HALF_HAND, RUN, SMEAR_TWO, given
 
 # --------------------------------------------------------------------------- the declarations
 
@@ -58,13 +58,6 @@ def test_the_seating_options_are_marked() -> None:
 
 
 # --------------------------------------------------------------------------- Casino
-
-CASINO_DEAL: dict[str, Any] = {
-    "type": "deal",
-    "dealer": 0,
-    "hands": [["2H", "3H", "4H", "9S"], ["5C", "7D", "8D", "KS"]],
-    "table": ["5H", "JC", "QD", "AC"],
-}
 
 
 def test_casino_trail_only_when_forced_refuses_a_trail_when_a_capture_is_possible() -> None:
@@ -108,21 +101,6 @@ def test_casino_a_forced_trail_is_still_legal() -> None:
 
 
 # --------------------------------------------------------------------------- Smear
-
-SMEAR_TWO: list[dict[str, Any]] = [
-    {
-        "type": "deal",
-        "dealer": 0,
-        "hands": [["JH", "2H", "6D", "7D", "8D", "9D"], ["KH", "QH", "2C", "3C", "4C", "5C"]],
-    },
-    {"type": "bid", "seat": 1, "amount": 2},
-    {"type": "pass", "seat": 0},
-    *[
-        e
-        for lead, follow in (("KH", "2H"), ("QH", "JH"), ("2C", "6D"), ("3C", "7D"), ("4C", "8D"), ("5C", "9D"))
-        for e in ({"type": "play", "seat": 1, "card": lead}, {"type": "play", "seat": 0, "card": follow})
-    ],
-]
 
 
 def _lines(pos: Any, kind: str) -> list[tuple[int, int, str]]:
@@ -193,11 +171,6 @@ def test_smear_two_players_throw_in_at_the_first_pass() -> None:
 
 # --------------------------------------------------------------------------- Gin
 
-GIN_ROLES: dict[str, Any] = {"first_roles": {"box": 0, "captain": 1, "sitter": 2}}
-RUN = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS"]
-BOX = ["2H", "4H", "6H", "8H", "TH", "2D", "4D", "6D", "8D", "TD"]
-GIN_DEAL: dict[str, Any] = {"type": "deal", "hands": {"0": BOX, "1": RUN}, "upcard": "QC"}
-
 
 def _gin_hand(**options: Any) -> Any:
     events = [
@@ -256,16 +229,6 @@ def test_gin_a_stock_draw_is_never_the_taken_card() -> None:
 
 # --------------------------------------------------------------------------- Seven and a Half
 
-HALF_HAND: list[dict[str, Any]] = [
-    {"type": "bet", "seat": 1, "amount": 10},
-    {"type": "bet", "seat": 2, "amount": 10},
-    {"type": "bet", "seat": 3, "amount": 10},
-    {"type": "deal", "cards": {"0": "7C", "1": "2C", "2": "3C", "3": "KC"}},
-    {"type": "hit", "seat": 3, "card": "7D"},  # 7½: the hand finishes
-    {"type": "stand", "seat": 2},
-    {"type": "stand", "seat": 1},
-    {"type": "hit", "seat": 0, "card": "QD"},  # the banker's 7½ wins the tie
-]
 FOUR = ["Juan", "Ines", "Carlo", "Sara"]
 
 

@@ -16,8 +16,7 @@ from projections.core.registry import rules_for
 from projections.core.simulate import play
 from projections.histories.importer import from_json
 from projections.reading.verify import verify_stream
-from tests.projections.test_conformance_walk import CREATED_AT
-from tests.projections.test_verify_prose import sealed
+from tests.projections.helpers import CREATED_AT, sealed
 
 
 def test_a_casino_record_from_before_trail_only_when_forced_verifies_and_imports() -> None:

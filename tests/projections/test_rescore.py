@@ -25,8 +25,7 @@ from projections.core import engine, simulate
 from projections.core.recorder import Recorder
 from projections.core.registry import KINDS, rules_for
 from projections.reading.rescore import line_changes, options_under, rescore_record
-from tests.projections.helpers import EXAMPLES, load_example
-from tests.projections.test_house_rules import CASINO_DEAL, GIN_DEAL, GIN_ROLES, HALF_HAND, SMEAR_TWO
+from tests.projections.helpers import CASINO_DEAL, EXAMPLES, GIN_DEAL, GIN_ROLES, HALF_HAND, SMEAR_TWO, load_example
 
 #: the other value of every scoring-only option of every game (the test below fails when a game declares
 #: a scoring-only option that is not listed here)

@@ -8,26 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from events.codec import envelope_hash, genesis_hash
-from projections.core import engine
-from projections.core.registry import rules_for
+from events.codec import envelope_hash
 from projections.reading.verify import verify_stream
-from tests.projections.test_conformance_walk import CREATED_AT, walk
-
-
-def sealed(kind: str, players: list[str], options: dict[str, Any], events: list[dict[str, Any]]) -> list[Any]:
-    """The envelopes of `events`, decided and sealed in a chain from the game's genesis."""
-    rules = rules_for(kind)
-    replay = engine.Replay(rules, engine.start(rules, players, options))
-    prev = genesis_hash(kind, len(players), options, CREATED_AT)
-    envelopes = []
-    for event in events:
-        decision = replay.push(dict(event))
-        state = replay.position
-        envelope = dict(engine.sealed(state, decision, recorded_at=CREATED_AT, actor="test", prev_hash=prev))
-        prev = envelope["hash"]
-        envelopes.append(envelope)
-    return envelopes
+from tests.projections.helpers import CREATED_AT, sealed
+from tests.projections.walks import walk
 
 
 def rechained(envelopes: list[Any], start: int) -> None:

@@ -1,7 +1,7 @@
 """Events written through the store and read back fold to the live game (issue 15).
 
 A codec round trip, not an in-memory one: every event of the golden records (tests/data/examples) and of
-random walks of every registered game (`tests/projections/test_conformance_walk.py`: notes, claims, voided
+random walks of every registered game (`tests/projections/walks.py`: notes, claims, voided
 hands, retracts and, under `record` enforcement, illegal events among the play) is appended with
 `Recorder.append` on each store (SQLite and PostgreSQL, the `store` fixture), read back with
 `store.read_events`, and folded from the initial state: the fold equals the live state (for the walks, the
@@ -23,7 +23,7 @@ from projections.core.recorder import Recorder
 from projections.core.registry import available, rules_for
 from projections.reading.verify import verify_game
 from tests.projections.helpers import EXAMPLES, given, load_example
-from tests.projections.test_conformance_walk import walk
+from tests.projections.walks import walk
 
 #: events per append: a batch holds several, so a retract may reach into the same batch or a stored one
 BATCH = 7
