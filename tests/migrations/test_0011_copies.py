@@ -9,9 +9,7 @@ from sqlalchemy import create_engine, text
 
 from events.store import Store
 from events.store.migrate import downgrade, upgrade
-from tests.migrations.test_migrations import _diff, _game_columns, fresh_url
-
-__all__ = ["fresh_url"]  # the fixture, once SQLite, once PostgreSQL
+from tests.migrations.helpers import game_columns, schema_diff
 
 
 def _game(conn: Any, game_id: str, club: int, genesis: str, head: str) -> None:
@@ -59,8 +57,8 @@ def test_0011_marks_the_copies_already_stored_without_touching_an_event(fresh_ur
         before = [tuple(r) for r in conn.execute(text("SELECT * FROM event ORDER BY position"))]
     engine.dispose()
     upgrade(fresh_url)
-    assert "copy_of" in _game_columns(fresh_url)
-    assert _diff(fresh_url) == []
+    assert "copy_of" in game_columns(fresh_url)
+    assert schema_diff(fresh_url) == []
     engine = create_engine(fresh_url)
     with engine.connect() as conn:
         after = [tuple(r) for r in conn.execute(text("SELECT * FROM event ORDER BY position"))]
@@ -76,11 +74,11 @@ def test_0011_marks_the_copies_already_stored_without_touching_an_event(fresh_ur
     finally:
         store.dispose()
     downgrade(fresh_url, "0010")
-    assert "copy_of" not in _game_columns(fresh_url)
+    assert "copy_of" not in game_columns(fresh_url)
     engine = create_engine(fresh_url)
     with engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM game")).scalar_one() == 5
         assert [tuple(r) for r in conn.execute(text("SELECT * FROM event ORDER BY position"))] == before
     engine.dispose()
     upgrade(fresh_url)
-    assert _diff(fresh_url) == []
+    assert schema_diff(fresh_url) == []

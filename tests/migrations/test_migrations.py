@@ -2,36 +2,17 @@
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Iterator
-from pathlib import Path
-
-import psycopg
 import pytest
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, text
-from sqlmodel import SQLModel
 
 from events.store import Store
 from events.store.migrate import downgrade, upgrade
-from events.store.tables import include_object
-from tests.conftest import PG_SERVER, STORES, _pg_admin_dsn
-
-
-def _diff(url: str) -> list[object]:
-    engine = create_engine(url)
-    with engine.connect() as conn:
-        diff = compare_metadata(
-            MigrationContext.configure(conn, opts={"include_object": include_object}), SQLModel.metadata
-        )
-    engine.dispose()
-    return list(diff)
+from tests.migrations.helpers import game_columns, schema_diff
 
 
 @pytest.mark.filterwarnings("ignore:Did not recognize type 'xid8'")
 def test_the_migrated_schema_is_the_models_schema(store_url: str) -> None:
-    assert _diff(store_url) == []
+    assert schema_diff(store_url) == []
 
 
 def test_triggers_exist_after_upgrade(store: Store) -> None:
@@ -62,28 +43,7 @@ def test_downgrade_and_upgrade_again_on_a_fresh_database(tmp_path: object) -> No
     engine.dispose()
 
 
-@pytest.fixture(params=STORES)
-def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database of each dialect, not migrated: a test walks it through the revisions."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path}/fresh.db"
-        return
-    name = f"tablebook_mig_{secrets.token_hex(4)}"
-    with psycopg.connect(_pg_admin_dsn(), autocommit=True, connect_timeout=5) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield f"{PG_SERVER.rsplit('/', 1)[0]}/{name}"
-    with psycopg.connect(_pg_admin_dsn(), autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
 LABEL_COLUMNS = {"event_name", "round_name", "table_name"}
-
-
-def _game_columns(url: str) -> set[str]:
-    engine = create_engine(url)
-    columns = {c["name"] for c in inspect(engine).get_columns("game")}
-    engine.dispose()
-    return columns
 
 
 @pytest.mark.filterwarnings("ignore:Did not recognize type 'xid8'")
@@ -91,7 +51,7 @@ def test_0007_adds_the_game_labels_to_a_database_with_games_and_takes_them_back(
     """A game made before 0007 gets no labels (NULL); after it a game keeps its labels; down again, the
     games stay and the columns go, on SQLite (a batch table copy) and PostgreSQL alike."""
     upgrade(fresh_url, "0006")
-    assert not LABEL_COLUMNS & _game_columns(fresh_url)
+    assert not LABEL_COLUMNS & game_columns(fresh_url)
     engine = create_engine(fresh_url)
     with engine.begin() as conn:
         club = conn.execute(text("INSERT INTO club (name, created_at) VALUES ('c', 't') RETURNING id")).scalar_one()
@@ -105,8 +65,8 @@ def test_0007_adds_the_game_labels_to_a_database_with_games_and_takes_them_back(
         )
     engine.dispose()
     upgrade(fresh_url)
-    assert _game_columns(fresh_url) >= LABEL_COLUMNS
-    assert _diff(fresh_url) == []
+    assert game_columns(fresh_url) >= LABEL_COLUMNS
+    assert schema_diff(fresh_url) == []
     store = Store(fresh_url)
     try:
         old = store.get_game("gold")
@@ -127,14 +87,14 @@ def test_0007_adds_the_game_labels_to_a_database_with_games_and_takes_them_back(
     finally:
         store.dispose()
     downgrade(fresh_url, "0006")
-    assert not LABEL_COLUMNS & _game_columns(fresh_url)
+    assert not LABEL_COLUMNS & game_columns(fresh_url)
     engine = create_engine(fresh_url)
     with engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM game")).scalar_one() == 2
     engine.dispose()
     upgrade(fresh_url)
-    assert _game_columns(fresh_url) >= LABEL_COLUMNS
-    assert _diff(fresh_url) == []  # the batch copy kept the table's indexes and keys
+    assert game_columns(fresh_url) >= LABEL_COLUMNS
+    assert schema_diff(fresh_url) == []  # the batch copy kept the table's indexes and keys
 
 
 def _game_insert(conn: object, game_id: str, club: int, players: str) -> None:
@@ -169,7 +129,7 @@ def test_0010_makes_players_of_the_names_of_existing_games_without_touching_an_e
         before = [tuple(r) for r in conn.execute(text("SELECT * FROM event ORDER BY position"))]
     engine.dispose()
     upgrade(fresh_url)
-    assert _diff(fresh_url) == []
+    assert schema_diff(fresh_url) == []
     engine = create_engine(fresh_url)
     with engine.connect() as conn:
         after = [tuple(r) for r in conn.execute(text("SELECT * FROM event ORDER BY position"))]
