@@ -15,7 +15,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -202,6 +202,29 @@ def open_page(browser: Any, server: Server) -> Iterator[Any]:
     yield opener
     for context in contexts:
         context.close()
+
+
+#: the table pad's size unless a test says another (a tablet on the table)
+TABLET = {"width": 1024, "height": 768}
+
+
+def settle(page: Page, seq: int | None = None) -> int:
+    """Wait until nothing is loading or waiting to be sent (at `seq` when given); the pad's seq."""
+    at = f'[data-seq="{seq}"]' if seq is not None else "[data-seq]"
+    page.page.wait_for_selector(f'body[data-busy="0"][data-queue="0"]{at} #turn:not(:empty)', timeout=20_000)
+    return int(page.page.get_attribute("body", "data-seq") or -1)
+
+
+@pytest.fixture
+def pad(open_page: Callable[..., Page]) -> Callable[..., Page]:
+    """Open the pad of a game and wait until it shows the game's head."""
+
+    def opener(game_id: str, size: dict[str, int] = TABLET, **extra: Any) -> Page:
+        page = open_page(f"/record/{game_id}", width=size["width"], height=size["height"], **extra)
+        settle(page)
+        return page
+
+    return opener
 
 
 @pytest.fixture(scope="session")

@@ -12,21 +12,22 @@ from typing import Any
 
 import httpx
 
-from tests.browser.conftest import Page, Server
-from tests.browser.test_record_page import (
+from tests.browser.conftest import Page, Server, settle
+from tests.browser.helpers import (
     PHONE,
     PLAYERS,
     Driver,
     Table,
+    developer_words,
+    game_with,
     guessed,
     new_game,
     offline_taps,
     script_errors,
-    settle,
+    shown_text,
+    simulated,
     tap_event,
 )
-from tests.browser.test_record_page import pad as pad
-from tests.browser.test_site import developer_words, game_with, shown_text, simulated
 
 SHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 

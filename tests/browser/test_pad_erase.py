@@ -22,8 +22,7 @@ import httpx
 import pytest
 
 from events.store import Store
-from tests.browser.conftest import Page
-from tests.browser.test_record_page import settle
+from tests.browser.conftest import Page, settle
 from tests.conftest import Club, make_club
 from tests.reliability.server import ROOT, free_port
 

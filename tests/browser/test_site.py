@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import random
 import re
 from pathlib import Path
 from typing import Any
@@ -18,10 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
-from projections.core import engine
-from projections.core.registry import rules_for
-from projections.core.simulate import next_options
 from tests.browser.conftest import Page, Server
+from tests.browser.helpers import developer_words, shown_text
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}
@@ -34,29 +31,6 @@ NAV = [
     ("/standings", "Standings"),
     ("/docs", "API"),
 ]
-#: what a player-facing page must not say: a rule's id, the program's "seq", a literal of the code, a field's name
-DEVELOPER_WORDS = [
-    (re.compile(r"\b(?:schnapsen|casino|gin|smear|half)\.[a-z_0-9]+"), "a rule id"),
-    (re.compile(r"\bseqs?\b"), "seq"),
-    (re.compile(r"\b(?:True|False|None|null|undefined|NaN|true|false)\b"), "a literal"),
-    (re.compile(r"[{}]"), "a brace"),
-    (re.compile(r"\b[a-z]+_[a-z_]+\b"), "a field name"),
-]
-
-
-def developer_words(text: str) -> list[str]:
-    """Each developer's word in `text`, with what it is."""
-    return [
-        f"{what}: {match.group(0)!r} in …{text[max(0, match.start() - 40) : match.end() + 40]}…"
-        for pattern, what in DEVELOPER_WORDS
-        for match in pattern.finditer(text)
-    ]
-
-
-def shown_text(page: Page) -> str:
-    """What the page shows (closed "details" toggles and hidden parts left out)."""
-    text: str = page.page.locator("body").inner_text()
-    return text
 
 
 def nav_of(page: Page) -> list[tuple[str, str]]:
@@ -73,37 +47,6 @@ def current_nav(page: Page) -> str | None:
 
 def idle(page: Page) -> None:
     page.page.wait_for_selector('body[data-busy="0"]', timeout=15_000)
-
-
-def simulated(
-    kind: str, players: list[str], until: Any, options: dict[str, Any] | None = None, seed: int = 3, limit: int = 2000
-) -> tuple[list[dict[str, Any]], Any]:
-    """Events of a simulated game of `kind`, played until `until(position, offer)` is true; and the position."""
-    from projections.reading import offers
-
-    rules = rules_for(kind)
-    position = engine.start(rules, players, options or {})
-    rng = random.Random(seed)
-    events: list[dict[str, Any]] = []
-    while len(events) < limit:
-        offer = offers.offer(rules, position, engine.OMNISCIENT)
-        if until(position, offer) or rules.is_terminal(position.game):
-            return events, position
-        choice = dict(rng.choice(list(next_options(rules, position.game, rng))))
-        decision = engine.decide(rules, position, choice)
-        position = engine.apply(rules, position, decision.event, position.seq + 1)
-        events.append(decision.event)
-    raise AssertionError("the simulated game did not get there")
-
-
-def game_with(
-    server: Server, kind: str, players: list[str], events: list[dict[str, Any]], options: dict[str, Any] | None = None
-) -> str:
-    """A new game of the club with these events recorded (through the API)."""
-    created = server.post("/v1/games", {"game": kind, "players": players, "options": options or {}})
-    if events:
-        server.post(f"/v1/games/{created['id']}/events", {"events": events, "expected_seq": 0})
-    return str(created["id"])
 
 
 # --------------------------------------------------------------------------- the home page and the header
