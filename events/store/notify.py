@@ -331,8 +331,9 @@ def publish(store: HoldsDatabase, game_id: str) -> None:
 
 
 @atexit.register
-def _flush_all() -> None:
-    """A short-lived process (the CLI, a script) sends its last notifications before it exits."""
+def flush_all() -> None:
+    """Send every notification published so far (a short-lived process, the CLI or a script, before it exits;
+    a test before it counts the statements of a read)."""
     with _notifiers_lock:
         notifiers = list(_notifiers.values())
     for notifier in notifiers:
