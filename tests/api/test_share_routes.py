@@ -17,7 +17,7 @@ from events.store import Store
 from projections.core.recorder import Recorder
 from projections.core.registry import rules_for
 from projections.core.simulate import play
-from tests.api.test_share import bearer, share
+from tests.api.helpers import bearer, share
 from tests.conftest import Club, error_of
 
 #: docs/replay-page.md's list of a share token's routes

@@ -27,8 +27,10 @@ from api.auth import create_key
 from events.store import Store
 from events.store.migrate import upgrade
 from tests.browser.games import (
+    EXAMPLES,
     KINDS,
     Recorded,
+    record_example,
     record_flawed_smear,
     record_live_schnapsen,
     record_noted_retract,
@@ -67,6 +69,8 @@ class Server:
     shared_live_rest: list[dict[str, Any]]
     #: Schnapsen with a note and a claim inside a retracted range (`record_noted_retract`)
     noted: Recorded
+    #: the shared example games as they are, by file name (`games.EXAMPLES`, `record_example`)
+    examples: dict[str, Recorded]
 
     def headers(self, role: str = "recorder") -> dict[str, str]:
         return {"Authorization": f"Bearer {self.keys[role]}"}
@@ -98,6 +102,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     shared, _ = record_live_schnapsen(store, club_id, seed=4)
     shared_live, shared_rest = record_live_schnapsen(store, club_id, seed=6)
     noted = record_noted_retract(store, club_id)
+    # the examples last: the games recorded before them are the same as without them
+    examples = {name: record_example(store, club_id, name) for name in EXAMPLES}
     store.dispose()
 
     port = free_port()
@@ -127,7 +133,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             pytest.fail("the server did not start within 30 s")
         time.sleep(0.1)
     try:
-        yield Server(url, database_url, keys, games, live, rest, shared, shared_live, shared_rest, noted)
+        yield Server(url, database_url, keys, games, live, rest, shared, shared_live, shared_rest, noted, examples)
     finally:
         process.terminate()
         try:

@@ -4,7 +4,9 @@ The Cutthroat Smear game is recorded under `record` enforcement with one
 illegal play (a follow-suit breach, stored with its violation) and one
 retraction, so the page's event list has both to mark. The Schnapsen
 "live" game stops in the middle of its second hand, for the live and the
-share-link tests.
+share-link tests. The shared example games (tests/data/examples) are
+recorded as they are, for the tests that need a moment a random game may
+not have (a Gin lay-off).
 """
 
 from __future__ import annotations
@@ -21,11 +23,15 @@ from projections.core.recorder import Recorder
 from projections.core.registry import available, rules_for
 from projections.core.rules import GameRules
 from projections.core.simulate import next_options, play, playout_choice
+from tests.projections.helpers import load_example
 
 PLAYERS = {kind: list(rules_for(kind).demo_players) for kind in available()}
 KINDS = tuple(PLAYERS)
 #: simulated events per game at most (Seven and a Half sessions never end by themselves)
 MAX_EVENTS = {"seven-and-a-half": 160, "gin-rummy-3": 400}
+#: the shared example games recorded for the browser tests (tests/data/examples): in Gin's, four lay-offs
+#: put cards on a knocker's melds
+EXAMPLES = ("gin-rummy-3-9001.json",)
 
 
 @dataclass
@@ -166,3 +172,13 @@ def record_noted_retract(store: Store, club_id: int, seed: int = 11) -> Recorded
     _, rest = _continue(rules, recorder.live(game.id).state, rng, 10)
     _append(recorder, game.id, club_id, rest)
     return Recorded(game.id, kind, PLAYERS[kind], store.read_events(game.id))
+
+
+def record_example(store: Store, club_id: int, name: str) -> Recorded:
+    """A shared example game (tests/data/examples/`name`): its players and options, its events as they are."""
+    example = load_example(name)
+    kind, players = example["game"], list(example["players"])
+    recorder = Recorder(store)
+    game = recorder.create_game(club_id=club_id, kind=kind, players=players, options=example["options"])
+    _append(recorder, game.id, club_id, example["events"])
+    return Recorded(game.id, kind, players, store.read_events(game.id))

@@ -26,11 +26,12 @@ from typing import Any
 import pytest
 
 from projections.core import engine
-from projections.core.registry import rules_for
+from projections.core.registry import KINDS, rules_for
 from projections.core.rules import GameRules, HandScore
 from projections.core.simulate import playout_choice
 
-GAMES = ("casino", "schnapsen", "gin-rummy-3", "seven-and-a-half", "cutthroat-smear")
+#: every game of the registry
+GAMES = tuple(KINDS)
 WINDOW = 500
 EVENTS = 5000
 #: containers whose referents are walked; other objects (types, functions, str, int) are leaves

@@ -25,6 +25,10 @@ from projections.readmodels.ratings import (
     update,
 )
 
+#: PostgreSQL on the session's own server: these tests read the log below the transaction-id horizon
+#: (tests/conftest.py `store_url`), which open transactions elsewhere on a shared server hold back
+OWN_SERVER = True
+
 
 def _env(kind: str, seq: int, hand: int, result: dict[str, Any], data: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"type": kind, "seq": seq, "hand": hand, "data": data or {}, "result": result}

@@ -14,13 +14,15 @@ from events.errors import TablebookError
 from events.store import Store
 from events.store.migrate import upgrade
 from events.store.tracking import emptied_fast
+from projections.core.registry import KINDS as GAMES
 from projections.readmodels import rebuild as rebuild_models
 
 #: PostgreSQL on the session's own server: these tests read the log below the transaction-id horizon
 #: (tests/conftest.py `store_url`), which open transactions elsewhere on a shared server hold back
 OWN_SERVER = True
 
-KINDS = ("schnapsen", "casino", "cutthroat-smear", "gin-rummy-3", "seven-and-a-half")
+#: a demo game of each game of the registry, in its order
+KINDS = tuple(GAMES)
 
 
 def _record(store: Store) -> None:
