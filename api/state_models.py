@@ -1,19 +1,20 @@
 """The table documents of API v1 for the OpenAPI schema: a state (`GET /v1/games/{id}/state`, and each frame
 of a replay), with one schema of `table` per game, and the replay made of those frames.
 
-Here, beside `api/models.py` (which holds every other document and the models' base, `Doc`), because
-the per-game table schemas are most of it. A game with no schema here is documented with
-`GenericTable` (whatever its `view` gives); a state model is made for every registered game.
+Here, beside `api/models.py` (which holds every other document and the models' base, `Doc`): each
+game declares its table's shape in its own package (`GameRules.table`, a TypedDict), and the schema is
+made from it here; a game that declares none is documented with `GenericTable` (whatever its `view`
+gives). A state model is made for every registered game, so no game is named in this module.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from pydantic import ConfigDict, Field, RootModel, create_model
 
 from api.models import Doc, SeatPoints, Violation
-from projections.core.registry import KINDS
+from projections.core.registry import KINDS, rules_for
 
 # --------------------------------------------------------------------------- the state document
 
@@ -29,82 +30,6 @@ class SeatView(Doc):
 
 class TableBase(Doc):
     pass
-
-
-class SchnapsenTable(TableBase):
-    dealer: int | None
-    leader: int | None
-    trump_suit: str | None
-    trump_card: str | None
-    trump_face_up: bool
-    talon: int
-    closed_by: int | None
-    trick: list[dict[str, Any]] = Field(description="`[{seat, card}]`")
-    draws_due: list[int]
-    marriages: list[dict[str, Any]] = Field(description="`[{seat, suit, points, credited, seq}]`")
-    last_trick: dict[str, Any] | None = Field(
-        description="`{winner, cards, plays: [{seat, card}] (lead first), points, seq}`"
-    )
-    strict: bool
-
-
-class CasinoTable(TableBase):
-    dealer: int | None
-    deal: int
-    deals: int
-    last_deal: bool
-    stock: int
-    loose: list[str]
-    builds: list[dict[str, Any]] = Field(
-        description="`[{id, value, cards, multiple, owner, seq, groups}]`; `groups`: the card lists the build was "
-        "made of, each adding up to `value` (one group for a single build)"
-    )
-    last_capture: dict[str, Any] | None = Field(
-        description="`{seat, seq, card, took}`: the card played and the cards it took (builds' cards included)"
-    )
-    rest: dict[str, Any] | None = Field(description="the cards left when the round ended: `{seat, cards}`")
-    target: int
-    sweeps_score: bool
-
-
-class GinTable(TableBase):
-    box: int | None
-    captain: int | None
-    sitter: int | None
-    cut: dict[str, str] | None
-    pile: list[str]
-    pile_top: str | None
-    stock: int
-    passes: int
-    stock_only: bool
-    knock: dict[str, Any] | None
-    layout: Any
-    last_hand: dict[str, Any] | None = Field(description="`{hand, points}`")
-
-
-class SevenAndAHalfTable(TableBase):
-    banker: int | None
-    next_banker: int | None
-    order: list[int]
-    turn: Any
-    stakes: dict[str, int]
-    banker_card_shown: bool
-    bank_taken_by: int | None
-    min_bet: int
-    max_bet: int
-    variants: dict[str, Any]
-
-
-class SmearTable(TableBase):
-    dealer: int | None
-    bids: list[dict[str, Any]] = Field(description="`[{seat, amount (null: a pass), seq}]`")
-    high_bid: int | None
-    bidder: int | None
-    trump: str | None
-    leader: int | None
-    trick: list[dict[str, Any]]
-    tricks_played: int
-    last_trick: dict[str, Any] | None = Field(description="`{number, winner, cards, seq}`")
 
 
 class StateBase(Doc):
@@ -134,28 +59,34 @@ class GenericTable(TableBase):
     model_config = ConfigDict(extra="allow")
 
 
-#: the schema of each game's `table`; a registered game missing here is documented with `GenericTable`
-TABLES: dict[str, type[TableBase]] = {
-    "schnapsen": SchnapsenTable,
-    "casino": CasinoTable,
-    "gin-rummy-3": GinTable,
-    "seven-and-a-half": SevenAndAHalfTable,
-    "cutthroat-smear": SmearTable,
-}
+def _table_model(shape: type) -> type[TableBase]:
+    """The schema of a game's `table` from its TypedDict (`GameRules.table`): one field per key, a string in
+    `Annotated[type, "..."]` as its description (the game package knows no pydantic)."""
+    fields: dict[str, Any] = {}
+    for name, hint in get_type_hints(shape, include_extras=True).items():
+        if get_origin(hint) is Annotated:
+            kind, *extras = get_args(hint)
+            described = [extra for extra in extras if isinstance(extra, str)]
+            fields[name] = (kind, Field(description=" ".join(described)) if described else ...)
+        else:
+            fields[name] = (hint, ...)
+    model: type[TableBase] = create_model(shape.__name__, __base__=TableBase, __doc__=shape.__doc__, **fields)
+    return model
 
 
 def _state_model(kind: str) -> type[StateBase]:
-    """The state document of one game: `game` is its kind, `table` its table's schema."""
-    table = TABLES.get(kind)
-    if table is not None:
-        name = table.__name__.removesuffix("Table") + "State"
+    """The state document of one game: `game` is its kind, `table` its table's schema (`GameRules.table`)."""
+    shape = rules_for(kind).table
+    table = _table_model(shape) if shape is not None else GenericTable
+    if shape is not None:
+        name = shape.__name__.removesuffix("Table") + "State"
     else:
         name = "".join(part.capitalize() for part in kind.replace("-", " ").split()) + "State"
     model: type[StateBase] = create_model(
         name,
         __base__=StateBase,
         game=(Literal[kind], ...),  # type: ignore[arg-type]
-        table=(table or GenericTable, ...),
+        table=(table, ...),
     )
     return model
 

@@ -432,6 +432,10 @@ class GameRules(Generic[S]):
     #: per event type, the card fields whose cards come out of the unseen deck (a deal, a draw from the
     #: stock, a hit): the engine checks every card there is named once and not seen before in the hand
     reveals: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: EMPTY)
+    #: the shape of the `table` entry of `view`'s document, as a TypedDict whose fields may carry a
+    #: description as a string in `Annotated[type, "..."]` (the API's schema is made from it,
+    #: `api/state_models.py`); None: the table is documented as whatever `view` gives
+    table: type | None = None
     #: Situations a hand's events show (`sweep`, `marriage`, `gin`...), for search.
     situations: Callable[[Event, Mapping[str, Any]], Sequence[str]] = field(default=lambda e, r: ())
     #: Which stored events `situations` can tag (`SituationReads`); None: any event may, and the hand

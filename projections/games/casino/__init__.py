@@ -123,6 +123,7 @@ from projections.games.casino._score import round_lines, sweeps_of
 from projections.games.casino._state import CARD_SET, CARDS, FACES, Build, CasinoState
 from projections.games.casino.dealing import DEALING_ORDER
 from projections.games.casino.readmodels import RATING, STATISTICS
+from projections.games.casino.table import CasinoTable
 from projections.games.casino.words import WORDS
 
 __all__ = ["RULES", "CasinoState"]
@@ -672,6 +673,7 @@ RULES: GameRules[CasinoState] = GameRules(
     legal_events=legal_events,
     chance_events=chance_events,
     view=view,
+    table=CasinoTable,
     visibility=VISIBILITY,
     is_terminal=is_terminal,
     hand_in_progress=hand_in_progress,

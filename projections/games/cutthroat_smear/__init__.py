@@ -127,6 +127,7 @@ from projections.games.cutthroat_smear._scoring import (
 from projections.games.cutthroat_smear._state import SmearState, to_act
 from projections.games.cutthroat_smear.dealing import DEALING_ORDER
 from projections.games.cutthroat_smear.readmodels import FACT_OWNERS, RATING, STATISTICS
+from projections.games.cutthroat_smear.table import SmearTable
 from projections.games.cutthroat_smear.words import WORDS
 
 CARD_SET = frozenset(FULL_DECK)
@@ -628,6 +629,7 @@ RULES: GameRules[SmearState] = GameRules(
     legal_events=legal_events,
     chance_events=chance_events,
     view=view,
+    table=SmearTable,
     visibility=VISIBILITY,
     is_terminal=is_terminal,
     hand_in_progress=hand_in_progress,

@@ -170,6 +170,7 @@ from projections.games.gin_rummy_3._table import (
 )
 from projections.games.gin_rummy_3.dealing import DEALING_ORDER
 from projections.games.gin_rummy_3.readmodels import RATING, STATISTICS
+from projections.games.gin_rummy_3.table import GinTable
 from projections.games.gin_rummy_3.words import WORDS
 
 __all__ = [
@@ -768,6 +769,7 @@ RULES: GameRules[GinState] = GameRules(
     legal_events=legal_events,
     chance_events=chance_events,
     view=view,
+    table=GinTable,
     visibility=VISIBILITY,
     reveals=REVEALS,
     is_terminal=is_terminal,

@@ -85,6 +85,7 @@ from projections.games.schnapsen._state import (
 )
 from projections.games.schnapsen.dealing import DEALING_ORDER
 from projections.games.schnapsen.readmodels import RATING, STATISTICS
+from projections.games.schnapsen.table import SchnapsenTable
 from projections.games.schnapsen.words import WORDS
 
 CARDS: tuple[str, ...] = deck("JQKTA")
@@ -783,6 +784,7 @@ RULES: GameRules[SchnapsenState] = GameRules(
     legal_events=legal_events,
     chance_events=chance_events,
     view=view,
+    table=SchnapsenTable,
     visibility=VISIBILITY,
     is_terminal=is_terminal,
     hand_in_progress=hand_in_progress,

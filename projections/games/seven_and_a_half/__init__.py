@@ -186,6 +186,7 @@ from projections.games.seven_and_a_half._state import (
 from projections.games.seven_and_a_half._validate import validate
 from projections.games.seven_and_a_half.dealing import DEALING_ORDER
 from projections.games.seven_and_a_half.readmodels import RATING, STATISTICS
+from projections.games.seven_and_a_half.table import SevenAndAHalfTable
 from projections.games.seven_and_a_half.words import WORDS
 
 __all__ = ["RULES", "Hand", "SevenAndAHalfState"]
@@ -831,6 +832,7 @@ RULES: GameRules[SevenAndAHalfState] = GameRules(
     legal_events=legal_events,
     chance_events=chance_events,
     view=view,
+    table=SevenAndAHalfTable,
     visibility=VISIBILITY,
     reveals=REVEALS,
     is_terminal=is_terminal,
