@@ -15,7 +15,8 @@ Public functions:
 - `meld_kind`, `is_meld`, `ordered_meld`: recognise and normalise one meld;
 - `candidate_melds`: every meld a set of cards can form;
 - `best_melding(cards)`: a minimum-deadwood arrangement (used by the bots
-  and by the audit);
+  and by the audit); `best_melding_without(cards, card)`, the same of all but
+  one card, for the bots' "what if I throw this" in one search;
 - `better_melding(cards, declared_melds)`: the best arrangement when it beats
   the declared one, else None (the audit's "a better melding existed" note);
 - `maximal_meldings(cards)`: every arrangement of disjoint melds to which no
@@ -107,27 +108,41 @@ class Melding:
         return f"{melds}, deadwood {dead} ({self.count})"
 
 
+#: each suit's runs by the bitmask of its ranks present (A low = bit 0), in the order `candidate_melds` gives
+#: them: by lowest rank, then by length; cached, since a hand has only a few distinct suit holdings
+@lru_cache(maxsize=8192)
+def _runs_of(present: int, suit: str) -> tuple[tuple[str, ...], ...]:
+    out: list[tuple[str, ...]] = []
+    for low in range(len(RANKS)):
+        high = low
+        while high < len(RANKS) and present >> high & 1:
+            if high - low >= 2:
+                out.append(tuple(RANKS[i] + suit for i in range(low, high + 1)))
+            high += 1
+    return tuple(out)
+
+
 def candidate_melds(cards: Iterable[str]) -> list[tuple[str, ...]]:
     """Every meld the cards can form: each 3-card subset of a rank and the 4-card set,
     and every run of 3 or more consecutive cards of a suit (all sub-runs), in a
-    stable order."""
+    stable order (the sets by rank, then each suit's runs by lowest rank and length:
+    the order breaks ties in `best_melding`, so the bots' play depends on it)."""
     hand = set(cards)
     out: list[tuple[str, ...]] = []
+    per_rank = dict.fromkeys(RANKS, 0)
+    per_suit = dict.fromkeys(SUITS, 0)
+    for card in hand:
+        per_rank[card[0]] += 1
+        per_suit[card[1]] |= 1 << RANK_INDEX[card[0]]
     for r in RANKS:
-        same = [r + s for s in SUITS if r + s in hand]
-        if len(same) >= 3:
+        if per_rank[r] >= 3:
+            same = [r + s for s in SUITS if r + s in hand]
             out.extend(combinations(same, 3))
-        if len(same) == 4:
-            out.append(tuple(same))
+            if len(same) == 4:
+                out.append(tuple(same))
     for s in SUITS:
-        present = [RANK_INDEX[c[0]] for c in hand if c[1] == s]
-        have = set(present)
-        for low in range(len(RANKS)):
-            high = low
-            while high < len(RANKS) and high in have:
-                if high - low >= 2:
-                    out.append(tuple(RANKS[i] + s for i in range(low, high + 1)))
-                high += 1
+        if per_suit[s]:
+            out.extend(_runs_of(per_suit[s], s))
     return out
 
 
@@ -141,9 +156,11 @@ class _Solver:
         self.melds: tuple[int, ...] = tuple(self.mask(m) for m in candidate_melds(self.cards))
         by_card: list[list[int]] = [[] for _ in self.cards]
         for m in self.melds:
-            for i in range(len(self.cards)):
-                if m >> i & 1:
-                    by_card[i].append(m)
+            bits = m
+            while bits:
+                low = bits & -bits
+                by_card[low.bit_length() - 1].append(m)
+                bits ^= low
         self.by_card = tuple(tuple(ms) for ms in by_card)
         self._memo: dict[int, tuple[int, tuple[int, ...]]] = {0: (0, ())}
 
@@ -203,6 +220,26 @@ def _best_cached(cards: frozenset[str]) -> Melding:
     full = (1 << len(solver.cards)) - 1
     _, melds = solver.best(full)
     return solver.melding(full, melds)
+
+
+@lru_cache(maxsize=256)
+def _solver_of(cards: frozenset[str]) -> _Solver:
+    return _Solver(cards)
+
+
+def best_melding_without(cards: Iterable[str], card: str) -> Melding:
+    """`best_melding` of the cards but `card`, searched in the memo of the whole hand's solver: a bot asking
+    it for each card of an 11-card hand builds one solver, not eleven. The answer is `best_melding`'s: the
+    whole hand's melds within the smaller hand come in the order the smaller hand's own would.
+
+    >>> hand = ["AS", "2S", "3S", "4S", "4H", "4D", "KC"]
+    >>> best_melding_without(hand, "KC") == best_melding([c for c in hand if c != "KC"])
+    True
+    """
+    solver = _solver_of(frozenset(cards))
+    mask = ((1 << len(solver.cards)) - 1) & ~(1 << solver.index[card])
+    _, melds = solver.best(mask)
+    return solver.melding(mask, melds)
 
 
 def best_melding(cards: Iterable[str]) -> Melding:

@@ -31,7 +31,13 @@ from collections.abc import Iterable, Sequence
 
 from projections.core.bots import best, of_type
 from projections.core.rules import Bot, Event
-from projections.games.gin_rummy_3._melds import RANK_INDEX, best_melding, card_value, deadwood_value
+from projections.games.gin_rummy_3._melds import (
+    RANK_INDEX,
+    best_melding,
+    best_melding_without,
+    card_value,
+    deadwood_value,
+)
 from projections.games.gin_rummy_3._state import GinState
 
 
@@ -77,7 +83,7 @@ def worth_taking(held: frozenset[str], card: str, thrown: str | None) -> bool:
     before = best_melding(held).count
     grown = held | {card}
     for discard in held:
-        melding = best_melding(grown - {discard})
+        melding = best_melding_without(grown, discard)
         if melding.count < before and any(card in m for m in melding.melds):
             return True
     return False
@@ -134,7 +140,7 @@ def should_knock(deadwood: int, stock: int, rng: random.Random) -> bool:
 
 def discard_cost(held: frozenset[str], card: str) -> float:
     """How much throwing `card` costs: the deadwood left, less what nearly melds (lower is better)."""
-    melding = best_melding(held - {card})
+    melding = best_melding_without(held, card)
     loose = melding.deadwood
     return melding.count - 0.5 * sum(card_value(c) for c in loose if near_meld(c, loose))
 
@@ -176,7 +182,7 @@ def beginner(greed: float = 0.9) -> Bot[GinState]:
         if knocks:
             return min(knocks, key=lambda e: knock_deadwood(held, e))
         if discards:
-            return min(discards, key=lambda e: (best_melding(held - {e["card"]}).count, rng.random()))
+            return min(discards, key=lambda e: (best_melding_without(held, e["card"]).count, rng.random()))
         layouts = [e for e in offered if e["type"] == "lay_off"]
         if layouts:
             return max(layouts, key=_laid_out_value)
