@@ -14,7 +14,7 @@ import orjson
 from fastapi import APIRouter, Header, Query, Request
 from starlette.concurrency import run_in_threadpool
 
-from api.deps import PrincipalDep, ServiceDep
+from api.deps import AppenderDep, PrincipalDep, ServiceDep
 from api.models import APPEND_EXAMPLES, BODY, GAME, Appended, EventPage, errors
 from events.errors import InvalidEventError
 
@@ -63,7 +63,7 @@ def _parse_append(body: bytes) -> tuple[list[Any], int | None, Any]:
 async def append_events(
     game_id: str,
     request: Request,
-    principal: PrincipalDep,
+    principal: AppenderDep,
     service: ServiceDep,
     idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
 ) -> dict[str, Any]:
@@ -74,8 +74,15 @@ async def append_events(
     """
     principal.require("recorder", "auditor")  # before the body is read, as every check of the key
     events, expected_seq, document = _parse_append(await request.body())
+    game = request.state.game  # read with the key (api.deps.get_appender): the write starts from it
     done = service.append_if_free(
-        principal, game_id, events, expected_seq=expected_seq, idempotency_key=idempotency_key, document=document
+        principal,
+        game_id,
+        events,
+        expected_seq=expected_seq,
+        idempotency_key=idempotency_key,
+        document=document,
+        game=game,
     )
     if done is not None:  # a small SQLite batch, done on the loop (measured: see Tablebook.append_if_free)
         return done
@@ -88,6 +95,7 @@ async def append_events(
             expected_seq=expected_seq,
             idempotency_key=idempotency_key,
             document=document,
+            game=game,
         )
     )
 
