@@ -46,7 +46,7 @@ import secrets
 from dataclasses import dataclass
 
 from events.errors import ForbiddenError, NotFoundError, UnauthorizedError
-from events.store import Store
+from events.store import GameRecord, KeyRecord, Store
 from events.store.shares import ShareRecord, find_share, split_token
 
 ROLES = ("recorder", "viewer", "auditor")
@@ -127,11 +127,34 @@ def authenticate(store: Store, authorization: str | None) -> Principal:
     token = bearer_token(authorization)
     if token.startswith("ts_"):
         return authenticate_share(store, token)
+    key_id, secret = _key_parts(token)
+    return _principal(store.find_key(key_id), secret)
+
+
+def authenticate_for_game(store: Store, authorization: str | None, game_id: str) -> tuple[Principal, GameRecord | None]:
+    """`authenticate`, and the game a request names read in the same round trip: the game's row as it is in the
+    database now if it is of the key's club, else None (not found, or another club's; a share token: None).
+
+    Raises:
+        UnauthorizedError: as `authenticate`.
+    """
+    token = bearer_token(authorization)
+    if token.startswith("ts_"):
+        return authenticate_share(store, token), None
+    key_id, secret = _key_parts(token)
+    record, game = store.find_key_and_game(key_id, game_id)
+    return _principal(record, secret), game
+
+
+def _key_parts(token: str) -> tuple[str, str]:
     parts = token.split("_", 2)
     if len(parts) != 3 or parts[0] != "tb":
         raise UnauthorizedError("that is not a Tablebook key (they look like tb_<id>_<secret>)")
-    record = store.find_key(parts[1])
-    if record is None or not hmac.compare_digest(record.key_hash, hash_secret(parts[2])):
+    return parts[1], parts[2]
+
+
+def _principal(record: KeyRecord | None, secret: str) -> Principal:
+    if record is None or not hmac.compare_digest(record.key_hash, hash_secret(secret)):
         raise UnauthorizedError("unknown API key")
     if record.revoked_at is not None:
         raise UnauthorizedError(f"this API key was revoked at {record.revoked_at}")

@@ -14,6 +14,12 @@ Rows (stdout; numbers are printed, never asserted):
     http appends pg 1 worker 16 clients 16 games: N req/s p99 N ms
     http appends pg 4 workers 16 clients 16 games: N req/s p99 N ms
     ceiling raw psycopg 4 writers: N ev/s
+    append profile sqlite: N ms CPU an append (...; the bare endpoint N ms: Nx)
+        (auth N, body N, game N, rules N, hash N, transaction N, response N, the rest N ms)
+    append profile pg: ...
+
+The profile (`bench/append_profile.py`) calls the app in this process, one request at a time, with each
+stage of an append timed by the CPU time of the thread that runs it; last, in a process of its own.
 
 - The server is `python -m api.cli serve --workers N --no-access-log` (what `make run` starts), on a free
   port, in TABLEBOOK_DURABILITY (`full`, the default, unless set: SQLite synchronous=FULL, PostgreSQL
@@ -72,6 +78,8 @@ WARM_EVENTS = 800
 #: at most this many events per client in a timed run (sized from the warm-up's rate)
 MAX_EVENTS = 20000
 RAW_WRITERS = 4
+#: appends a database in the profile (bench/append_profile.py)
+PROFILE_APPENDS = 500 if QUICK else 2000
 PG_SYNCHRONOUS_COMMIT = {"full": "on", "fast": "off"}
 
 
@@ -417,7 +425,12 @@ def main() -> None:
         print(f"http appends pg 4 workers {games}: {four.rate:,.0f} req/s p99 {four.p99_ms:.1f} ms")
         print(f"    (4 workers / 1 worker: {four.rate / one.rate:.2f})")
         print(detail(four, raw))
-        print(f"ceiling raw psycopg {RAW_WRITERS} writers: {raw:,.0f} ev/s")
+        print(f"ceiling raw psycopg {RAW_WRITERS} writers: {raw:,.0f} ev/s", flush=True)
+    # the stages' functions are wrapped there: in a process of its own, so nothing here is
+    profiled = subprocess.run(
+        [sys.executable, "-m", "bench.append_profile", str(PROFILE_APPENDS)], capture_output=True, text=True, check=True
+    )
+    print("\n".join(line for line in profiled.stdout.splitlines() if not line.startswith("append profile,")))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 Deciding a batch and writing it, or reading and redacting a page, is blocking work that must not hold
 the event loop: the read is a plain `def` (FastAPI's threadpool); the append awaits its body on the loop
-(after the key's role is checked, as before) and then runs the service call in the same threadpool.
+(on SQLite after the key's role is checked, as before) and then runs the service call in the same
+threadpool (a small SQLite batch on the loop, when the writer is free). On PostgreSQL the key, its role,
+the body's checks and the append are done in that order in one worker thread, one hop a request.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import orjson
 from fastapi import APIRouter, Header, Query, Request
 from starlette.concurrency import run_in_threadpool
 
-from api.deps import PrincipalDep, ServiceDep
+from api.deps import AppenderDep, PrincipalDep, ServiceDep, appender
 from api.models import APPEND_EXAMPLES, BODY, GAME, Appended, EventPage, errors
+from api.service import Tablebook
 from events.errors import InvalidEventError
 
 router = APIRouter(prefix="/v1/games/{game_id}/events", tags=["events"])
@@ -63,7 +66,7 @@ def _parse_append(body: bytes) -> tuple[list[Any], int | None, Any]:
 async def append_events(
     game_id: str,
     request: Request,
-    principal: PrincipalDep,
+    principal: AppenderDep,
     service: ServiceDep,
     idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
 ) -> dict[str, Any]:
@@ -72,10 +75,20 @@ async def append_events(
     With `expected_seq`, the batch lands only on that head (409 `seq_conflict`
     otherwise). With an `Idempotency-Key`, a retry returns the first result.
     """
+    if principal is None:  # PostgreSQL: the key, the body and the append in one worker thread (api.deps.get_appender)
+        body = await request.body()
+        return await run_in_threadpool(partial(_checked_append, request, service, game_id, body, idempotency_key))
     principal.require("recorder", "auditor")  # before the body is read, as every check of the key
     events, expected_seq, document = _parse_append(await request.body())
+    game = request.state.game  # read with the key (api.deps.get_appender): the write starts from it
     done = service.append_if_free(
-        principal, game_id, events, expected_seq=expected_seq, idempotency_key=idempotency_key, document=document
+        principal,
+        game_id,
+        events,
+        expected_seq=expected_seq,
+        idempotency_key=idempotency_key,
+        document=document,
+        game=game,
     )
     if done is not None:  # a small SQLite batch, done on the loop (measured: see Tablebook.append_if_free)
         return done
@@ -88,7 +101,26 @@ async def append_events(
             expected_seq=expected_seq,
             idempotency_key=idempotency_key,
             document=document,
+            game=game,
         )
+    )
+
+
+def _checked_append(
+    request: Request, service: Tablebook, game_id: str, body: bytes, idempotency_key: str | None
+) -> dict[str, Any]:
+    """The key checked, then its role, then the body, then the append, in that order, on one (worker) thread."""
+    principal = appender(request)
+    principal.require("recorder", "auditor")
+    events, expected_seq, document = _parse_append(body)
+    return service.append(
+        principal,
+        game_id,
+        events,
+        expected_seq=expected_seq,
+        idempotency_key=idempotency_key,
+        document=document,
+        game=request.state.game,
     )
 
 

@@ -13,6 +13,7 @@ from api.service.base import Service
 from api.service.documents import rendered_error
 from events.codec import canonical, sha256_hex
 from events.errors import ForbiddenError, InvalidEventError, TablebookError
+from events.store import GameRecord
 from projections.core import engine, phrases
 from projections.reading.visibility import Reader
 
@@ -36,10 +37,12 @@ class Appends(Service):
         expected_seq: int | None = None,
         idempotency_key: str | None = None,
         document: Any = None,
+        game: GameRecord | None = None,
     ) -> dict[str, Any]:
         """Decide and append a batch, all or nothing: `{events: [stored envelopes]}`.
 
         With an `idempotency_key`, the key is bound to the hash of the request's `document` (`body_hash`).
+        `game`: the game's row as this request read it with its key (`Recorder.append`).
 
         Raises:
             ForbiddenError: a key that may not append (an auditor's may append corrections only).
@@ -64,6 +67,7 @@ class Appends(Service):
                 actor=reader.actor,
                 expected_seq=expected_seq,
                 idempotency=idempotency,
+                game=game,
             )
         except TablebookError as refused:
             if not phrases.has_marker(refused.message):
@@ -80,6 +84,7 @@ class Appends(Service):
         expected_seq: int | None = None,
         idempotency_key: str | None = None,
         document: Any = None,
+        game: GameRecord | None = None,
     ) -> dict[str, Any] | None:
         """`append`, done now by the calling thread (the event loop) if it is cheap and nothing waits; else None.
 
@@ -96,7 +101,13 @@ class Appends(Service):
             if not free:
                 return None
             return self.append(
-                reader, game_id, events, expected_seq=expected_seq, idempotency_key=idempotency_key, document=document
+                reader,
+                game_id,
+                events,
+                expected_seq=expected_seq,
+                idempotency_key=idempotency_key,
+                document=document,
+                game=game,
             )
 
 

@@ -161,6 +161,7 @@ class Store:
         self.clubs = registry.clubs
         self.add_key = registry.add_key
         self.find_key = registry.find_key
+        self.find_key_and_game = registry.find_key_and_game
         self.list_keys = registry.list_keys
         self.revoke_key = registry.revoke_key
         self.create_game = registry.create_game

@@ -161,6 +161,8 @@ class Database:
         self.integrity_error: type[Exception] = engine.dialect.loaded_dbapi.IntegrityError
         #: re-entrant: `writer_if_free` holds it around a whole append, whose write takes it again
         self._writer = threading.RLock() if self.dialect.single_writer else None
+        #: PostgreSQL: a raw read runs in autocommit (`_reading`)
+        self._autocommit_reads = self.dialect.name == "postgresql"
 
     @contextlib.contextmanager
     def one_writer(self) -> Iterator[None]:
@@ -221,33 +223,71 @@ class Database:
 
     def rows(self, statement: str, params: Sequence[Any]) -> list[Any]:
         """The rows of a raw statement (already in the driver's style), read on a raw connection."""
-        raw = self.engine.raw_connection()
-        try:
-            cursor = raw.cursor()
+        with self._reading() as cursor:
             cursor.execute(statement, tuple(params))
-            rows = cursor.fetchall()
-            cursor.close()
-            raw.rollback()
-        finally:
-            raw.close()
-        return list(rows)
+            return list(cursor.fetchall())
 
     def records(self, statement: str, params: Sequence[Any]) -> list[SimpleNamespace]:
         """The rows of a raw statement with `?` placeholders, each with its columns by name (`row.seq`).
 
         For a hot read that a Core `select()` would spend most of its time building and compiling.
         """
-        raw = self.engine.raw_connection()
-        try:
-            cursor = raw.cursor()
+        with self._reading() as cursor:
             cursor.execute(self.sql(statement), tuple(params))
             names = [column[0] for column in cursor.description]
-            found = [SimpleNamespace(**dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
-            cursor.close()
-            raw.rollback()
+            return [SimpleNamespace(**dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[Any]:
+        """A cursor for one read statement, on a pooled raw connection, given back after it.
+
+        PostgreSQL: the statement runs in autocommit (its own snapshot, as the first statement of a READ
+        COMMITTED transaction would have), which spares the BEGIN and the ROLLBACK psycopg would send around it,
+        two round trips of three; the connection goes back to the pool as it came (not in autocommit).
+        SQLite's connections begin their transactions themselves (`dialect.py`): a read is one statement there.
+        """
+        raw = self.engine.raw_connection()
+        driver = getattr(raw, "driver_connection", None) if self._autocommit_reads else None
+        try:
+            if driver is not None:
+                driver.autocommit = True
+            cursor = raw.cursor()
+            try:
+                yield cursor
+            finally:
+                cursor.close()
+            if driver is None:
+                raw.rollback()
+        except DATABASE_ERRORS as error:
+            self.lost(raw, error)
+            raise
         finally:
+            if driver is not None:
+                with contextlib.suppress(Exception):
+                    driver.autocommit = False
             raw.close()
-        return found
+
+    def lost(self, raw: Any, error: BaseException) -> bool:
+        """After `error` on the raw connection `raw`: if the connection is gone (the server restarted, a failover,
+        the backend terminated), drop it and every idle connection of the pool, and say so (True).
+
+        With the check of a connection as it leaves the pool (`dialect.py`: no round trip), this stands in for
+        a ping before every checkout (`pool_pre_ping`, a round trip each): the request that meets a connection
+        that died unseen fails as `unavailable` (503 with Retry-After, as before: a lost connection rolls its
+        transaction back; one lost in its very commit is answered 503 whether or not it landed, and a retry
+        under the same Idempotency-Key says which), and the next checkout connects anew instead of finding the
+        pool's other dead connections one by one. SQLAlchemy's own statements (`engine.connect()`) invalidate
+        the pool the same way on a disconnect.
+        """
+        driver = getattr(raw, "driver_connection", None)
+        gone = bool(getattr(driver, "broken", False) or getattr(driver, "closed", False))
+        if not gone and not (isinstance(error, DBAPIError) and error.connection_invalidated):
+            return False
+        with contextlib.suppress(Exception):
+            raw.invalidate(error if isinstance(error, Exception) else None)
+        with contextlib.suppress(Exception):
+            self.engine.pool.dispose()  # the idle connections: those of a restarted server are dead too
+        return True
 
     def query(self, statement: str, params: Sequence[Any]) -> list[Any]:
         """The rows of a raw statement written with `?` placeholders."""

@@ -213,10 +213,15 @@ class Notifier:
                 if isinstance(pid, int):
                     with self._lock:
                         self._own_pids.add(pid)
-                cursor = raw.cursor()
-                cursor.execute(f"SELECT pg_notify('{CHANNEL}', g) FROM unnest(%s::text[]) AS g", (game_ids,))
-                cursor.close()
-                raw.commit()
+                # in autocommit: one round trip, without the BEGIN and the COMMIT psycopg would send around it
+                driver: Any = raw.driver_connection
+                driver.autocommit = True
+                try:
+                    cursor = raw.cursor()
+                    cursor.execute(f"SELECT pg_notify('{CHANNEL}', g) FROM unnest(%s::text[]) AS g", (game_ids,))
+                    cursor.close()
+                finally:
+                    driver.autocommit = False
             finally:
                 raw.close()
         except Exception as error:  # the other processes' streams fall back to their next wake-up

@@ -342,11 +342,15 @@ class EventRecorder:
                 if prior is not None:
                     raise DuplicateRequest(prior) from exc
             raise StreamConflictError(base_seq, self.registry.get_game(game_id).seq) from exc
-        except BaseException:
-            raw.rollback()
+        except BaseException as error:
+            with contextlib.suppress(*DATABASE_ERRORS):
+                raw.rollback()  # a lost connection cannot roll back: its transaction ended with it
+            if isinstance(error, DATABASE_ERRORS):
+                self.db.lost(raw, error)
             raise
         finally:
-            cursor.close()
+            with contextlib.suppress(*DATABASE_ERRORS):
+                cursor.close()
             if not in_hold:  # a held transaction's connection goes back with the hold
                 raw.close()
 

@@ -214,6 +214,14 @@ class Registry:
             "api_key.created_at, api_key.revoked_at FROM api_key JOIN club ON club.id = api_key.club_id "
             "WHERE api_key.id = ?"
         )
+        # the key and the game a request names, in one round trip: the game only if it is the key's club's
+        self._find_key_and_game = (
+            "SELECT api_key.id AS key_id, api_key.club_id AS key_club_id, club.name AS key_club, "
+            "api_key.role AS key_role, api_key.key_hash AS key_hash, api_key.label AS key_label, "
+            "api_key.created_at AS key_created_at, api_key.revoked_at AS key_revoked_at, game.* "
+            "FROM api_key JOIN club ON club.id = api_key.club_id "
+            "LEFT JOIN game ON game.id = ? AND game.club_id = api_key.club_id WHERE api_key.id = ?"
+        )
 
     # ------------------------------------------------------------------ clubs and keys
 
@@ -257,6 +265,28 @@ class Registry:
         """A key by its public id (every request asks: the raw path keeps it cheap)."""
         rows = self.db.rows(self._find_key, (key_id,))
         return KeyRecord(*rows[0]) if rows else None
+
+    def find_key_and_game(self, key_id: str, game_id: str) -> tuple[KeyRecord | None, GameRecord | None]:
+        """A key by its public id and, in the same round trip, the game `game_id` if it is of the key's club.
+
+        For a request that names a game (an append): its key is checked and its game's head read at once, both
+        in the database, now (neither is cached: a revoked key or another process's append counts at once).
+        """
+        rows = self.db.records(self._find_key_and_game, (game_id, key_id))
+        if not rows:
+            return None, None
+        row = rows[0]
+        key = KeyRecord(
+            row.key_id,
+            row.key_club_id,
+            row.key_club,
+            row.key_role,
+            row.key_hash,
+            row.key_label,
+            row.key_created_at,
+            row.key_revoked_at,
+        )
+        return key, None if row.id is None else game_record(row)
 
     def list_keys(self, club: str | None = None) -> list[KeyRecord]:
         query = select(KEYS, CLUBS.c.name.label("club")).join(CLUBS, CLUBS.c.id == KEYS.c.club_id)

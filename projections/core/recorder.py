@@ -163,18 +163,27 @@ class Recorder:
             return self.store.get_game(game.id, club_id)  # its head is that deck_committed, seq 1
         return game
 
-    def live(self, game_id: str, club_id: int | None = None, *, fresh: bool = False) -> Live:
+    def live(
+        self, game_id: str, club_id: int | None = None, *, fresh: bool = False, game: GameRecord | None = None
+    ) -> Live:
         """The game at its head in the database, now: the cached state, caught up if another process appended.
 
         The cache is never trusted alone: every call reads the game's row (its head seq), so what a
         reader may see and whether an append is valid are decided at the true head, in every process.
-        `fresh` folds from the first event whatever the cache holds.
+        `fresh` folds from the first event whatever the cache holds. `game`: that row, read by the caller
+        in this request (with its key, `Registry.find_key_and_game`), so not read again, unless this process
+        has cached a later head since (an append of this process went first: read again, rather than meet
+        a conflict); a row of another game or club is not used.
 
         Raises:
             NotFoundError: no such game in that club.
         """
-        game = self.store.get_game(game_id, club_id)
+        given = game is not None and game.id == game_id and (club_id is None or game.club_id == club_id)
+        if game is None or not given:
+            game = self.store.get_game(game_id, club_id)
         entry = None if fresh else self.cache.get(game_id)
+        if given and entry is not None and entry.state.seq > game.seq:
+            game = self.store.get_game(game_id, club_id)
         if entry is not None and entry.state.seq == game.seq:
             return entry if entry.game == game else Live(game, entry.rules, entry.state, entry.head_hash)
         if entry is not None and entry.state.seq < game.seq:
@@ -281,6 +290,7 @@ class Recorder:
         expected_seq: int | None = None,
         idempotency: tuple[str, str] | None = None,
         server_only: bool = False,
+        game: GameRecord | None = None,
     ) -> list[Envelope]:
         """Decide and append a batch, all or nothing; returns the stored envelopes.
 
@@ -308,7 +318,7 @@ class Recorder:
         deadline = time.monotonic() + APPEND_DEADLINE
         held: HeldHead | None = None
         with self.store.recorder.turn(game_id, APPEND_DEADLINE), contextlib.ExitStack() as hold:
-            entry = self.live(game_id, club_id)
+            entry = self.live(game_id, club_id, game=game)
 
             def again() -> Live:
                 """After a lost race: the head held still (events/store/recorder.py `hold_head`: it waits for the

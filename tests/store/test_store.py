@@ -276,3 +276,17 @@ def test_the_log_waits_for_a_late_commit_instead_of_skipping_it(store: Store, st
     rows = _log_after(store, start, {slow, fast}, 2)
     assert [gid for _, gid, _ in rows] == [slow, fast] and rows[0][0] < rows[1][0]
     assert [r for r in store.read_positions(after=rows[0][0]) if r[1] in (slow, fast)] == rows[1:]
+
+
+def test_a_key_and_its_clubs_game_are_read_in_one_round_trip(store: Store) -> None:
+    """`find_key_and_game`: the key as `find_key` reads it, and the game only if it is of the key's club."""
+    game_id = _new_game(store)
+    club_id = store.get_game(game_id).club_id
+    store.add_key(key_id="k-own", club_id=club_id, role="recorder", key_hash="h")
+    store.add_key(key_id="k-other", club_id=store.ensure_club(f"other-{store.dialect}"), role="viewer", key_hash="h")
+    key, game = store.find_key_and_game("k-own", game_id)
+    assert key == store.find_key("k-own") and game == store.get_game(game_id)
+    key, game = store.find_key_and_game("k-other", game_id)
+    assert key == store.find_key("k-other") and game is None  # another club's game is not found
+    assert store.find_key_and_game("k-own", "no-such-game") == (store.find_key("k-own"), None)
+    assert store.find_key_and_game("no-such-key", game_id) == (None, None)
