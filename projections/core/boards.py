@@ -129,7 +129,7 @@ def link_of(row: Mapping[str, Any]) -> TableLink:
         round=int(row["round"]),
         table=int(row["table"]),
         genesis=str(row["genesis"]),
-        seeds=tuple(shuffle.seed_string(s) for s in row["seeds"]),
+        seeds=tuple(str(s) for s in row["seeds"]),  # stored as the shuffle reads them (`-:text`)
         boards=boards,
         secret=bytes.fromhex(secret) if secret else None,
     )

@@ -29,11 +29,12 @@ from typing import Any
 from projections.core.duplicate import Duplicate
 from projections.core.scores import HandScore
 
-#: the event's scoring -> what the standings are ordered by, first to last (the event's order last of all)
+#: the event's scoring -> what the standings are ordered by, first to last; players equal on all of them share
+#: the place (listed in the event's order)
 TIE_BREAKS: Mapping[str, tuple[str, ...]] = {
-    "matchpoints": ("matchpoint percentage", "difference score (IMPs) per board", "tops", "the event's order"),
-    "imps": ("difference score (IMPs) per board", "matchpoint percentage", "tops", "the event's order"),
-    "wins": ("wins", "points difference", "the event's order"),
+    "matchpoints": ("matchpoint percentage", "difference score (IMPs) per board", "tops"),
+    "imps": ("difference score (IMPs) per board", "matchpoint percentage", "tops"),
+    "wins": ("wins", "points difference"),
 }
 SCORINGS = tuple(TIE_BREAKS)
 
