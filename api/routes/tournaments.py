@@ -104,7 +104,7 @@ def get_event(event_id: str, principal: PrincipalDep, service: ServiceDep) -> Ev
     "/v1/events/{event_id}/rounds/{number}/start",
     response_model=EventDoc,
     summary="Start a round: create its table games",
-    responses=errors(*ONE),
+    responses=errors(*ONE, *BODY),
 )
 def start_round(event_id: str, number: int, principal: PrincipalDep, service: ServiceDep) -> EventDoc:
     return service.start_round(principal, event_id, number)
@@ -115,7 +115,7 @@ def start_round(event_id: str, number: int, principal: PrincipalDep, service: Se
     status_code=201,
     response_model=EventDoc,
     summary="Pair the next Swiss round",
-    responses=errors(*ONE),
+    responses=errors(*ONE, *BODY),
 )
 def pair_round(event_id: str, principal: PrincipalDep, service: ServiceDep) -> EventDoc:
     return service.pair_round(principal, event_id)
@@ -125,7 +125,7 @@ def pair_round(event_id: str, principal: PrincipalDep, service: ServiceDep) -> E
     "/v1/events/{event_id}/rounds/{number}/close",
     response_model=EventDoc,
     summary="Close a round (its boards are revealed)",
-    responses=errors(*ONE),
+    responses=errors(*ONE, *BODY),
 )
 def close_round(event_id: str, number: int, principal: PrincipalDep, service: ServiceDep) -> EventDoc:
     return service.close_round(principal, event_id, number)
