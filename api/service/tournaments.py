@@ -35,6 +35,7 @@ from projections.core import boards as duplicate_boards
 from projections.core import dealing, engine
 from projections.core.registry import rules_for
 from projections.fairness import fairdeal
+from projections.histories import importer
 from projections.reading.visibility import Reader
 from projections.tournaments import compare, movements
 
@@ -108,7 +109,7 @@ class Tournaments(Exports, Imports):
         filled = rules.options_for(names, table_options)  # UnknownGameError: a bad option, before any write
         try:
             plan = movements.plan(movement, len(players), seats, rounds)
-        except ValueError as exc:
+        except (ValueError, RuntimeError) as exc:  # RuntimeError: no seating within the search's budget
             raise InvalidEventError(str(exc), field="movement") from None
         event_id, created = new_id("e"), utc_now()
         record = stored.EventRecord(
@@ -272,7 +273,10 @@ class Tournaments(Exports, Imports):
             for r in rows.rounds
         ]
         history = movements.history_of(len(ev.players), 2, seatings)
-        seating = movements.swiss_round(history, ranking)
+        try:
+            seating = movements.swiss_round(history, ranking)
+        except RuntimeError as exc:
+            raise ImpossibleEventError(str(exc), field="round") from None
         number = len(rows.rounds) + 1
         try:
             stored.add_round(
@@ -457,8 +461,8 @@ class Tournaments(Exports, Imports):
 
         Raises:
             ForbiddenError: not a recorder key.
-            InvalidEventError: not an event export, or a problem found in it (nothing is written but the
-                games checked before it, which a retry finds again).
+            InvalidEventError / BadImportError: not an event export, or a problem found in it (nothing is
+                written).
         """
         reader.require("recorder")
         club_id = own_club(reader)
@@ -474,13 +478,14 @@ class Tournaments(Exports, Imports):
                 )
         if any(not isinstance(g, Mapping) or g.get("redacted") for g in doc["games"]):
             raise InvalidEventError("a redacted table record cannot be imported", field="games")
+        # every table game checked (chain, rules) before any is written: a bad one writes nothing
+        checked = [importer.read_file(orjson.dumps(game), actor=reader.actor, fmt="json") for game in doc["games"]]
         try:
             players = [str(p) for p in doc["players"]]
             board_set = doc.get("board_set")
             ids: dict[str, str] = {}
-            for game in doc["games"]:
-                imported = self.import_file(reader, orjson.dumps(game), fmt="json", copy=True)
-                ids[str(game["id"])] = imported.game.id
+            for game, read in zip(doc["games"], checked, strict=True):
+                ids[str(game["id"])] = importer.import_or_find(self.store, club_id, read, copy=True)[0].id
             event_id, now = new_id("e"), utc_now()
             record = stored.EventRecord(
                 id=event_id,

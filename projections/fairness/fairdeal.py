@@ -546,11 +546,15 @@ def verify_event(doc: Mapping[str, Any]) -> dict[str, Report]:
     Raises:
         ValueError: not an event export.
     """
-    if doc.get("format") != EVENT_FORMAT or not isinstance(doc.get("games"), list):
+    if not isinstance(doc, Mapping) or doc.get("format") != EVENT_FORMAT or not isinstance(doc.get("games"), list):
         raise ValueError("not a Tablebook event export")
     board_set = doc.get("board_set")
+    if board_set is not None and not isinstance(board_set, Mapping):
+        raise ValueError("the event's board_set is not an object")
     out = {}
     for game in doc["games"]:
+        if not isinstance(game, Mapping):
+            raise ValueError("each of the event's games must be a json export")
         try:
             out[str(game.get("id"))] = verify_events(game, list(game.get("events") or []), board_set)
         except (KeyError, TypeError, AttributeError, IndexError) as exc:

@@ -234,6 +234,9 @@ def test_bad_events_are_refused_and_write_nothing(client: TestClient, club: Club
     error_of(client.get("/v1/events/enope", headers=club.viewer), 404, "not_found")
     error_of(client.post("/v1/import/event", content=b"{}", headers=club.recorder), 422, "invalid")
     error_of(client.post("/v1/import/event", content=b"not json", headers=club.recorder), 422, "invalid")
+    fmt = {"format": "tablebook-event-v1"}
+    for odd in ([], {**fmt, "games": [1]}, {**fmt, "games": [], "board_set": 5}, {**fmt, "games": []}):
+        error_of(client.post("/v1/import/event", content=orjson.dumps(odd), headers=club.recorder), 422, "invalid")
     made = create_event(client, club, **base)
     error_of(client.post(f"/v1/events/{made['id']}/rounds/9/start", headers=club.recorder), 404, "not_found")
     error_of(client.post(f"/v1/events/{made['id']}/rounds", headers=club.recorder), 422, "impossible")
