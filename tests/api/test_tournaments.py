@@ -73,6 +73,12 @@ def test_a_duplicate_evening_end_to_end(client: TestClient, club: Club, store: S
         answer = client.get(f"/v1/games/{one.id}/{path}", params=params, headers=club.viewer)
         assert answer.status_code in (200, 403), (path, answer.text[:200])
         assert not board_one & cards_in(answer.json()), f"{path} shows a card of a board still in play"
+    bulk = client.get("/v1/export", params={"game": "schnapsen"}, headers=club.viewer)
+    lines = [orjson.loads(line) for line in bulk.content.splitlines()]
+    assert lines[-1]["games"] == 0 and not any(
+        "format" in line for line in lines
+    )  # both tables left out (cursors kept)
+    assert board_one <= cards_in(client.get(f"/v1/games/{one.id}/events", headers=club.auditor).json())
     results = client.get(f"/v1/events/{event['id']}/results", headers=club.viewer).json()
     assert results["travellers"] == [] and [b["board"] for b in results["pending_boards"]] == [1, 2]
 
