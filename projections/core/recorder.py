@@ -27,7 +27,7 @@ from events.envelope import Envelope, event_of
 from events.errors import ImpossibleEventError, InvalidEventError, NotFoundError, StreamConflictError, TablebookError
 from events.store import DuplicateRequest, GameRecord, Head, HeldHead, SeedRow, Store, notify
 from projections.core import dealing, engine, snapshots
-from projections.core.boards import BoardDealer, TableLink
+from projections.core.boards import Board, BoardDealer, TableLink
 from projections.core.registry import rules_for
 from projections.core.rules import GameRules, seat_dict
 
@@ -405,7 +405,10 @@ class Recorder:
         made: dict[str, bytes] = {}
 
         def dealer(deal: dealing.DealState) -> list[str]:
-            return self._deck(entry.game, deal, made, link)
+            board = None if link is None else link.by_commitment(deal.commitment)
+            if link is not None and board is not None:
+                return self._board_deck(entry.game, link, board, deal)
+            return self._deck(entry.game, deal, made)
 
         def append(decision: engine.Decision, by: str) -> None:
             nonlocal prev_hash
@@ -472,22 +475,25 @@ class Recorder:
                 follow_up()
         return replay.position, envelopes, seeds
 
-    def _deck(
-        self, game: GameRecord, deal: dealing.DealState, made: Mapping[str, bytes], link: TableLink | None = None
-    ) -> list[str]:
-        """The shuffled deck of `deal` (`tablebook-shuffle-v1`), from its server seed: made in this batch, or stored;
-        a board's deck for a hand of a duplicate table (`projections/core/boards.py`).
+    def _board_deck(self, game: GameRecord, link: TableLink, board: Board, deal: dealing.DealState) -> list[str]:
+        """The deck of a hand of a duplicate table: its board's (`projections/core/boards.py`), the same at every
+        table of the round.
+
+        Raises:
+            ImpossibleEventError: the board set was imported (its secret stayed where it was made).
+        """
+        order = rules_for(game.kind).dealing_order
+        try:
+            return link.deck(board, deal, () if order is None else order.deck)
+        except ValueError as exc:
+            raise ImpossibleEventError(str(exc)) from None
+
+    def _deck(self, game: GameRecord, deal: dealing.DealState, made: Mapping[str, bytes]) -> list[str]:
+        """The shuffled deck of `deal` (`tablebook-shuffle-v1`), from its server seed: made in this batch, or stored.
 
         Raises:
             ImpossibleEventError: this server does not hold the seed (an imported game's hand in progress).
         """
-        board = None if link is None else link.by_commitment(deal.commitment)
-        if link is not None and board is not None:
-            order = rules_for(game.kind).dealing_order
-            try:
-                return link.deck(board, deal, () if order is None else order.deck)
-            except ValueError as exc:
-                raise ImpossibleEventError(str(exc)) from None
         secret = made.get(deal.commitment) or self.store.seeds.server_seed(game.id, deal.commitment)
         if secret is None:
             raise ImpossibleEventError(
