@@ -22,7 +22,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
-from sqlalchemy.exc import IntegrityError
 
 from api.service.base import own_club
 from api.service.exports import Exports
@@ -278,15 +277,13 @@ class Tournaments(Exports, Imports):
         except RuntimeError as exc:
             raise ImpossibleEventError(str(exc), field="round") from None
         number = len(rows.rounds) + 1
-        try:
-            stored.add_round(
-                self.store.db,
-                event_id,
-                stored.RoundRecord(number, seating.sit_out),
-                [stored.TableRecord(number, t, tuple(p)) for t, p in enumerate(seating.tables, start=1)],
-            )
-        except IntegrityError:
-            raise ImpossibleEventError(f"round {number} has been paired already", field="round") from None
+        if not stored.add_round(
+            self.store.db,
+            event_id,
+            stored.RoundRecord(number, seating.sit_out),
+            [stored.TableRecord(number, t, tuple(p)) for t, p in enumerate(seating.tables, start=1)],
+        ):
+            raise ImpossibleEventError(f"round {number} has been paired already", field="round")
         return self.event(reader, event_id)
 
     def attach(self, reader: Reader, event_id: str, game_id: str, number: int, table: int) -> dict[str, Any]:
@@ -307,10 +304,8 @@ class Tournaments(Exports, Imports):
         if missing:
             raise InvalidEventError(f"not a player of the event: {', '.join(missing)}", field="game_id")
         record = stored.TableRecord(number, table, tuple(index[p] for p in game.players), game_id)
-        try:
-            stored.attach_game(self.store.db, event_id, record)
-        except IntegrityError:
-            raise ImpossibleEventError("that table, or that game, is a table of an event already") from None
+        if not stored.attach_game(self.store.db, event_id, record):
+            raise ImpossibleEventError("that table, or that game, is a table of an event already")
         return self.event(reader, event_id)
 
     def add_seed(self, reader: Reader, event_id: str, seed: str) -> dict[str, Any]:

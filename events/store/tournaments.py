@@ -21,6 +21,7 @@ from typing import Any
 
 import orjson
 from sqlalchemy import and_, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 from events.codec import canonical, utc_now
 from events.errors import NotFoundError
@@ -273,16 +274,17 @@ def list_events(db: Database, club_id: int | None) -> list[EventRecord]:
         return [_event(row) for row in conn.execute(query)]
 
 
-def add_round(db: Database, event_id: str, rnd: RoundRecord, tables: Sequence[TableRecord]) -> None:
-    """Plan one more round (a Swiss round is paired once the one before it is over).
-
-    Raises:
-        sqlalchemy.exc.IntegrityError: that round exists already (two directors pairing it at once).
-    """
-    with db.write() as conn, conn.begin():
-        conn.execute(insert(ROUNDS).values(**_round_values(event_id, rnd)))
-        if tables:
-            conn.execute(insert(TABLES), [_table_values(event_id, t) for t in tables])
+def add_round(db: Database, event_id: str, rnd: RoundRecord, tables: Sequence[TableRecord]) -> bool:
+    """Plan one more round (a Swiss round is paired once the one before it is over); False, and nothing
+    written, when that round exists already (two directors pairing it at once)."""
+    try:
+        with db.write() as conn, conn.begin():
+            conn.execute(insert(ROUNDS).values(**_round_values(event_id, rnd)))
+            if tables:
+                conn.execute(insert(TABLES), [_table_values(event_id, t) for t in tables])
+    except IntegrityError:
+        return False
+    return True
 
 
 def link_games(db: Database, event_id: str, number: int, games: Mapping[int, str]) -> bool:
@@ -310,12 +312,17 @@ def link_games(db: Database, event_id: str, number: int, games: Mapping[int, str
     return True
 
 
-def attach_game(db: Database, event_id: str, table: TableRecord) -> None:
-    """A game already recorded, as a table of a round (the round is created, started, if it was not).
+def attach_game(db: Database, event_id: str, table: TableRecord) -> bool:
+    """A game already recorded, as a table of a round (the round is created, started, if it was not); False,
+    and nothing written, when the table exists or the game is a table of an event already."""
+    try:
+        _attach(db, event_id, table)
+    except IntegrityError:
+        return False
+    return True
 
-    Raises:
-        sqlalchemy.exc.IntegrityError: the table exists, or the game is a table of an event already.
-    """
+
+def _attach(db: Database, event_id: str, table: TableRecord) -> None:
     now = utc_now()
     with db.write() as conn, conn.begin():
         has_round = conn.execute(
