@@ -402,6 +402,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     from api.routes import players as players_routes
     from api.routes import rescore as rescore_routes
     from api.routes import rules as rules_routes
+    from api.routes import tournaments as tournament_routes
 
     redact_access_log()  # the process that serves this app logs no secret of a request's target
     settings = settings or Settings()
@@ -474,6 +475,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.include_router(replays.router)
     app.include_router(audits.router)
     app.include_router(exports.router)
+    app.include_router(tournament_routes.router)
     app.include_router(pages.router)
     app.include_router(next_events.router)
     app.include_router(deals.router)

@@ -10,6 +10,7 @@ order of `tablebook --help` (the commands, then the groups `keys`, `players`, `d
 - `reading.py`: score, verify, replay, audit; `histories.py`: export, import;
 - `search.py`: rebuild, list, search; `deals.py`: verify-deal, the deals group;
 - `rescore.py`: rescore, rescore-season, the profiles group; `players.py`: the players group, standings;
+- `tournaments.py`: the events group (club evenings and tournaments);
 - `common.py`: what they share (consoles, options, the way to the service); `output.py`: how a
   reading command prints (rich on a terminal, plain lines when piped).
 
@@ -23,7 +24,7 @@ import sys
 import typer
 from rich.text import Text
 
-from api.cli import deals, demo, histories, keys, players, reading, rescore, search, server
+from api.cli import deals, demo, histories, keys, players, reading, rescore, search, server, tournaments
 from api.cli.common import err
 from api.cli.demo import DEMO_CLUB
 from events.errors import TablebookError
@@ -39,6 +40,7 @@ keys.register(app)
 histories.register(app)
 search.register(app)
 players.register_group(app)
+tournaments.register_group(app)
 deals.register(app)
 rescore.register(app)
 players.register(app)

@@ -143,6 +143,24 @@ async def player_page(ref: str) -> Response:
     return _static("player.html")
 
 
+@router.get("/events", include_in_schema=False)
+@router.get("/events/{event_id}", include_in_schema=False)
+async def event_page(event_id: str = "") -> Response:
+    """The events page (`api/static/event.html`): the club's events and a form for a new one, or one event's
+    rounds, tables, travellers and standings. It holds no data: it reads `/v1/events` with the viewer's key."""
+    if len(event_id) > 32:
+        raise NotFoundError(f"no event {event_id!r}")
+    return _static("event.html")
+
+
+@router.get("/events/{event_id}/print", include_in_schema=False)
+async def event_print_page(event_id: str) -> Response:
+    """The printable results (`api/static/event-print.html`): one A4 page a round, then the standings."""
+    if len(event_id) > 32:
+        raise NotFoundError(f"no event {event_id!r}")
+    return _static("event-print.html")
+
+
 @router.get("/standings", include_in_schema=False)
 async def standings_page() -> Response:
     """The standings page (`api/static/standings.html`): reads `GET /v1/standings`."""

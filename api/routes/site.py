@@ -84,6 +84,7 @@ _NAV = (
     ("/", "Home"),
     ("/replay", "Games"),
     ("/record/", "Record"),
+    ("/events", "Events"),
     ("/players", "Players"),
     ("/standings", "Standings"),
     ("/docs", "API"),

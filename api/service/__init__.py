@@ -13,6 +13,7 @@ One module per group of use cases, each a subclass of `base.Service` (the record
 - `audits.py`: verify, audit, claims; `deals.py`: server deals and the fairness report;
 - `exports.py`, `imports.py`: hand histories out and in;
 - `players.py`: players, their pages, standings, erasure; `shares.py`: share links;
+- `tournaments.py`: events (club evenings, tournaments), their movements, duplicate boards and results;
 - `profiles.py`: the games' options and the clubs' rule profiles; `rescore.py`: re-scoring;
 - `demo.py`: demo games; and beside them `base.py` (the service, the CLI's `Operator`) and
   `documents.py` (a game as the API shows it, page cursors, messages rendered with the players).
@@ -43,6 +44,7 @@ from api.service.reading import Reading, Scored
 from api.service.replays import Replays
 from api.service.rescore import Rescoring
 from api.service.shares import Shares
+from api.service.tournaments import Tournaments
 from projections.reading.visibility import Reader
 
 __all__ = [
@@ -76,6 +78,7 @@ class Tablebook(
     Replays,
     Audits,
     Deals,
+    Tournaments,
     Exports,
     Imports,
     Players,

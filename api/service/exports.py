@@ -4,7 +4,7 @@ of a club as NDJSON in constant memory; a viewer's live hands redacted.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,11 +13,11 @@ import orjson
 from api.service.base import Service
 from events.envelope import Envelope
 from events.errors import InvalidEventError
-from events.store import GameRecord
+from events.store import GameRecord, tournaments
 from projections.core.registry import rules_for
 from projections.core.rules import GameRules
 from projections.histories import export
-from projections.reading.visibility import Reader, shown_envelopes, sight_over
+from projections.reading.visibility import Reader, held_back, shown_envelopes, sight_over
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +65,17 @@ class Exports(Service):
             raise InvalidEventError(f"format must be one of {', '.join(export.FORMATS)}", field="format")
         live, envelopes = self.recorder.read(game_id, reader.club_id)
         game, rules, state = live.game, live.rules, live.state
-        shown = shown_envelopes(sight_over(reader, rules, state, envelopes), envelopes)
+        held = None if reader.sees_everything else held_back(self.store, game)
+        if held is not None:  # a board still in play at another table: the export stops before it
+            envelopes = [env for env in envelopes if env["hand"] < held]
+            state = self.recorder.fold_to(game, rules, envelopes[-1]["seq"] if envelopes else 0)
+        shown = shown_envelopes(sight_over(reader, rules, state, envelopes, held=held), envelopes)
         head_hash = envelopes[-1]["hash"] if envelopes else game.genesis_hash
         club = self._club_name(reader, game)
         head = export.header(game, club, seq=len(envelopes), head_hash=head_hash, state=state, rules=rules)
         export.mark_redacted(head, shown)
+        if held is not None:
+            head.update(redacted=True, head_hash=None, withheld_from_hand=held)
         if fmt == "json":
             return Export(game_id, fmt, export.json_document(head, shown), b"")
         if fmt == "jsonl":
@@ -98,7 +104,7 @@ class Exports(Service):
         """
         if cursor is not None:
             export.decode_cursor(cursor)
-        return export.bulk_lines(
+        lines = export.bulk_lines(
             self.store,
             club_id=reader.club_id,
             kind=kind,
@@ -110,12 +116,42 @@ class Exports(Service):
             on_game=on_game,
             position_of=self._head_at,
         )
+        if reader.sees_everything:
+            return lines
+        return without_games(lines, tournaments.held_games(self.store.db))
 
     def _head_at(self, game: GameRecord, envelopes: Sequence[Envelope]) -> tuple[GameRules[Any], Any]:
         """A game's rules and its position after `envelopes` (its events up to `game.seq`), folded from the
         nearest snapshot rather than event 1."""
         rules = rules_for(game.kind)
         return rules, self.recorder.fold_to(game, rules, envelopes[-1]["seq"] if envelopes else 0)
+
+
+def without_games(lines: Iterator[bytes], held: Mapping[str, int]) -> Iterator[bytes]:
+    """A bulk export's NDJSON without the games of `held` (tables whose boards are still in play at another
+    table: a reader not shown every card gets none of their lines, but their resume cursor), its closing count
+    lessened by as many."""
+    if not held:
+        yield from lines
+        return
+    skipping = False
+    left_out = 0
+    for chunk in lines:
+        kept = []
+        for line in chunk.splitlines(keepends=True):
+            if line.startswith(b'{"format"'):
+                skipping = orjson.loads(line).get("id") in held
+                left_out += skipping
+            elif line.startswith(b'{"cursor"'):
+                skipping = False
+            elif line.startswith(b'{"next_cursor"'):
+                doc = orjson.loads(line)
+                doc["games"] = max(0, int(doc.get("games", 0)) - left_out)
+                line = orjson.dumps(doc) + b"\n"
+            if not skipping:
+                kept.append(line)
+        if kept:
+            yield b"".join(kept)
 
 
 def _redactor(reader: Reader) -> export.Redactor:

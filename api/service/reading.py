@@ -6,7 +6,7 @@ of a live stream, each decided at the head in the database and shown as the read
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from api.service.base import Service
@@ -17,7 +17,7 @@ from events.store.notify import Subscription, notifier_for
 from projections.core import engine
 from projections.core.rules import GameRules, ScoreSheet
 from projections.reading.offers import offer
-from projections.reading.visibility import Reader, shown_envelopes, sight_of, viewpoint_for
+from projections.reading.visibility import Reader, held_back, shown_envelopes, sight_of, viewpoint_for
 
 #: what each role may send (`Tablebook.append`): a viewer nothing, an auditor only corrections
 SENDS = {"viewer": "nothing", "auditor": "corrections"}
@@ -67,7 +67,11 @@ class Reading(Service):
     def score(self, reader: Reader, game_id: str) -> Scored:
         """The score at the head, every point explained."""
         live = self.recorder.live(game_id, reader.club_id)
-        return Scored(live.game, live.rules, live.rules.score(live.state.game).named(live.game.players))
+        sheet = live.rules.score(live.state.game)
+        held = None if reader.sees_everything else held_back(self.store, live.game)
+        if held is not None:  # a board still in play at another table: its lines name its cards (the totals stay)
+            sheet = replace(sheet, hands=[h for h in sheet.hands if h.hand < held])
+        return Scored(live.game, live.rules, sheet.named(live.game.players))
 
     def next(self, reader: Reader, game_id: str, *, seat: int | None = None) -> dict[str, Any]:
         """`GET /v1/games/{id}/next`: what may be appended next at the game's head (read now), from `seat`

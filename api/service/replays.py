@@ -12,7 +12,7 @@ from typing import Any
 from api.service.base import Service
 from api.service.documents import named_errors
 from projections.reading.replay import replay_hand
-from projections.reading.visibility import Reader, first_hidden_hand, live_hand, sight_of, viewpoint_for
+from projections.reading.visibility import Reader, first_hidden_hand, held_back, live_hand, sight_of, viewpoint_for
 
 
 class Replays(Service):
@@ -48,6 +48,9 @@ class Replays(Service):
         live, envelopes = self.recorder.read(game_id, reader.club_id)
         current = live_hand(live.rules, live.state)
         hidden_from = first_hidden_hand(live.rules, live.state)
+        held = None if reader.sees_everything else held_back(self.store, live.game)
+        if held is not None:  # a board still in play at another table reads as live
+            hidden_from = held if hidden_from is None else min(hidden_from, held)
         spans: dict[int, dict[str, Any]] = {}
         for env in envelopes:
             span = spans.get(env["hand"])

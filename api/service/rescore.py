@@ -22,7 +22,7 @@ from projections.core import phrases
 from projections.core.registry import rules_for
 from projections.core.rules import GameRules, ScoreSheet, seat_dict
 from projections.reading.rescore import Rescore, filled, options_under, recorded_at, rescore_record
-from projections.reading.visibility import Reader, first_hidden_hand
+from projections.reading.visibility import Reader, first_hidden_hand, held_back
 
 if TYPE_CHECKING:
     from events.store import Store
@@ -93,6 +93,8 @@ def shown_record(store: Store, reader: Reader, rules: GameRules[Any], game: Game
     hidden = first_hidden_hand(
         rules, recorded_at(rules, game.players, filled(rules, game.players, game.options), envelopes)
     )
+    held = held_back(store, game)  # a board still in play at another table of an event
+    hidden = held if hidden is None else hidden if held is None else min(hidden, held)
     return envelopes if hidden is None else [env for env in envelopes if env["hand"] < hidden]
 
 

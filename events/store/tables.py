@@ -297,3 +297,104 @@ class RatingChange(SQLModel, table=True):
     #: canonical JSON `[{seat, player_id, mu, sigma}]`: the opponents' ratings before
     opponents: str = Field(sa_column=Column(Text, nullable=False))
     recorded_at: str = Field(sa_column=Column(Text, nullable=False))
+
+
+# --------------------------------------------------------------------------- events: club evenings and tournaments
+
+
+class Tournament(SQLModel, table=True):
+    """An event of a club: a club evening or a tournament, with its players, its game, its movement and, when it
+    plays duplicate, its boards (migration 0015). Called `tournament` so that it is never taken for the `event`
+    table of the record; the API calls it an event (`/v1/events`)."""
+
+    __tablename__ = "tournament"
+
+    id: str = Field(primary_key=True, max_length=32)
+    club_id: int = Field(foreign_key="club.id", index=True)
+    name: str = Field(sa_column=Column(Text, nullable=False))
+    #: the game every table plays
+    kind: str = Field(max_length=32)
+    #: `evening` (a club evening) or `tournament`
+    category: str = Field(max_length=16)
+    #: canonical JSON list of the players' names, in the event's order (its seeding)
+    players: str = Field(sa_column=Column(Text, nullable=False))
+    #: players at a table
+    seats: int
+    #: `round-robin`, `swiss`, `groups` or `free` (projections/tournaments/movements.py)
+    movement: str = Field(max_length=16)
+    rounds: int
+    #: canonical JSON of the options every table's game is created with
+    options: str = Field(sa_column=Column(Text, nullable=False))
+    #: boards a round plays (duplicate); 0: no duplicate boards, each table deals its own
+    boards: int = Field(default=0)
+    #: what orders the standings: `matchpoints`, `imps` or `wins`
+    scoring: str = Field(max_length=16)
+    created_at: str = Field(sa_column=Column(Text, nullable=False))
+    created_by: str = Field(max_length=64)
+    #: an imported event: the id it had where it was recorded
+    source_id: str | None = Field(default=None, sa_column=Column(String(32), nullable=True))
+
+
+class TournamentRound(SQLModel, table=True):
+    """A round of an event: who sits out, and when it was started and closed."""
+
+    __tablename__ = "tournament_round"
+
+    tournament_id: str = Field(primary_key=True, foreign_key="tournament.id", max_length=32)
+    number: int = Field(primary_key=True)
+    #: canonical JSON list of the indices (in the event's players) of those who sit this round out
+    sit_out: str = Field(sa_column=Column(Text, nullable=False))
+    started_at: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    closed_at: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class TournamentTable(SQLModel, table=True):
+    """A table of a round: its players by seat and its game (none until the round starts), and how far it has
+    played (`done_through`: its hands finished, up to that hand; the boards every table finished are revealed)."""
+
+    __tablename__ = "tournament_table"
+
+    tournament_id: str = Field(primary_key=True, foreign_key="tournament.id", max_length=32)
+    round: int = Field(primary_key=True)
+    number: int = Field(primary_key=True)
+    #: canonical JSON list of the indices (in the event's players) of the players, seat 0 first
+    players: str = Field(sa_column=Column(Text, nullable=False))
+    game_id: str | None = Field(default=None, sa_column=Column(String(32), nullable=True, unique=True))
+    done_through: int = Field(default=-1)
+    #: the table has played every board it will (its game ended, or the round was closed)
+    finished: bool = Field(default=False)
+
+
+class BoardSet(SQLModel, table=True):
+    """An event's duplicate boards (projections/core/boards.py): the public genesis and commitment, the secret
+    the boards' seeds come from (never shown: like `server_seed`, read by the dealer and the reveal only), and
+    the seeds added to the set before its first board was dealt."""
+
+    __tablename__ = "board_set"
+
+    tournament_id: str = Field(primary_key=True, foreign_key="tournament.id", max_length=32)
+    genesis: str = Field(max_length=64)
+    commitment: str = Field(max_length=64)
+    count: int
+    #: 32 bytes in hex; NULL for an imported set, whose boards are dealt by no server here
+    secret: str | None = Field(default=None, sa_column=Column(String(64), nullable=True))
+    #: canonical JSON list of the seeds as the shuffle reads them (`-:text`)
+    seeds: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: str = Field(sa_column=Column(Text, nullable=False))
+    #: the first board was dealt: the seeds are final
+    sealed_at: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class DuplicateBoard(SQLModel, table=True):
+    """One board of a set: its round and the table hand that plays it, its commitment, and once every table
+    of its round has finished it, its revealed seed."""
+
+    __tablename__ = "board"
+
+    tournament_id: str = Field(primary_key=True, foreign_key="tournament.id", max_length=32)
+    number: int = Field(primary_key=True)
+    round: int
+    hand: int
+    commitment: str = Field(max_length=64)
+    revealed_at: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    seed: str | None = Field(default=None, sa_column=Column(String(64), nullable=True))

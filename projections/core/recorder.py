@@ -27,6 +27,7 @@ from events.envelope import Envelope, event_of
 from events.errors import ImpossibleEventError, InvalidEventError, NotFoundError, StreamConflictError, TablebookError
 from events.store import DuplicateRequest, GameRecord, Head, HeldHead, SeedRow, Store, notify
 from projections.core import dealing, engine, snapshots
+from projections.core.boards import Board, BoardDealer, TableLink
 from projections.core.registry import rules_for
 from projections.core.rules import GameRules, seat_dict
 
@@ -114,11 +115,20 @@ def head_of(rules: GameRules[Any], state: engine.Position[Any], head_hash: str) 
 class Recorder:
     """Creates games, appends events, and serves folded states."""
 
-    def __init__(self, store: Store, cache: StateCache | None = None, *, snapshots: bool = True) -> None:
+    def __init__(
+        self,
+        store: Store,
+        cache: StateCache | None = None,
+        *,
+        snapshots: bool = True,
+        boards: BoardDealer | None = None,
+    ) -> None:
         self.store = store
         self.cache = cache if cache is not None else StateCache()  # an empty cache is falsy (len 0)
         #: read and write the `snapshot` table (projections/core/snapshots.py); off, every fold starts at event 1
         self.snapshots = snapshots
+        #: the duplicate boards of the tables of events (projections/core/boards.py)
+        self.boards = boards if boards is not None else BoardDealer(store)
 
     # ------------------------------------------------------------------ games
 
@@ -297,7 +307,9 @@ class Recorder:
         In a server-dealt game the batch also holds the server's own events, each where it is due
         (`projections/core/dealing.py`): `deck_revealed` and the next `deck_committed` after the event that
         ends or voids a hand, a `seed` of Gin's recut; `server_only` appends those alone (a new game's
-        first deck), and nothing when none is due.
+        first deck), and nothing when none is due. A table of an event's duplicate round deals its boards
+        (`projections/core/boards.py`): each hand's deck is its board's, committed with the board's
+        commitment and revealed by the event once every table has finished it, not by the table.
 
         Raises:
             InvalidEventError / ImpossibleEventError / IllegalEventError: with `index`,
@@ -319,6 +331,7 @@ class Recorder:
         held: HeldHead | None = None
         with self.store.recorder.turn(game_id, APPEND_DEADLINE), contextlib.ExitStack() as hold:
             entry = self.live(game_id, club_id, game=game)
+            link = self.boards.link(game_id) if dealing.is_server_dealt(entry.game.options) else None
 
             def again() -> Live:
                 """After a lost race: the head held still (events/store/recorder.py `hold_head`: it waits for the
@@ -335,7 +348,7 @@ class Recorder:
                         return self._replay_request(game_id, prior, idempotency[1])
                     raise StreamConflictError(expected_seq, entry.state.seq)
                 try:
-                    state, envelopes, seeds = self._decide_batch(entry, raw_events, actor)
+                    state, envelopes, seeds = self._decide_batch(entry, raw_events, actor, link)
                 except TablebookError:
                     moved = self.store.get_game(game_id).seq != entry.state.seq
                     if not moved:
@@ -363,7 +376,20 @@ class Recorder:
                     return self._replay_request(game_id, duplicate.prior, idempotency[1] if idempotency else "")
                 notify.publish(self.store, game_id)  # committed: wake the game's live streams, here and elsewhere
                 self.cache.put(Live(entry.game, entry.rules, state, envelopes[-1]["hash"]))
+                if link is not None:
+                    self._played(link, entry.rules, state)
                 return envelopes
+
+    def _played(self, link: TableLink, rules: GameRules[Any], state: engine.Position[Any]) -> None:
+        """After an append to a table of a duplicate round: how far the table has played (its deck in play is the
+        next board's: the boards before are finished), and the boards every table has finished revealed. A
+        failure here loses nothing: the next append, or a read of the event, catches up."""
+        finished = rules.is_terminal(state.game)
+        done = state.deal.hand - 1 if state.deal is not None else -1
+        try:
+            self.boards.played(link, done, finished)
+        except SQLAlchemyError as error:
+            log.warning("the boards of event %s not revealed yet: %s", link.event_id, error)
 
     def _replay_request(self, game_id: str, prior: Any, body_hash: str) -> list[Envelope]:
         from events.errors import IdempotencyMismatchError
@@ -375,9 +401,10 @@ class Recorder:
         return self.store.read_events(game_id, prior.first_seq - 1, prior.last_seq - prior.first_seq + 1)
 
     def _decide_batch(
-        self, entry: Live, raw_events: Sequence[Any], actor: str
+        self, entry: Live, raw_events: Sequence[Any], actor: str, link: TableLink | None = None
     ) -> tuple[Any, list[Envelope], list[SeedRow]]:
-        """The batch decided on `entry`: the state after it, its envelopes, the server seeds it commits."""
+        """The batch decided on `entry`: the state after it, its envelopes, the server seeds it commits (`link`:
+        the game is a table of a duplicate round, whose hands deal its boards)."""
         rules, prev_hash = entry.rules, entry.head_hash
         # every position of the batch is kept for a retract within it; one before it is folded from the store
         replay = engine.Replay(rules, entry.state, earlier=lambda seq: self.fold_to(entry.game, rules, seq))
@@ -388,6 +415,9 @@ class Recorder:
         made: dict[str, bytes] = {}
 
         def dealer(deal: dealing.DealState) -> list[str]:
+            board = None if link is None else link.by_commitment(deal.commitment)
+            if link is not None and board is not None:
+                return self._board_deck(entry.game, link, board, deal)
             return self._deck(entry.game, deal, made)
 
         def append(decision: engine.Decision, by: str) -> None:
@@ -404,13 +434,19 @@ class Recorder:
             """The server's events now due: the reveal of a finished hand's deck, a deck for the next hand."""
             state = replay.position
             due = dealing.follow_up(rules, state.game, state.deal)
-            if due.reveal is not None:
+            of_board = (
+                link is not None and due.reveal is not None and link.by_commitment(due.reveal.commitment) is not None
+            )
+            if due.reveal is not None and not of_board:  # a board is revealed by its event, not by the table
                 secret = made.get(due.reveal.commitment) or self.store.seeds.server_seed(
                     entry.game.id, due.reveal.commitment
                 )
                 if secret is not None:  # None: an imported game's deck, whose secret stayed where it was dealt
                     server_event(dealing.revealed_event(due.reveal.hand, secret))
-            if due.commit is not None:
+            board = None if link is None or due.commit is None else link.board_for(due.commit)
+            if board is not None and due.commit is not None:
+                server_event(dealing.committed_event(due.commit, board.commitment))
+            elif due.commit is not None:
                 secret = secrets.token_bytes(32)
                 commitment = hashlib.sha256(secret).hexdigest()
                 made[commitment] = secret
@@ -429,6 +465,8 @@ class Recorder:
             follow_up()  # a deck due and not committed: a new game, or one whose first append was lost
         for index, raw in enumerate(raw_events):
             try:
+                if link is not None:
+                    _table_may(rules, replay.position, raw)
                 if server and index == dealt:
                     recut = 0
                     while dealing.cut_ties(rules, replay.position.game, replay.position.deal, raw, dealer):
@@ -446,6 +484,19 @@ class Recorder:
             if server:
                 follow_up()
         return replay.position, envelopes, seeds
+
+    def _board_deck(self, game: GameRecord, link: TableLink, board: Board, deal: dealing.DealState) -> list[str]:
+        """The deck of a hand of a duplicate table: its board's (`projections/core/boards.py`), the same at every
+        table of the round.
+
+        Raises:
+            ImpossibleEventError: the board set was imported (its secret stayed where it was made).
+        """
+        order = rules_for(game.kind).dealing_order
+        try:
+            return link.deck(board, deal, () if order is None else order.deck)
+        except ValueError as exc:
+            raise ImpossibleEventError(str(exc)) from None
 
     def _deck(self, game: GameRecord, deal: dealing.DealState, made: Mapping[str, bytes]) -> list[str]:
         """The shuffled deck of `deal` (`tablebook-shuffle-v1`), from its server seed: made in this batch, or stored.
@@ -489,6 +540,30 @@ class Recorder:
         """
         entry = self.live(game_id, club_id)
         return entry, self.store.read_events(game_id, after, limit, upto=entry.state.seq)
+
+
+def _table_may(rules: GameRules[Any], position: engine.Position[Any], raw: Any) -> None:
+    """What a table of a duplicate round refuses besides a server-dealt game's rules: a `seed` of its own (its
+    decks are the event's boards, whose seeds the event takes before the first board is dealt), and a
+    `retract` once its game has ended (its boards' results are in the event's travellers).
+
+    Raises:
+        InvalidEventError: a seed.
+        ImpossibleEventError: a retract after the game's end.
+    """
+    kind = raw.get("type") if isinstance(raw, Mapping) else None
+    if kind == "seed":
+        raise InvalidEventError(
+            "this table deals the event's duplicate boards: a seed goes to the event's board set "
+            "(POST /v1/events/{id}/seeds) before its first board is dealt, so that every table deals the same deck",
+            field="type",
+        )
+    if kind == "retract" and rules.is_terminal(position.game):
+        raise ImpossibleEventError(
+            "this table's game is over and its boards' results are in the event's travellers: a retract would "
+            "change a board the other tables have compared with",
+            field="to_seq",
+        )
 
 
 class ReplicaRecorder(Recorder):

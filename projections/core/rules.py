@@ -49,6 +49,7 @@ from events.errors import UnknownGameError
 from events.schema import EventSchemas
 from projections.core import phrases
 from projections.core.dealing_order import DealingOrder
+from projections.core.duplicate import Duplicate
 from projections.core.rating import Rating
 
 # the score types every game builds (`projections/core/scores.py`), named with the rest of the interface
@@ -484,6 +485,11 @@ class GameRules(Generic[S]):
     rating: Rating[Any] | None = None
     #: the game's words in a text hand history (`Words`)
     words: Words = PLAIN
+    # -- duplicate boards
+    #: what "the same deal" means at every table of a duplicate event, a seat's result on a board and the steps
+    #: of the difference score (`projections/core/duplicate.py`, from the game's `duplicate.py`). None: the game
+    #: is not played with duplicate boards
+    duplicate: Duplicate | None = None
 
     def unit(self, key: str) -> str:
         """The unit of the field, fact, `"points"` or `"totals"` named `key` ("" for a plain number)."""

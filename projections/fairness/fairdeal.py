@@ -5,6 +5,8 @@ This file is self-contained (the Python standard library only, 3.9 or later) so 
 check a record without installing Tablebook or trusting its code::
 
     python3 fairdeal.py game.json          # a json or jsonl export (GET /v1/games/{id}/export)
+    python3 fairdeal.py game.json set.json # a table of a duplicate event, against the event's board set
+    python3 fairdeal.py event.json         # an event's bulk export: its board set, then every table's record
     python3 fairdeal.py --vectors          # the test vectors of docs/server-deal.md
 
 For every hand with a `deck_revealed` it checks that sha256(server_seed) is the hand's `commitment`,
@@ -27,6 +29,16 @@ shapes that deal a hand from another shuffle of its committed deck are problems:
 cards of the deck were dealt (and taken back), a `retract` that takes back seeds of a deck that had
 dealt cards, and a `retract` that abandons a deck that had dealt cards without its reveal, or reopens
 a hand whose deck was already revealed.
+
+Duplicate boards (`tablebook-boards-v1`, docs/tournaments.md). A table of an event's duplicate round deals
+the event's boards: its hand's `deck_committed` names a board's commitment `c_b`, and the board is revealed
+by the event's board set (`{algorithm, game, genesis, count, seeds, commitment, boards: [{number, hand,
+commitment, seed}]}`), not by the table. The check: the set's commitment is sha256 of
+`"tablebook-boards-v1|" + G + "|" + game + "|" + N + "|" + "|".join(c_1 ... c_N)`; each revealed board's
+sha256(seed) is its `c_b`; and each of the table's hands committed with a `c_b` deals exactly the cards of
+`tablebook-shuffle-v1` with the board's seed, the set's genesis `G`, the board's number for the hand, and the
+set's seeds followed by the hand's own. Every table that checks out against the same set got the same deck
+for each board.
 
 Exit status: 0 when every revealed hand matches, 1 when one does not, 2 when the file cannot be read.
 """
@@ -283,9 +295,47 @@ def _retract_problem(
         )
 
 
-def verify_events(header: Mapping[str, Any], envelopes: Sequence[Mapping[str, Any]]) -> Report:
-    """Check the server deals of a record (its header and envelopes, in seq order); never raises for bad data."""
+BOARDS_ALGORITHM = "tablebook-boards-v1"
+
+
+def board_set_problems(board_set: Mapping[str, Any], game: str | None = None) -> list[str]:
+    """What is wrong with an event's board set: its commitment over the boards' commitments, each revealed
+    seed against its board's commitment (and the game, when given); [] when nothing is."""
+    out = []
+    boards = sorted(board_set.get("boards") or [], key=lambda b: int(b.get("number", 0)))
+    genesis, kind = str(board_set.get("genesis", "")), str(board_set.get("game", ""))
+    if board_set.get("algorithm") != BOARDS_ALGORITHM:
+        out.append(f"unknown board set algorithm {board_set.get('algorithm')!r}")
+    if game is not None and kind != game:
+        out.append(f"the board set deals {kind!r}, the record is {game!r}")
+    numbers = [int(b.get("number", 0)) for b in boards]
+    if numbers != list(range(1, len(boards) + 1)) or len(boards) != board_set.get("count"):
+        out.append("the board set's boards are not numbered 1 to its count")
+    text = f"{BOARDS_ALGORITHM}|{genesis}|{kind}|{len(boards)}|" + "|".join(str(b.get("commitment")) for b in boards)
+    if hashlib.sha256(text.encode("utf-8")).hexdigest() != board_set.get("commitment"):
+        out.append("the board set's commitment is not sha256 of its boards' commitments")
+    for board in boards:
+        seed = board.get("seed")
+        if seed is None:
+            continue
+        try:
+            raw = bytes.fromhex(str(seed))
+        except ValueError:
+            raw = b""
+        if len(raw) != 32 or commitment_of(raw) != board.get("commitment"):
+            out.append(f"board {board.get('number')}: sha256 of its revealed seed is not its commitment")
+    return out
+
+
+def verify_events(
+    header: Mapping[str, Any], envelopes: Sequence[Mapping[str, Any]], board_set: Mapping[str, Any] | None = None
+) -> Report:
+    """Check the server deals of a record (its header and envelopes, in seq order), its boards against
+    `board_set` (a table of a duplicate event: the header's `board_set` when not given); never raises for bad
+    data."""
     report = Report(game=str(header.get("game", "")))
+    if board_set is None and isinstance(header.get("board_set"), Mapping):
+        board_set = header["board_set"]
     options = header.get("options") or {}
     report.server_dealt = isinstance(options, Mapping) and options.get("dealing") == "server"
     if not report.server_dealt:
@@ -367,11 +417,30 @@ def verify_events(header: Mapping[str, Any], envelopes: Sequence[Mapping[str, An
             walk = _follow(walk, env, game)
         if seq in targets:
             kept[seq] = walk
+    boards: dict[str, Mapping[str, Any]] = {}
+    if board_set is not None:
+        for message in board_set_problems(board_set, game):
+            report.problem(0, None, message, problem="board_set")
+        boards = {str(b.get("commitment")): b for b in board_set.get("boards") or []}
+        for doc in report.hands.values():
+            board = boards.get(doc["commitment"])
+            if board is not None:
+                doc["board"] = board.get("number")
+                if board.get("seed") is not None and not doc["revealed"]:
+                    doc.update(revealed=True, server_seed=board["seed"])
+                    if doc["verified"] is None:
+                        doc["verified"] = True
     for claim in claims:
         secret = revealed.get((claim.hand, claim.commitment))
+        genesis, number, seeds = report.genesis, claim.hand, claim.seeds
+        board = boards.get(claim.commitment)
+        if secret is None and board is not None and board.get("seed") is not None and board_set is not None:
+            secret = bytes.fromhex(str(board["seed"]))
+            genesis, number = str(board_set.get("genesis", "")), int(board.get("number", 0))
+            seeds = (*[str(s) for s in board_set.get("seeds") or []], *claim.seeds)
         if secret is None:
             continue
-        deck_cards = shuffle(secret, report.genesis, claim.hand, claim.seeds, canonical_deck(game))
+        deck_cards = shuffle(secret, genesis, number, seeds, canonical_deck(game))
         doc = report.hands[claim.hand]
         if claim.fixed is not None:
             found = claim.cards[0][1] if claim.cards else None
@@ -467,15 +536,41 @@ def read_record(body: bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return lines[0], [env for env in lines[1:] if isinstance(env, dict)]
 
 
-def verify_file(body: bytes) -> Report:
-    """`verify_events` of an exported file.
+EVENT_FORMAT = "tablebook-event-v1"
+
+
+def verify_event(doc: Mapping[str, Any]) -> dict[str, Report]:
+    """Each table's record of an event's bulk export (`format: tablebook-event-v1`) checked against the
+    event's board set: game id -> report.
+
+    Raises:
+        ValueError: not an event export.
+    """
+    if not isinstance(doc, Mapping) or doc.get("format") != EVENT_FORMAT or not isinstance(doc.get("games"), list):
+        raise ValueError("not a Tablebook event export")
+    board_set = doc.get("board_set")
+    if board_set is not None and not isinstance(board_set, Mapping):
+        raise ValueError("the event's board_set is not an object")
+    out = {}
+    for game in doc["games"]:
+        if not isinstance(game, Mapping):
+            raise ValueError("each of the event's games must be a json export")
+        try:
+            out[str(game.get("id"))] = verify_events(game, list(game.get("events") or []), board_set)
+        except (KeyError, TypeError, AttributeError, IndexError) as exc:
+            raise ValueError(f"not a well-formed Tablebook record: {exc!r}") from None
+    return out
+
+
+def verify_file(body: bytes, board_set: Mapping[str, Any] | None = None) -> Report:
+    """`verify_events` of an exported file (against an event's `board_set`, when given).
 
     Raises:
         ValueError: not an export.
     """
     header, envelopes = read_record(body)
     try:
-        return verify_events(header, envelopes)
+        return verify_events(header, envelopes, board_set)
     except (KeyError, TypeError, AttributeError, IndexError) as exc:
         raise ValueError(f"not a well-formed Tablebook record: {exc!r}") from None
 
@@ -542,12 +637,31 @@ def main(argv: Iterable[str] | None = None) -> int:
         lines = check_vectors()
         print("\n".join(lines))
         return 0 if all(line.endswith("ok") for line in lines) else 1
-    if len(args) != 1:
-        print("usage: fairdeal.py EXPORT.json|EXPORT.jsonl  (or --vectors)", file=sys.stderr)
+    if len(args) not in (1, 2):
+        print(
+            "usage: fairdeal.py EXPORT.json|EXPORT.jsonl [BOARD_SET.json]  (or EVENT.json, or --vectors)",
+            file=sys.stderr,
+        )
         return 2
     try:
         with open(args[0], "rb") as handle:
-            report = verify_file(handle.read())
+            body = handle.read()
+        board_set = None
+        if len(args) == 2:
+            with open(args[1], "rb") as handle:
+                board_set = json.loads(handle.read())
+            board_set = board_set.get("board_set", board_set)
+        try:
+            whole = json.loads(body)
+        except ValueError:
+            whole = None  # a jsonl export
+        if isinstance(whole, dict) and whole.get("format") == EVENT_FORMAT:
+            reports = verify_event(whole)
+            for game_id, report in reports.items():
+                print(f"table game {game_id}:")
+                print(render(report))
+            return 0 if reports and all(r.ok for r in reports.values()) else 1
+        report = verify_file(body, board_set)
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         print(f"cannot read {args[0]}: {exc}", file=sys.stderr)
         return 2

@@ -35,6 +35,14 @@ correction put it back (`Sight.table_seq`, `shown_frames`). The retracts that ma
 after the first hidden event (`Sight.corrections`), read with where the hidden hands begin in one query
 (`projections/reading/retracts.py`, which reads and marks a game's retracts for every reader).
 
+Boards still in play. A table of an event's duplicate round deals the event's boards
+(`projections/core/boards.py`): every table of the round plays the same cards. So a viewer or a share
+link is shown nothing of a hand whose board is not revealed yet (some table of the round is still
+playing it), not even the cards the table has played face up, nor a hand after it: its events are
+withheld as a share token's are, its states and frames refused (403), and an export, a re-score or a
+score sheet stops before it (`held_back`). The board is revealed when every table has finished it, and
+then the hand reads like any finished hand.
+
 Withheld hashes. A redacted event's hash is a hash of its hidden cards: with
 a few cards unknown, a reader could hash every candidate and compare. And
 every later hash chains over it. So a reader who is not shown every card gets
@@ -54,7 +62,8 @@ from typing import Any, Protocol
 
 from events.envelope import Envelope, event_of
 from events.errors import ForbiddenError, InvalidEventError
-from events.store import Store
+from events.store import GameRecord, Store, tournaments
+from projections.core.dealing import is_server_dealt
 from projections.core.engine import Position, takes_back
 from projections.core.phrases import seat as seat_marker
 from projections.core.recorder import Live
@@ -122,10 +131,20 @@ class Sight:
     corrections: tuple[tuple[int, int], ...] = ()
     #: what the read turned on: every retract, a replayed hand's seqs (`projections/reading/retracts.py`)
     marks: Marks = NO_MARKS
+    #: the lowest hand withheld whole from a principal who is not shown every card: a board still being played
+    #: at another table of an event (`held_back`); None when there is none
+    withheld_from: int | None = None
 
     def hides(self, hand: int) -> bool:
         """Whether the cards of hand `hand` are hidden from this principal."""
         return self.hidden_from is not None and hand >= self.hidden_from
+
+    def withholds(self, hand: int) -> bool:
+        """Whether hand `hand` is shown not at all to this principal: a share link's hidden hands, and anyone's
+        hands from a board still being played at another table on."""
+        if self.principal.is_share:
+            return self.hides(hand)
+        return self.withheld_from is not None and hand >= self.withheld_from
 
     def corrected(self, seq: int, hand: int) -> int | None:
         """The `to_seq` of the retract whose range holds `seq`, when that event is of a hidden hand: the
@@ -150,30 +169,55 @@ class Sight:
         return None if self.hashes_from is not None else head_hash
 
 
+def held_back(store: Store, game: GameRecord) -> int | None:
+    """The lowest hand of `game` whose board is still being played at a table of its event (every hand from it
+    on is withheld from a reader not shown every card), or None: no board of the game is in play elsewhere.
+    One query, for a server-dealt game only (a table of a duplicate round is one)."""
+    if not is_server_dealt(game.options):
+        return None
+    return tournaments.held_hand(store.db, game.id)
+
+
+def _lowest(first: int | None, second: int | None) -> int | None:
+    return first if second is None else second if first is None else min(first, second)
+
+
 def sight_of(principal: Reader, store: Store, live: Live, *, hand: int | None = None) -> Sight:
     """The principal's sight of `live.game` at the head `live` holds, with the marks of that head (where the
     hidden hands begin, the retracts, and with `hand` that hand's first and last seq): one query, none for
-    a principal who sees everything and asks for no hand."""
-    hidden_from = None if principal.sees_everything else first_hidden_hand(live.rules, live.state)
+    a principal who sees everything and asks for no hand (and one more for a server-dealt game, whose boards
+    may be in play at other tables: `held_back`)."""
+    if principal.sees_everything:
+        hidden_from = withheld_from = None
+    else:
+        withheld_from = held_back(store, live.game)
+        hidden_from = _lowest(first_hidden_hand(live.rules, live.state), withheld_from)
     if hidden_from is None and hand is None:
         return Sight(principal, live.rules, None, None)
     marks = read_marks(store, live.game.id, live.state.seq, hand=hand, hidden_from=hidden_from)
-    return _sight(principal, live.rules, hidden_from, marks)
+    return _sight(principal, live.rules, hidden_from, marks, withheld_from)
 
 
-def sight_over(principal: Reader, rules: GameRules[Any], head: Any, envelopes: Sequence[Envelope]) -> Sight:
-    """The principal's sight of a game whose every envelope up to `head` is at hand (an export)."""
-    hidden_from = None if principal.sees_everything else first_hidden_hand(rules, head)
+def sight_over(
+    principal: Reader, rules: GameRules[Any], head: Any, envelopes: Sequence[Envelope], *, held: int | None = None
+) -> Sight:
+    """The principal's sight of a game whose every envelope up to `head` is at hand (an export); `held` is the
+    game's `held_back`, which the caller read."""
+    if principal.sees_everything:
+        return Sight(principal, rules, None, None)
+    hidden_from = _lowest(first_hidden_hand(rules, head), held)
     if hidden_from is None:
         return Sight(principal, rules, None, None)
     hidden_seq = min((env["seq"] for env in envelopes if env["hand"] >= hidden_from), default=None)
-    return _sight(principal, rules, hidden_from, Marks(of_envelopes(envelopes).retracts, None, hidden_seq))
+    return _sight(principal, rules, hidden_from, Marks(of_envelopes(envelopes).retracts, None, hidden_seq), held)
 
 
-def _sight(principal: Reader, rules: GameRules[Any], hidden_from: int | None, marks: Marks) -> Sight:
+def _sight(
+    principal: Reader, rules: GameRules[Any], hidden_from: int | None, marks: Marks, withheld_from: int | None = None
+) -> Sight:
     hashes_from = None if hidden_from is None else marks.hidden_seq
     corrections = () if hashes_from is None else marks.after(hashes_from)
-    return Sight(principal, rules, hidden_from, hashes_from, corrections, marks)
+    return Sight(principal, rules, hidden_from, hashes_from, corrections, marks, withheld_from)
 
 
 def viewpoint_for(sight: Sight, seat: int | None, seats: int, hand: int) -> Viewpoint:
@@ -191,6 +235,13 @@ def viewpoint_for(sight: Sight, seat: int | None, seats: int, hand: int) -> View
         )
     if not sight.hides(hand):
         return OMNISCIENT if seat is None else seat
+    if sight.withholds(hand) and not sight.principal.is_share:
+        raise ForbiddenError(
+            f"hand {hand} plays a board that another table of the event is still playing; it is shown once every "
+            "table has finished it",
+            hand=hand,
+            live=True,
+        )
     if sight.principal.is_share:
         raise ForbiddenError(
             f"hand {hand} is still being played; a share link shows finished hands only", hand=hand, live=True
@@ -238,7 +289,7 @@ def shown_envelopes(sight: Sight, envelopes: Sequence[Envelope]) -> list[Envelop
     out = []
     for env in envelopes:
         if sight.hides(env["hand"]):
-            if sight.principal.is_share:
+            if sight.withholds(env["hand"]):
                 env = withheld(env)
             elif sight.taken_back(env["seq"], env["hand"], env["type"]):
                 env = _taken_back(sight, env)

@@ -355,6 +355,45 @@ def test_every_answer_of_every_route_is_documented(setup: tuple[Checker, Club, S
     assert c("post", "/v1/rescore", key=view, json={"profile": "house"}).status_code == 200
     assert c("delete", "/v1/profiles/{name}", "/v1/profiles/house", key=rec).status_code == 200
     assert c("get", "/v1/profiles/{name}", "/v1/profiles/house", key=view).status_code == 404
+    # issue 33: events, their rounds, results, the whole record out and in
+    made = c(
+        "post", "/v1/events", key=rec, json={"name": "E", "game": "schnapsen", "players": ["A", "B", "C"], "boards": 1}
+    )
+    assert made.status_code == 201
+    event = f"/v1/events/{made.json()['id']}"
+    assert c("get", "/v1/events", key=view).status_code == 200
+    assert c("get", "/v1/events/{event_id}", event, key=view).status_code == 200
+    assert c("post", "/v1/events/{event_id}/seeds", f"{event}/seeds", key=rec, json={"seed": "x"}).status_code == 200
+    start, close = "/v1/events/{event_id}/rounds/{number}/start", "/v1/events/{event_id}/rounds/{number}/close"
+    assert c("post", start, f"{event}/rounds/1/start", key=rec).status_code == 200
+    assert c("post", start, f"{event}/rounds/1/start", key=rec).status_code == 422
+    assert c("post", close, f"{event}/rounds/1/close", key=rec).status_code == 200
+    for fmt in ("json", "csv"):
+        results = c("get", "/v1/events/{event_id}/results", f"{event}/results", key=view, params={"format": fmt})
+        assert results.status_code == 200
+    whole = c("get", "/v1/events/{event_id}/export", f"{event}/export", key=rec)
+    assert c("post", "/v1/import/event", key=make_club(store).recorder, content=whole.content).status_code == 201
+    assert c("post", "/v1/import/event", key=rec, content=b"{}").status_code == 422
+    swiss = c(
+        "post",
+        "/v1/events",
+        key=rec,
+        json={"name": "S", "game": "schnapsen", "players": ["A", "B"], "movement": "swiss", "rounds": 2},
+    ).json()["id"]
+    c("post", start, f"/v1/events/{swiss}/rounds/1/start", key=rec)
+    c("post", close, f"/v1/events/{swiss}/rounds/1/close", key=rec)
+    assert c("post", "/v1/events/{event_id}/rounds", f"/v1/events/{swiss}/rounds", key=rec).status_code == 201
+    example = load_example("schnapsen-9001.json")
+    free = c(
+        "post",
+        "/v1/events",
+        key=rec,
+        json={"name": "F", "game": "schnapsen", "players": example["players"], "movement": "free"},
+    ).json()["id"]
+    attach = {"game_id": games["schnapsen"], "round": 1, "table": 1}
+    assert (
+        c("post", "/v1/events/{event_id}/tables", f"/v1/events/{free}/tables", key=rec, json=attach).status_code == 200
+    )
     # the errors every route can give, probed operation by operation
     huge = b"{" + b" " * (2 * 1024 * 1024) + b"}"
     for method, template in _operations(checker.spec):

@@ -54,7 +54,7 @@ def test_a_share_token_reads_the_seven_routes_and_is_refused_everywhere_else(
     wrong: list[tuple[str, int]] = []
     for path, operations in document["paths"].items():
         for method in operations:
-            target = path.format(game_id=game_id, share_id="x", ref="Anna", name="default")
+            target = path.format(game_id=game_id, share_id="x", ref="Anna", name="default", event_id="ex", number=1)
             params = (
                 {"follow": "false"} if path.endswith("/stream") else {"hand": "1"} if path.endswith("/replay") else {}
             )

@@ -27,6 +27,7 @@ NAV = [
     ("/", "Home"),
     ("/replay", "Games"),
     ("/record/", "Record"),
+    ("/events", "Events"),
     ("/players", "Players"),
     ("/standings", "Standings"),
     ("/docs", "API"),

@@ -122,6 +122,7 @@ from projections.games.casino._moves import breach as _breach
 from projections.games.casino._score import round_lines, sweeps_of
 from projections.games.casino._state import CARD_SET, CARDS, FACES, Build, CasinoState
 from projections.games.casino.dealing import DEALING_ORDER
+from projections.games.casino.duplicate import DUPLICATE
 from projections.games.casino.readmodels import RATING, STATISTICS
 from projections.games.casino.table import CasinoTable
 from projections.games.casino.words import WORDS
@@ -694,4 +695,5 @@ RULES: GameRules[CasinoState] = GameRules(
     statistics=STATISTICS,
     rating=RATING,
     words=WORDS,
+    duplicate=DUPLICATE,
 )

@@ -126,6 +126,7 @@ from projections.games.cutthroat_smear._scoring import (
 )
 from projections.games.cutthroat_smear._state import SmearState, to_act
 from projections.games.cutthroat_smear.dealing import DEALING_ORDER
+from projections.games.cutthroat_smear.duplicate import DUPLICATE
 from projections.games.cutthroat_smear.readmodels import FACT_OWNERS, RATING, STATISTICS
 from projections.games.cutthroat_smear.table import SmearTable
 from projections.games.cutthroat_smear.words import WORDS
@@ -655,4 +656,5 @@ RULES: GameRules[SmearState] = GameRules(
     fact_owners=FACT_OWNERS,
     rating=RATING,
     words=WORDS,
+    duplicate=DUPLICATE,
 )

@@ -169,6 +169,7 @@ from projections.games.gin_rummy_3._table import (
     view,
 )
 from projections.games.gin_rummy_3.dealing import DEALING_ORDER
+from projections.games.gin_rummy_3.duplicate import DUPLICATE
 from projections.games.gin_rummy_3.readmodels import RATING, STATISTICS
 from projections.games.gin_rummy_3.table import GinTable
 from projections.games.gin_rummy_3.words import WORDS
@@ -791,4 +792,5 @@ RULES: GameRules[GinState] = GameRules(
     statistics=STATISTICS,
     rating=RATING,
     words=WORDS,
+    duplicate=DUPLICATE,
 )

@@ -84,6 +84,7 @@ from projections.games.schnapsen._state import (
     beats,
 )
 from projections.games.schnapsen.dealing import DEALING_ORDER
+from projections.games.schnapsen.duplicate import DUPLICATE
 from projections.games.schnapsen.readmodels import RATING, STATISTICS
 from projections.games.schnapsen.table import SchnapsenTable
 from projections.games.schnapsen.words import WORDS
@@ -809,4 +810,5 @@ RULES: GameRules[SchnapsenState] = GameRules(
     statistics=STATISTICS,
     rating=RATING,
     words=WORDS,
+    duplicate=DUPLICATE,
 )
