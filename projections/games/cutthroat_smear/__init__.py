@@ -127,6 +127,7 @@ from projections.games.cutthroat_smear._scoring import (
 from projections.games.cutthroat_smear._state import SmearState, to_act
 from projections.games.cutthroat_smear.dealing import DEALING_ORDER
 from projections.games.cutthroat_smear.readmodels import FACT_OWNERS, RATING, STATISTICS
+from projections.games.cutthroat_smear.review import REVIEWER
 from projections.games.cutthroat_smear.words import WORDS
 
 CARD_SET = frozenset(FULL_DECK)
@@ -653,4 +654,5 @@ RULES: GameRules[SmearState] = GameRules(
     fact_owners=FACT_OWNERS,
     rating=RATING,
     words=WORDS,
+    review=REVIEWER,
 )

@@ -170,6 +170,7 @@ from projections.games.gin_rummy_3._table import (
 )
 from projections.games.gin_rummy_3.dealing import DEALING_ORDER
 from projections.games.gin_rummy_3.readmodels import RATING, STATISTICS
+from projections.games.gin_rummy_3.review import REVIEWER
 from projections.games.gin_rummy_3.words import WORDS
 
 __all__ = [
@@ -789,4 +790,5 @@ RULES: GameRules[GinState] = GameRules(
     statistics=STATISTICS,
     rating=RATING,
     words=WORDS,
+    review=REVIEWER,
 )

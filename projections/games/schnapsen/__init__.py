@@ -85,6 +85,7 @@ from projections.games.schnapsen._state import (
 )
 from projections.games.schnapsen.dealing import DEALING_ORDER
 from projections.games.schnapsen.readmodels import RATING, STATISTICS
+from projections.games.schnapsen.review import REVIEWER
 from projections.games.schnapsen.words import WORDS
 
 CARDS: tuple[str, ...] = deck("JQKTA")
@@ -807,4 +808,5 @@ RULES: GameRules[SchnapsenState] = GameRules(
     statistics=STATISTICS,
     rating=RATING,
     words=WORDS,
+    review=REVIEWER,
 )

@@ -186,6 +186,7 @@ from projections.games.seven_and_a_half._state import (
 from projections.games.seven_and_a_half._validate import validate
 from projections.games.seven_and_a_half.dealing import DEALING_ORDER
 from projections.games.seven_and_a_half.readmodels import RATING, STATISTICS
+from projections.games.seven_and_a_half.review import REVIEWER
 from projections.games.seven_and_a_half.words import WORDS
 
 __all__ = ["RULES", "Hand", "SevenAndAHalfState"]
@@ -853,4 +854,5 @@ RULES: GameRules[SevenAndAHalfState] = GameRules(
     statistics=STATISTICS,
     rating=RATING,
     words=WORDS,
+    review=REVIEWER,
 )
