@@ -7,34 +7,13 @@ is being played.
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
 from fastapi.testclient import TestClient
 
 from events.store import Store
-from projections.core.recorder import Recorder
-from projections.core.registry import rules_for
-from projections.core.simulate import play
-from tests.api.helpers import bearer, share
+from tests.api.helpers import bearer, gin_in_hand_2, share
 from tests.conftest import Club, error_of
-from tests.projections.helpers import PLAYERS
 
 KIND = "gin-rummy-3"
-
-
-def gin_in_hand_2(store: Store, club: Club) -> tuple[str, list[dict[str, Any]]]:
-    """A game recorded up to the middle of hand 2: its id and the events of hand 1."""
-    rules = rules_for(KIND)
-    playout = play(rules, PLAYERS[KIND], {}, rng=random.Random(4), keep_states=True, bot=rules.bot)
-    first = next(i for i, s in enumerate(playout.states) if s.hand == 2)
-    cut = first + 4
-    assert rules.hand_in_progress(playout.states[cut - 1].game)
-    recorder = Recorder(store)
-    club_id = store.ensure_club(club.name)
-    game = recorder.create_game(club_id=club_id, kind=KIND, players=PLAYERS[KIND], options={})
-    recorder.append(game.id, list(playout.events[:cut]), club_id=club_id, actor="test")
-    return game.id, list(playout.events[:first])
 
 
 def test_a_finished_hand_is_reviewed_and_a_live_one_refused(client: TestClient, store: Store, club: Club) -> None:
