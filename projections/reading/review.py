@@ -8,13 +8,16 @@ thresholds (?! an inaccuracy, ? a mistake, ?? a blunder, as lichess marks a move
 sentence a player reads ("Anna: leading 10♥ here cost 1 game point with hindsight: ..."), seats by
 name and cards with their glyphs (`projections/core/phrases.py`).
 
-Derived from the events alone, every time it is asked: nothing is stored and the record is only read.
+Derived from the events alone: nothing is stored and the record is only read; a process remembers the
+reviews it last made (`reviewed`, keyed by the events in force, so a correction is never served stale).
 A hand still being played is never reviewed, for anyone (a review would tell the table what to play);
 a viewer or a share link reviews only the hands it may see whole (`Sight.hides`).
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -36,6 +39,34 @@ MARK_NAMES = {"?!": "inaccuracy", "?": "mistake", "??": "blunder"}
 TALLIES = {"?!": "inaccuracies", "?": "mistakes", "??": "blunders"}
 #: costs closer than this to a threshold count as reaching it (averages are sums of floats)
 EPSILON = 1e-9
+#: the reviews of this many (game, hand, seat, events in force) kept in memory (`reviewed`)
+CACHED = 128
+
+_cache: OrderedDict[tuple[Any, ...], tuple[Decision, ...]] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def reviewed(rules: GameRules[Any], game: str, record: HandRecord[Any], seat: int | None) -> tuple[Decision, ...]:
+    """The reviewer's decisions of `record`, remembered in this process: a Schnapsen hand's first lead alone
+    can take seconds to solve, and the replay page asks for the review of every finished hand it shows.
+
+    The key is the game, the hand, the seat and the seqs of the hand's events in force: events are never
+    changed, so those seqs fix what the reviewer is given, and a retract (which changes them) misses. Only
+    the decisions are kept: the document, with the players' names as they are now, is made on every read.
+    """
+    key = (rules.kind, game, record.hand, seat, tuple(t.seq for t in record.turns))
+    with _cache_lock:
+        found = _cache.get(key)
+        if found is not None:
+            _cache.move_to_end(key)
+            return found
+    assert rules.review is not None
+    decisions = tuple(rules.review.review(record, seat))
+    with _cache_lock:
+        _cache[key] = decisions
+        while len(_cache) > CACHED:
+            _cache.popitem(last=False)
+    return decisions
 
 
 def not_reviewable(hand: int) -> ForbiddenError:
@@ -88,7 +119,8 @@ def review_hand(recorder: Recorder, live: Live, sight: Sight, hand: int, seat: i
         raise NotFoundError(f"every event of hand {hand} was taken back: there is nothing to review")
     if rules.hand_in_progress(record.turns[-1].after):
         raise not_reviewable(hand)  # begun and never finished: a hand a retract took the table back out of
-    return review_document(rules, record, rules.review.review(record, seat), live.game.players, seat, game=live.game.id)
+    decisions = reviewed(rules, live.game.id, record, seat)
+    return review_document(rules, record, decisions, live.game.players, seat, game=live.game.id)
 
 
 # --------------------------------------------------------------------------- marks and sentences
