@@ -77,8 +77,11 @@ ABOUT = {
 }
 
 
-def review(hand: HandRecord[SchnapsenState], seat: int | None) -> list[Decision]:
-    """Every decision of the hand (of `seat` only, if given), with its figures."""
+def review(
+    hand: HandRecord[SchnapsenState], seat: int | None, *, views: tuple[str, ...] = (HINDSIGHT, SEEN)
+) -> list[Decision]:
+    """Every decision of the hand (of `seat` only, if given), with its figures (of `views` only: the benchmark
+    times the hindsight figures apart, as they have their own ceiling)."""
     turns = hand.turns
     deal = next((t for t in turns if t.event["type"] == "deal"), None)
     if deal is None:
@@ -95,10 +98,11 @@ def review(hand: HandRecord[SchnapsenState], seat: int | None) -> list[Decision]
         acting = state.leader if state.phase == "lead" else 1 - state.leader
         if seat is not None and acting != seat:
             continue
-        figures = [_hindsight(state, event, acting, solvers, count, undrawn)]
+        figures = [_hindsight(state, event, acting, solvers, count, undrawn)] if HINDSIGHT in views else []
         note = ""
         if state.strict:
-            figures.append(_seen(state, event, acting, turns[:i], seen_solver, turn.seq))
+            if SEEN in views:
+                figures.append(_seen(state, event, acting, turns[:i], seen_solver, turn.seq))
         else:
             note = "the talon is still open: only with hindsight (the unseen layouts are too many to search)"
         out.append(Decision(turn.seq, acting, tuple(figures), note))
