@@ -33,7 +33,10 @@ class ReviewFigure(Doc):
         description="`hindsight`: every card of the hand known; `seen`: from what the seat could see"
     )
     unit: str = Field(description="the key of the answer's `units` the values are in (`\"\"`: the game's own)")
-    cost: float = Field(description="what the choice played cost against the best, in that unit (0: as good)")
+    cost: float | None = Field(
+        description="what the choice played cost against the best, in that unit (0: as good; null: the play was "
+        "against the rules, stored under `record` enforcement, and is not valued)"
+    )
     exact: bool = Field(description="every consistent layout searched to the end of what the figure values")
     bounded: bool = Field(description="the search stopped at a stated bound (the deal's end, a budget): see `note`")
     layouts: int = Field(description="the layouts of the unseen cards averaged")

@@ -16,6 +16,7 @@ a viewer or a share link reviews only the hands it may see whole (`Sight.hides`)
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -134,12 +135,20 @@ def amount(unit: Unit, value: float) -> str:
     return f"{value:.{max(unit.places, 1)}f} {unit.many}"
 
 
+def valued(figure: Figure) -> bool:
+    """Whether the choice played has a value: a play against the rules (stored under `record` enforcement)
+    is listed with the figure's choices but not valued, and so has no cost and no mark."""
+    return math.isfinite(figure.chosen.value) and math.isfinite(figure.best.value)
+
+
 def mark_of(reviewer: Reviewer[Any], decision: Decision) -> tuple[str | None, Figure | None]:
     """The decision's mark and the figure it comes from: what the seat could see when there is such a
     figure, else hindsight. A sampled figure whose cost is within its margin is not marked."""
     figure = decision.figure(SEEN) or decision.figure(HINDSIGHT)
     if figure is None:
         return None, None
+    if not valued(figure):
+        return None, figure
     cost = figure.cost / (figure.scale or 1.0)
     if figure.margin is not None and figure.cost <= figure.margin:
         return None, figure
@@ -160,6 +169,8 @@ def sentence(reviewer: Reviewer[Any], figure: Figure, seat: int) -> str:
     unit = _unit(reviewer, figure)
     played, best = figure.chosen, figure.best
     said = label(figure.view, seat)
+    if not valued(figure):
+        return f"{played.words} was against the rules: not valued"
     margin = f" (give or take {amount(unit, figure.margin)})" if figure.margin else ""
     if figure.cost <= EPSILON:
         ties = sum(1 for c in figure.choices if abs(c.value - played.value) <= EPSILON)
@@ -208,7 +219,7 @@ def _figure_doc(reviewer: Reviewer[Any], figure: Figure, seat: int, names: Seque
     return {
         "view": figure.view,
         "unit": figure.unit,
-        "cost": _number(figure.cost),
+        "cost": _number(figure.cost) if valued(figure) else None,
         "exact": figure.exact,
         "bounded": figure.bounded,
         "layouts": figure.layouts,
@@ -272,7 +283,7 @@ def review_document(
             tally.setdefault(name, 0)
         if mark is not None:
             tally[TALLIES[mark]] += 1
-        if marked is not None:
+        if marked is not None and valued(marked):
             key = marked.unit
             tally["cost"][key] = _number(tally["cost"].get(key, 0) + marked.cost)
     return {

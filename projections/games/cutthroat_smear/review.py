@@ -271,8 +271,11 @@ def _figure_from(state: SmearState, event: Any, seat: int, values: dict[str, flo
         Choice({"type": "play", "seat": seat, "card": c}, _words(state, c), values[c], _points_text(values[c], seat))
         for c in ranked
     )
-    played = ranked.index(event["card"]) if event["card"] in values else 0
-    return Figure(view=view, choices=choices, played=played, **kw)
+    if event["card"] in values:
+        return Figure(view=view, choices=choices, played=ranked.index(event["card"]), **kw)
+    # a play against the rules (stored under record enforcement): listed, not valued
+    off = Choice(dict(event), _words(state, event["card"]), float("-inf"), "against the rules")
+    return Figure(view=view, choices=(*choices, off), played=len(choices), **kw)
 
 
 def _hindsight(state: SmearState, event: Any, seat: int, search: Search) -> Figure:

@@ -250,6 +250,10 @@ def _discard_figure(state: GinState, event: Any, seat: int) -> Figure:
             else f"discarding {card_marker(card)}"
         )
         choices.append(Choice(what, words, -float(count), f"{seat_marker(seat)} keeps {_deadwood_text(count)}"))
+    if played_card not in values or played_card == kept_back:  # against the rules (record enforcement)
+        off = {"type": event["type"], "seat": seat, **({"discard": played_card} if knocking else {"card": played_card})}
+        choices.append(Choice(off, f"discarding {card_marker(played_card)}", float("-inf"), "against the rules"))
+        played = len(choices) - 1
     note = "each hand kept in its best melding" + (", the knock's as declared" if knocking else "")
     return _figure(SEEN, choices, played, unit=DEADWOOD, note=note, searched=len(values))
 
