@@ -71,6 +71,7 @@ bench: $(BIN)/.installed
 	$(BENCH_RUN) store_appends bench.store_appends
 	$(BENCH_RUN) streams bench.streams
 	$(BENCH_RUN) ratings bench.ratings
+	$(BENCH_RUN) review bench.review
 	bash scripts/ensure-wrk
 	$(BENCH_RUN) http_appends bench.http_appends
 	$(BENCH_RUN) appends_under_load bench.appends_under_load

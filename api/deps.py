@@ -34,6 +34,7 @@ SHARE_ROUTES = frozenset(
         "/v1/games/{game_id}",
         "/v1/games/{game_id}/state",
         "/v1/games/{game_id}/replay",
+        "/v1/games/{game_id}/review",
         "/v1/games/{game_id}/score",
         "/v1/games/{game_id}/events",
         "/v1/games/{game_id}/stream",

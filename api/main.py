@@ -397,7 +397,7 @@ def _unavailable(request: Request, exc: BaseException) -> ORJSONResponse:
 def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
     """The application, on the store of `settings.database_url` (or the given one)."""
     from api.docs import install_docs
-    from api.routes import audits, deals, events, exports, games, pages, replays, site, tables
+    from api.routes import audits, deals, events, exports, games, pages, replays, review, site, tables
     from api.routes import next as next_events
     from api.routes import players as players_routes
     from api.routes import rescore as rescore_routes
@@ -473,6 +473,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.include_router(events.router)
     app.include_router(tables.router)
     app.include_router(replays.router)
+    app.include_router(review.router)
     app.include_router(audits.router)
     app.include_router(exports.router)
     app.include_router(tournament_routes.router)

@@ -7,7 +7,7 @@ One module per group of commands, each adding its own to the app (`register`); t
 order of `tablebook --help` (the commands, then the groups `keys`, `players`, `deals`, `profiles`):
 
 - `server.py`: migrate, serve; `demo.py`: demo; `keys.py`: demo-keys, the keys group;
-- `reading.py`: score, verify, replay, audit; `histories.py`: export, import;
+- `reading.py`: score, verify, replay, audit; `review.py`: review; `histories.py`: export, import;
 - `search.py`: rebuild, list, search; `deals.py`: verify-deal, the deals group;
 - `rescore.py`: rescore, rescore-season, the profiles group; `players.py`: the players group, standings;
 - `tournaments.py`: the events group (club evenings and tournaments);
@@ -24,7 +24,7 @@ import sys
 import typer
 from rich.text import Text
 
-from api.cli import deals, demo, histories, keys, players, reading, rescore, search, server, tournaments
+from api.cli import deals, demo, histories, keys, players, reading, rescore, review, search, server, tournaments
 from api.cli.common import err
 from api.cli.demo import DEMO_CLUB
 from events.errors import TablebookError
@@ -36,6 +36,7 @@ app = typer.Typer(help="Tablebook: the record of every hand your club plays.", n
 server.register(app)
 demo.register(app)
 reading.register(app)
+review.register(app)
 keys.register(app)
 histories.register(app)
 search.register(app)

@@ -10,6 +10,7 @@ One module per group of use cases, each a subclass of `base.Service` (the record
 - `games.py`: create, read, list and search games; `appends.py`: appends (and corrections);
 - `reading.py`: events, the table at a seq, the score, the offer of what may come next, a live
   stream's pages; `replays.py`: a hand frame by frame, and the replay page's other reads;
+- `review.py`: a finished hand's decisions reviewed (what each choice cost, the best one);
 - `audits.py`: verify, audit, claims; `deals.py`: server deals and the fairness report;
 - `exports.py`, `imports.py`: hand histories out and in;
 - `players.py`: players, their pages, standings, erasure; `shares.py`: share links;
@@ -43,6 +44,7 @@ from api.service.profiles import HouseRules
 from api.service.reading import Reading, Scored
 from api.service.replays import Replays
 from api.service.rescore import Rescoring
+from api.service.review import Reviews
 from api.service.shares import Shares
 from api.service.tournaments import Tournaments
 from projections.reading.visibility import Reader
@@ -76,6 +78,7 @@ class Tablebook(
     Appends,
     Reading,
     Replays,
+    Reviews,
     Audits,
     Deals,
     Tournaments,

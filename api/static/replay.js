@@ -60,6 +60,8 @@ const app = {
   pageIndex: 0,
   turn: 0,
   words: null,
+  // hand -> {seq: decision} of `GET /review` (docs/review.md), once it has answered (a finished hand only)
+  reviews: new Map(),
 };
 
 /** The game's units: from the state documents once a frame is loaded, else the known ones of its kind. */
@@ -195,11 +197,66 @@ async function go(hand, { seq = null, index = null, focusList = false } = {}) {
     app.index = Math.max(0, i);
     render(focusList);
     showAlert("");
+    if (REVIEW_ASKED) loadReview(hand);
   } catch (error) {
     showAlert(error.message);
   } finally {
     busy(false);
   }
+}
+
+/** `?review` in the address: each finished hand shown is reviewed at once (else only when `n` or `p` asks). */
+const REVIEW_ASKED = new URLSearchParams(location.search).has("review");
+
+/**
+ * The hand's review (`GET /review?hand=N`, docs/review.md), fetched when asked (`?review`, or `n` / `p`): a
+ * review searches the hand's every decision, seconds of the server's work, so no page asks it unbidden. Each marked
+ * decision gets its mark (?!, ?, ??) and its sentence in the event list, and `n` / `p` jump between them. A
+ * live hand has none (the API refuses it), and a review that fails leaves the page as it was.
+ */
+async function loadReview(hand) {
+  const span = app.hands.find((s) => s.hand === hand);
+  if (hand < 1 || !span || span.live || app.reviews.has(hand)) return;
+  app.reviews.set(hand, null);
+  try {
+    const body = await api(gamePath(`/review?hand=${hand}`));
+    const bySeq = {};
+    for (const d of body.decisions) bySeq[d.seq] = d;
+    app.reviews.set(hand, bySeq);
+    if (app.hand === hand) {
+      app.listKey = null;
+      render();
+    }
+  } catch (error) {
+    app.reviews.delete(hand);
+  }
+}
+
+const MARK_NAMES = { "?!": "inaccuracy", "?": "mistake", "??": "blunder" };
+
+/** The review's decision of `seq` in the hand shown, if it is marked. */
+function markedDecision(seq) {
+  const review = app.reviews.get(app.hand);
+  const d = review ? review[seq] : null;
+  return d && d.mark ? d : null;
+}
+
+/** Move to the next (`delta` 1) or the previous (-1) marked decision of the hand. */
+function stepMistake(delta) {
+  const review = app.reviews.get(app.hand);
+  if (!review) {
+    loadReview(app.hand);
+    showAlert(app.reviews.has(app.hand) ? "The review of this hand is still being worked out." : "This hand has no review: it is still being played.", "info");
+    return;
+  }
+  const order = delta > 0 ? app.frames.map((f, k) => k).slice(app.index + 1) : app.frames.map((f, k) => k).slice(0, app.index).reverse();
+  const k = order.find((i) => markedDecision(app.frames[i].seq));
+  if (k === undefined) {
+    showAlert(delta > 0 ? "No marked decision after this one in this hand." : "No marked decision before this one in this hand.", "info");
+    return;
+  }
+  app.index = k;
+  render(true);
 }
 
 function atHead() {
@@ -337,6 +394,14 @@ function eventLine(frame) {
     h("span", { class: "seq" }, String(frame.seq)), " ",
     h("span", { class: "words" }, eventWords(frame)));
   li.append(button);
+  const decision = markedDecision(frame.seq);
+  if (decision) {
+    const kind = MARK_NAMES[decision.mark];
+    li.classList.add("marked", `marked-${kind}`);
+    button.append(" ", h("span", { class: `mark mark-${kind}`, title: kind, "aria-label": kind }, decision.mark));
+    li.append(h("div", { class: `flag flag-review flag-${kind}` }, decision.sentence,
+      decision.mark_from === "hindsight" ? " (with hindsight)" : ""));
+  }
   if (frame.violation) {
     li.classList.add("violation");
     li.append(h("div", { class: "flag flag-violation" }, h("span", { "aria-hidden": "true" }, "⚠ "),
@@ -394,7 +459,8 @@ function claimCheck(event) {
 }
 
 function renderList() {
-  const key = `${app.hand}|${app.seat}|${app.frames.length}|${app.frames.length ? app.frames[app.frames.length - 1].seq : 0}`;
+  const reviewed = app.reviews.get(app.hand) ? "r" : "";
+  const key = `${app.hand}|${app.seat}|${app.frames.length}|${app.frames.length ? app.frames[app.frames.length - 1].seq : 0}|${reviewed}`;
   if (app.listKey === key) return;
   app.listKey = key;
   const list = $("events");
@@ -1061,6 +1127,7 @@ function wire() {
     const keys = {
       ArrowLeft: () => step(-1), ArrowRight: () => step(1), Home: () => jump("first"), End: () => jump("last"),
       ArrowUp: () => stepHand(-1), ArrowDown: () => stepHand(1), f: turnTable, "?": openKeys,
+      n: () => stepMistake(1), p: () => stepMistake(-1),
     };
     if (keys[event.key]) {
       event.preventDefault();

@@ -51,6 +51,7 @@ from projections.core import phrases
 from projections.core.dealing_order import DealingOrder
 from projections.core.duplicate import Duplicate
 from projections.core.rating import Rating
+from projections.core.review import Reviewer
 
 # the score types every game builds (`projections/core/scores.py`), named with the rest of the interface
 from projections.core.scores import HandScore as HandScore
@@ -490,6 +491,10 @@ class GameRules(Generic[S]):
     #: of the difference score (`projections/core/duplicate.py`, from the game's `duplicate.py`). None: the game
     #: is not played with duplicate boards
     duplicate: Duplicate | None = None
+    # -- hand review
+    #: the game's hand review (`projections/core/review.py`, from the game's `review.py`): what each choice of
+    #: a finished hand was worth, with hindsight and from what the seat could see. None: not reviewed
+    review: Reviewer[Any] | None = None
 
     def unit(self, key: str) -> str:
         """The unit of the field, fact, `"points"` or `"totals"` named `key` ("" for a plain number)."""

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from events.store import Store
+from projections.core.recorder import Recorder
 from projections.core.registry import rules_for
 from projections.core.rules import SPECTATOR
 from projections.core.simulate import play
@@ -130,3 +131,19 @@ def share(client: TestClient, club: Club, game_id: str, role: str = "recorder") 
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+# hand review (test_review.py, test_cli_review.py)
+def gin_in_hand_2(store: Store, club: Club) -> tuple[str, list[dict[str, Any]]]:
+    """A Gin Rummy game (the cheapest to review) recorded up to the middle of hand 2: its id, the events of hand 1."""
+    kind = "gin-rummy-3"
+    rules = rules_for(kind)
+    playout = play(rules, PLAYERS[kind], {}, rng=random.Random(4), keep_states=True, bot=rules.bot)
+    first = next(i for i, s in enumerate(playout.states) if s.hand == 2)
+    cut = first + 4
+    assert rules.hand_in_progress(playout.states[cut - 1].game)
+    recorder = Recorder(store)
+    club_id = store.ensure_club(club.name)
+    game = recorder.create_game(club_id=club_id, kind=kind, players=PLAYERS[kind], options={})
+    recorder.append(game.id, list(playout.events[:cut]), club_id=club_id, actor="test")
+    return game.id, list(playout.events[:first])

@@ -215,6 +215,8 @@ def test_every_answer_of_every_route_is_documented(setup: tuple[Checker, Club, S
         for hand in (0, 1, 2):
             c("get", "/v1/games/{game_id}/replay", f"{path}/replay", key=rec, params={"hand": hand})
         c("get", "/v1/games/{game_id}/replay", f"{path}/replay", key=view, params={"hand": 1, "seat": 1})
+        if example["game"] == "gin-rummy-3":  # the cheapest review: the route's answers, not its searches
+            c("get", "/v1/games/{game_id}/review", f"{path}/review", key=view, params={"hand": 1, "seat": 1})
         assert c("get", "/v1/games/{game_id}/audit", f"{path}/audit", key=aud).status_code == 200
         seats = {str(s): 0 for s in range(len(example["players"]))}
         for body in ({"points": seats}, {"hand": 1, "points": seats}, {"hand": 10**6, "points": seats}, {"points": {}}):
@@ -400,7 +402,7 @@ def test_every_answer_of_every_route_is_documented(setup: tuple[Checker, Club, S
         if not template.startswith("/v1/"):
             continue
         path = template.replace("{game_id}", live).replace("{share_id}", "nope")
-        hand = {"hand": 1} if template.endswith("/replay") else {}
+        hand = {"hand": 1} if template.endswith(("/replay", "/review")) else {}
         assert c(method, template, path).status_code == 401, (method, template)
         assert c(method, template, path, key=rec, params={"at": "\x00"}).status_code == 422, (method, template)
         if "{game_id}" in template:

@@ -1,4 +1,4 @@
-"""A share token reads the seven routes docs/replay-page.md names for it, and no other: `/deals` is not one of them.
+"""A share token reads the eight routes docs/replay-page.md names for it, and no other: `/deals` is not one of them.
 
 docs/replay-page.md: "A share token reads only its game and only these routes: `GET /v1/games/{id}`, `/hands`,
 `/state`, `/replay`, `/score`, `/events` and `/stream`. Anything else is 403, and another game is 404."
@@ -26,6 +26,7 @@ TOKEN_ROUTES = {
     "/v1/games/{game_id}/hands",
     "/v1/games/{game_id}/state",
     "/v1/games/{game_id}/replay",
+    "/v1/games/{game_id}/review",
     "/v1/games/{game_id}/score",
     "/v1/games/{game_id}/events",
     "/v1/games/{game_id}/stream",
@@ -56,7 +57,11 @@ def test_a_share_token_reads_the_seven_routes_and_is_refused_everywhere_else(
         for method in operations:
             target = path.format(game_id=game_id, share_id="x", ref="Anna", name="default", event_id="ex", number=1)
             params = (
-                {"follow": "false"} if path.endswith("/stream") else {"hand": "1"} if path.endswith("/replay") else {}
+                {"follow": "false"}
+                if path.endswith("/stream")
+                else {"hand": "1"}
+                if path.endswith(("/replay", "/review"))
+                else {}
             )
             response = client.request(method, target, params=params, headers=token)
             if method == "get" and path in TOKEN_ROUTES and response.status_code == 200:

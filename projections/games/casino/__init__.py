@@ -124,6 +124,7 @@ from projections.games.casino._state import CARD_SET, CARDS, FACES, Build, Casin
 from projections.games.casino.dealing import DEALING_ORDER
 from projections.games.casino.duplicate import DUPLICATE
 from projections.games.casino.readmodels import RATING, STATISTICS
+from projections.games.casino.review import REVIEWER
 from projections.games.casino.table import CasinoTable
 from projections.games.casino.words import WORDS
 
@@ -696,4 +697,5 @@ RULES: GameRules[CasinoState] = GameRules(
     rating=RATING,
     words=WORDS,
     duplicate=DUPLICATE,
+    review=REVIEWER,
 )

@@ -128,6 +128,7 @@ from projections.games.cutthroat_smear._state import SmearState, to_act
 from projections.games.cutthroat_smear.dealing import DEALING_ORDER
 from projections.games.cutthroat_smear.duplicate import DUPLICATE
 from projections.games.cutthroat_smear.readmodels import FACT_OWNERS, RATING, STATISTICS
+from projections.games.cutthroat_smear.review import REVIEWER
 from projections.games.cutthroat_smear.table import SmearTable
 from projections.games.cutthroat_smear.words import WORDS
 
@@ -657,4 +658,5 @@ RULES: GameRules[SmearState] = GameRules(
     rating=RATING,
     words=WORDS,
     duplicate=DUPLICATE,
+    review=REVIEWER,
 )

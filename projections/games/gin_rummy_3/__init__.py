@@ -171,6 +171,7 @@ from projections.games.gin_rummy_3._table import (
 from projections.games.gin_rummy_3.dealing import DEALING_ORDER
 from projections.games.gin_rummy_3.duplicate import DUPLICATE
 from projections.games.gin_rummy_3.readmodels import RATING, STATISTICS
+from projections.games.gin_rummy_3.review import REVIEWER
 from projections.games.gin_rummy_3.table import GinTable
 from projections.games.gin_rummy_3.words import WORDS
 
@@ -793,4 +794,5 @@ RULES: GameRules[GinState] = GameRules(
     rating=RATING,
     words=WORDS,
     duplicate=DUPLICATE,
+    review=REVIEWER,
 )

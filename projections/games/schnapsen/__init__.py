@@ -86,6 +86,7 @@ from projections.games.schnapsen._state import (
 from projections.games.schnapsen.dealing import DEALING_ORDER
 from projections.games.schnapsen.duplicate import DUPLICATE
 from projections.games.schnapsen.readmodels import RATING, STATISTICS
+from projections.games.schnapsen.review import REVIEWER
 from projections.games.schnapsen.table import SchnapsenTable
 from projections.games.schnapsen.words import WORDS
 
@@ -811,4 +812,5 @@ RULES: GameRules[SchnapsenState] = GameRules(
     rating=RATING,
     words=WORDS,
     duplicate=DUPLICATE,
+    review=REVIEWER,
 )

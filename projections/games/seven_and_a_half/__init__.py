@@ -187,6 +187,7 @@ from projections.games.seven_and_a_half._validate import validate
 from projections.games.seven_and_a_half.dealing import DEALING_ORDER
 from projections.games.seven_and_a_half.duplicate import DUPLICATE
 from projections.games.seven_and_a_half.readmodels import RATING, STATISTICS
+from projections.games.seven_and_a_half.review import REVIEWER
 from projections.games.seven_and_a_half.table import SevenAndAHalfTable
 from projections.games.seven_and_a_half.words import WORDS
 
@@ -857,4 +858,5 @@ RULES: GameRules[SevenAndAHalfState] = GameRules(
     rating=RATING,
     words=WORDS,
     duplicate=DUPLICATE,
+    review=REVIEWER,
 )
