@@ -19,8 +19,11 @@ from __future__ import annotations
 #: the distribution column of every distributed table
 DISTRIBUTION_COLUMN = "club_id"
 
-#: replicated to every node: small, read by key before a club is known
-REFERENCE = frozenset({"club", "api_key", "share_token"})
+#: replicated to every node: small, read by key before a club is known; and the plans of club events (an
+#: evening's rounds, tables and board sets: tens of rows an evening, read beside any of its tables' games)
+REFERENCE = frozenset(
+    {"club", "api_key", "share_token", "tournament", "tournament_round", "tournament_table", "board_set", "board"}
+)
 
 #: on the coordinator only
 LOCAL = frozenset({"projection_checkpoint"})

@@ -70,3 +70,18 @@ def start(client: TestClient, club: Club, event_id: str, rnd: int) -> dict[str, 
     assert response.status_code == 200, response.text
     doc: dict[str, Any] = response.json()
     return doc
+
+
+def dealt(table: EventTable, hand: int) -> dict[str, Any]:
+    """The cards of hand `hand`'s deal at a table (the recorder sees them)."""
+    return next(env["data"] for env in table.envelopes if env["type"] == "deal" and env["hand"] == hand)
+
+
+def cards_in(value: Any) -> set[str]:
+    if isinstance(value, str):
+        return {value} if len(value) == 2 else set()
+    if isinstance(value, dict):
+        return {c for v in value.values() for c in cards_in(v)}
+    if isinstance(value, list):
+        return {c for v in value for c in cards_in(v)}
+    return set()

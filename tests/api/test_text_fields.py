@@ -79,6 +79,19 @@ def bodies(context: dict[str, str], export: dict[str, Any]) -> dict[tuple[str, s
         ("post", "/v1/players/{ref}/merge"): {"into": context["other_player"]},
         ("post", "/v1/import"): export,
         ("post", "/v1/import/bulk"): export,
+        ("post", "/v1/events"): {
+            "name": "Tuesday",
+            "kind": "evening",
+            "game": "schnapsen",
+            "players": ["Anna", "Ben"],
+            "movement": "round-robin",
+            "rounds": 1,
+            "options": {"first_dealer": 1},
+            "scoring": "wins",
+        },
+        ("post", "/v1/events/{event_id}/seeds"): {"seed": "a seed"},
+        ("post", "/v1/events/{event_id}/tables"): {"game_id": context.get("game_id", "g1"), "round": 1, "table": 1},
+        ("post", "/v1/import/event"): {"format": "tablebook-event-v1", "event": {"name": "Tuesday"}},
     }
 
 
@@ -200,7 +213,12 @@ def world(client: TestClient, club: Club) -> dict[str, str]:
     saved = client.post("/v1/profiles", json={"name": "house", "games": {}}, headers=club.recorder)
     assert saved.status_code in (200, 201), saved.text
     fresh = new_game(client, club, players=["Anna", "Ben"], options={"first_dealer": 1})
+    evening = client.post(
+        "/v1/events", json={"name": "Monday", "game": "schnapsen", "players": ["Anna", "Ben"]}, headers=club.recorder
+    )
+    assert evening.status_code == 201, evening.text
     return {
+        "event_id": evening.json()["id"],
         "game_id": game["id"],
         "fresh_game": fresh["id"],
         "share_id": share.json()["id"],

@@ -8,7 +8,6 @@ import copy
 import random
 import time
 from pathlib import Path
-from typing import Any
 
 import orjson
 from fastapi.testclient import TestClient
@@ -18,7 +17,7 @@ from api.settings import Settings
 from events.store import Store
 from events.store.migrate import upgrade
 from projections.fairness import fairdeal
-from tests.api.event_tables import EventTable, create_event, start
+from tests.api.event_tables import EventTable, cards_in, create_event, dealt, start
 from tests.api.helpers import append
 from tests.conftest import Club, error_of, make_club
 from tests.projections.helpers import load_example
@@ -28,21 +27,6 @@ from tests.projections.helpers import load_example
 #: run an event
 STORES = ("postgres",)
 PLAYERS = ["Anna", "Ben", "Cleo", "Dan"]
-
-
-def dealt(table: EventTable, hand: int) -> dict[str, Any]:
-    """The cards of hand `hand`'s deal at a table (the recorder sees them)."""
-    return next(env["data"] for env in table.envelopes if env["type"] == "deal" and env["hand"] == hand)
-
-
-def cards_in(value: Any) -> set[str]:
-    if isinstance(value, str):
-        return {value} if len(value) == 2 else set()
-    if isinstance(value, dict):
-        return {c for v in value.values() for c in cards_in(v)}
-    if isinstance(value, list):
-        return {c for v in value for c in cards_in(v)}
-    return set()
 
 
 def test_a_duplicate_evening_end_to_end(client: TestClient, club: Club, store: Store, tmp_path: Path) -> None:

@@ -22,8 +22,7 @@ from fastapi.testclient import TestClient
 from api.main import create_app
 from api.settings import Settings
 from events.store import Store
-from tests.api.event_tables import EventTable
-from tests.api.test_tournaments import cards_in, dealt
+from tests.api.event_tables import EventTable, cards_in, dealt
 from tests.browser.conftest import Server
 from tests.conftest import Club
 

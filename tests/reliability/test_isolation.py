@@ -63,7 +63,7 @@ def owner_request(method: str, path: str, game_id: str, seats: int) -> dict[str,
         body = {"events": [note("mine")]}
     elif path.endswith("/audit") and method == "POST":
         body = {"points": {str(s): 0 for s in range(seats)}}
-    elif path.endswith("/replay"):
+    elif path.endswith(("/replay", "/review")):
         params["hand"] = 1
     elif path.endswith("/stream"):
         params["follow"] = "false"
@@ -253,7 +253,7 @@ def test_a_viewer_never_reads_a_live_hidden_card_on_any_route(
                 variants.append({"seat": seat})
                 if path.endswith("/state"):
                     variants += [{"seat": seat, "at": at} for at in range(max(1, head.seq - 3), head.seq + 1)]
-            if path.endswith("/replay"):
+            if path.endswith(("/replay", "/review")):
                 variants = [{**v, "hand": head.hand} for v in variants if "at" not in v]
             if path.endswith("/stream"):
                 variants = [{"follow": "false"}]
