@@ -10,6 +10,7 @@ Registered by `api/cli/__init__.py` (`register_group`), among the groups.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -123,6 +124,15 @@ def _show(service: Tablebook, reader: Operator, event_id: str, as_json: bool) ->
         console.print(f"round {rnd['round']}: {tables}{out_of}", highlight=False)
 
 
+def _then_show(service: Tablebook, reader: Operator, event_id: str, act: Callable[[], object]) -> None:
+    """Do what a round command asks (a refusal is printed, exit 1), then show the event as it is now."""
+    try:
+        act()
+    except TablebookError as exc:
+        _fail(exc.message)
+    _show(service, reader, event_id, False)
+
+
 def events_show(
     club: ClubOption, event_id: EventArg, as_json: JsonOption = False, database: DatabaseOption = None
 ) -> None:
@@ -139,21 +149,13 @@ def events_start(
 ) -> None:
     """Start a round: its table games are created (each table's first deck is its first board)."""
     service, reader = _club(club, database)
-    try:
-        service.start_round(reader, event_id, number)
-    except TablebookError as exc:
-        _fail(exc.message)
-    _show(service, reader, event_id, False)
+    _then_show(service, reader, event_id, lambda: service.start_round(reader, event_id, number))
 
 
 def events_pair(club: ClubOption, event_id: EventArg, database: DatabaseOption = None) -> None:
     """Pair the next Swiss round from the standings."""
     service, reader = _club(club, database)
-    try:
-        service.pair_round(reader, event_id)
-    except TablebookError as exc:
-        _fail(exc.message)
-    _show(service, reader, event_id, False)
+    _then_show(service, reader, event_id, lambda: service.pair_round(reader, event_id))
 
 
 def events_close(
@@ -164,11 +166,7 @@ def events_close(
 ) -> None:
     """Close a round: its tables have played what they will; its boards are revealed."""
     service, reader = _club(club, database)
-    try:
-        service.close_round(reader, event_id, number)
-    except TablebookError as exc:
-        _fail(exc.message)
-    _show(service, reader, event_id, False)
+    _then_show(service, reader, event_id, lambda: service.close_round(reader, event_id, number))
 
 
 def events_results(
