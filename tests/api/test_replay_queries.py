@@ -144,6 +144,7 @@ def test_every_read_of_the_replay_page(client: TestClient, store: Store, club: C
 
 
 def test_a_hand_the_game_does_not_have(client: TestClient, store: Store, club: Club, game: str) -> None:
+    flush_all()  # the appends' NOTIFY, sent by a thread of their own, is not the read's
     with counted(store) as seen:
         response = client.get(f"/v1/games/{game}/replay?hand=9", headers=club.viewer)
     assert response.status_code == 404
