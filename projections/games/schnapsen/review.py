@@ -410,8 +410,7 @@ def solve(state: SchnapsenState, order: Sequence[str]) -> tuple[Solver, Node]:
     """A solver over `state` with the talon's cards (top first, as many as are still to be drawn above the
     bottom card) and the position of `state` in it."""
     drawn = 10 - state.talon
-    full = [0] * drawn + [solver.index(c) for c in order]
-    full += [0] * (9 - len(full))
+    full = ([0] * drawn + [solver.index(c) for c in order] + [0] * 9)[:9]  # the talon's nine, drawn or not
     search = Solver(full, solver.SUITS.index(state.trump_suit or "C"))
     return search, node_of(state)
 

@@ -1,0 +1,541 @@
+/* The exact Schnapsen search of `_solver.py` (`Solver.value`), compiled: the same positions, the same moves
+ * in the same order, the same bounds and the same transposition table, in C.
+ *
+ * Why by hand: a review of a hand that ended before the talon ran out solves every decision over several
+ * talon orders from the first lead on, hundreds of thousands of positions; the pure Python search takes
+ * seconds for that, issue 32 allows 100 ms. No library solves Schnapsen (the double-dummy solvers are
+ * bridge's), so the search is ported as it is, and `tests/projections/test_review_schnapsen.py` holds the
+ * two versions together over random positions. Where no compiler built this module, `_solver.py` searches
+ * in Python and gives the same values, only slower.
+ *
+ * A position is the 15-int tuple of `_solver.Node`; the table packs it into two 64-bit words.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MARRIAGE 100
+#define EXCHANGE (-1)
+#define CLOSE (-2)
+#define TARGET 66
+#define NO_HINT (-1000)
+#define MAX_MOVES 24
+
+static const int POINTS[20] = {2, 3, 4, 10, 11, 2, 3, 4, 10, 11, 2, 3, 4, 10, 11, 2, 3, 4, 10, 11};
+
+typedef struct {
+    int h0, h1, drawn, bottom, closer, op, ot, leader, lead, p0, p1, q0, q1, won, declared;
+} Node;
+
+typedef struct {
+    uint64_t k1, k2;
+    int16_t hint;
+    int8_t low, high;
+    uint8_t used;
+} Entry;
+
+typedef struct {
+    PyObject_HEAD
+    int order[9];
+    int trump;
+    int trump_mask;
+    Entry *table;
+    size_t capacity; /* a power of two */
+    size_t size;
+    long long searched;
+} Search;
+
+static inline int suit_mask(int s) { return 0x1f << (5 * s); }
+static inline int above(int i) { return suit_mask(i / 5) & ~((1 << (i + 1)) - 1); }
+
+static int points_of(int m) {
+    int total = 0;
+    for (int i = 0; i < 20; i++)
+        if (m >> i & 1) total += POINTS[i];
+    return total;
+}
+
+/* the cards of `m` within suit `s`, weakest first, appended to out */
+static int push_suit(int *out, int n, int m, int s) {
+    for (int b = 0; b < 5; b++)
+        if (m >> (5 * s + b) & 1) out[n++] = 5 * s + b;
+    return n;
+}
+
+static int push_all(int *out, int n, int m) {
+    for (int s = 0; s < 4; s++) n = push_suit(out, n, m, s);
+    return n;
+}
+
+static int moves(const Search *self, const Node *x, int *out) {
+    int n = 0;
+    int trump = self->trump;
+    if (x->lead >= 0) {
+        int hand = x->leader == 0 ? x->h1 : x->h0;
+        int led = x->lead / 5;
+        int same = hand & suit_mask(led);
+        int trumps = led != trump ? hand & self->trump_mask : 0;
+        int higher = same & above(x->lead);
+        if (x->closer >= 0 || x->drawn >= 10) {
+            if (same) {
+                if (higher) {
+                    n = push_suit(out, n, higher, led);
+                    return push_suit(out, n, same ^ higher, led);
+                }
+                return push_suit(out, n, same, led);
+            }
+            if (trumps) return push_suit(out, n, trumps, trump);
+            return push_all(out, n, hand);
+        }
+        if (higher) n = push_suit(out, n, higher, led);
+        if (trumps) n = push_suit(out, n, trumps, trump);
+        return push_all(out, n, hand & ~higher & ~trumps);
+    }
+    int hand = x->leader == 0 ? x->h0 : x->h1;
+    int declared = x->declared >> (4 * x->leader);
+    for (int s = 0; s < 4; s++) {
+        if ((hand >> (5 * s + 1) & 3) == 3 && !(declared >> s & 1)) {
+            out[n++] = MARRIAGE + 5 * s + 2;
+            out[n++] = MARRIAGE + 5 * s + 1;
+        }
+    }
+    for (int k = -1; k < 4; k++) {
+        int s = k < 0 ? trump : k;
+        if (k >= 0 && s == trump) continue;
+        for (int b = 4; b >= 0; b--)
+            if (hand >> (5 * s + b) & 1) out[n++] = 5 * s + b;
+    }
+    if (x->closer < 0 && x->drawn <= 8) {
+        if (hand >> (5 * trump) & 1) out[n++] = EXCHANGE;
+        out[n++] = CLOSE;
+    }
+    return n;
+}
+
+static int game_points(int points, int won) {
+    if (points >= 33) return 1;
+    return won ? 2 : 3;
+}
+
+/* the hand's value for seat 0 once it has ended: `reacher` reached 66 (-1: all tricks played, `last` won the
+ * last one) */
+static int outcome(const Node *x, int reacher, int last) {
+    if (x->closer < 0) {
+        if (reacher < 0) return last == 0 ? 1 : -1;
+        int loser_points = reacher == 0 ? x->p1 : x->p0;
+        int g = game_points(loser_points, x->won >> (1 - reacher) & 1);
+        return reacher == 0 ? g : -g;
+    }
+    if (reacher == x->closer) {
+        int g = game_points(x->op, x->ot);
+        return x->closer == 0 ? g : -g;
+    }
+    int g = x->ot ? 2 : 3;
+    return x->closer == 1 ? g : -g;
+}
+
+/* the position after `move` in *out, or 1 and the hand's value in *value if the move ends the hand */
+static int child(const Search *self, const Node *x, int move, Node *out, int *value) {
+    *out = *x;
+    Node *y = out;
+    if (move == EXCHANGE) {
+        int jack = 5 * self->trump;
+        int swap = (1 << jack) | (1 << x->bottom);
+        if (x->leader == 0)
+            y->h0 ^= swap;
+        else
+            y->h1 ^= swap;
+        y->bottom = jack;
+        return 0;
+    }
+    if (move == CLOSE) {
+        if (x->leader == 0) {
+            y->op = x->p1;
+            y->ot = x->won >> 1 & 1;
+        } else {
+            y->op = x->p0;
+            y->ot = x->won & 1;
+        }
+        y->closer = x->leader;
+        return 0;
+    }
+    if (x->lead < 0) {
+        int card = move;
+        if (move >= MARRIAGE) {
+            card = move - MARRIAGE;
+            int s = card / 5;
+            y->declared |= 1 << (4 * x->leader + s);
+            int worth = s == self->trump ? 40 : 20;
+            if (x->won >> x->leader & 1) {
+                if (x->leader == 0)
+                    y->p0 += worth;
+                else
+                    y->p1 += worth;
+                if ((x->leader == 0 ? y->p0 : y->p1) >= TARGET) {
+                    y->lead = card;
+                    *value = outcome(y, x->leader, x->leader);
+                    return 1;
+                }
+            } else if (x->leader == 0) {
+                y->q0 += worth;
+            } else {
+                y->q1 += worth;
+            }
+        }
+        if (x->leader == 0)
+            y->h0 &= ~(1 << card);
+        else
+            y->h1 &= ~(1 << card);
+        y->lead = card;
+        return 0;
+    }
+    int card = move;
+    int follower = 1 - x->leader;
+    if (follower == 0)
+        y->h0 &= ~(1 << card);
+    else
+        y->h1 &= ~(1 << card);
+    int s = card / 5, led = x->lead / 5;
+    int winner;
+    if (s == led)
+        winner = card > x->lead ? follower : x->leader;
+    else
+        winner = s == self->trump ? follower : x->leader;
+    int points = POINTS[card] + POINTS[x->lead];
+    int reached;
+    if (winner == 0) {
+        y->p0 += points + y->q0;
+        y->q0 = 0;
+        y->won |= 1;
+        reached = y->p0 >= TARGET;
+    } else {
+        y->p1 += points + y->q1;
+        y->q1 = 0;
+        y->won |= 2;
+        reached = y->p1 >= TARGET;
+    }
+    y->leader = winner;
+    y->lead = -1;
+    if (reached) {
+        *value = outcome(y, winner, winner);
+        return 1;
+    }
+    if (x->closer < 0 && x->drawn < 10) {
+        int first = self->order[x->drawn];
+        int second = x->drawn < 8 ? self->order[x->drawn + 1] : x->bottom;
+        if (winner == 0) {
+            y->h0 |= 1 << first;
+            y->h1 |= 1 << second;
+        } else {
+            y->h1 |= 1 << first;
+            y->h0 |= 1 << second;
+        }
+        y->drawn += 2;
+        if (y->drawn >= 10) y->bottom = -1;
+    } else if (!y->h0 && !y->h1) {
+        *value = outcome(y, -1, winner);
+        return 1;
+    }
+    return 0;
+}
+
+static int marriages_of(const Search *self, int hand, int declared) {
+    int total = 0;
+    for (int s = 0; s < 4; s++)
+        if ((hand >> (5 * s + 1) & 3) == 3 && !(declared >> s & 1)) total += s == self->trump ? 40 : 20;
+    return total;
+}
+
+static void bounds(const Search *self, const Node *x, int *low, int *high) {
+    if (x->closer >= 0 || x->drawn >= 10) {
+        int rest = points_of(x->h0 | x->h1) + (x->lead >= 0 ? POINTS[x->lead] : 0);
+        int reach0 = x->p0 + x->q0 + rest + marriages_of(self, x->h0, x->declared);
+        int reach1 = x->p1 + x->q1 + rest + marriages_of(self, x->h1, x->declared >> 4);
+        if (x->closer >= 0) {
+            int made = game_points(x->op, x->ot);
+            int failed = x->ot ? 2 : 3;
+            if ((x->closer == 0 ? reach0 : reach1) < TARGET) {
+                int v = x->closer == 0 ? -failed : failed;
+                *low = *high = v;
+                return;
+            }
+            if (x->closer == 0) {
+                *low = -failed;
+                *high = made;
+            } else {
+                *low = -made;
+                *high = failed;
+            }
+            return;
+        }
+        int hi = reach0 < TARGET || x->p1 >= 33 ? 1 : (x->won & 2 ? 2 : 3);
+        int lo = reach1 < TARGET || x->p0 >= 33 ? 1 : (x->won & 1 ? 2 : 3);
+        *low = -lo;
+        *high = hi;
+        return;
+    }
+    int hi = x->p1 >= 33 ? 1 : (x->won & 2 ? 2 : 3);
+    int lo = x->p0 >= 33 ? 1 : (x->won & 1 ? 2 : 3);
+    if (x->drawn <= 8) {
+        int a = x->won & 1 ? 2 : 3, b = x->won & 2 ? 2 : 3;
+        if (a > hi) hi = a;
+        if (b > lo) lo = b;
+    }
+    *low = -lo;
+    *high = hi;
+}
+
+/* ------------------------------------------------------------------------------------------- the table */
+
+static inline void key_of(const Node *x, uint64_t *k1, uint64_t *k2) {
+    *k1 = (uint64_t)x->h0 | (uint64_t)x->h1 << 20 | (uint64_t)x->drawn << 40 | (uint64_t)(x->bottom + 1) << 44 |
+          (uint64_t)(x->closer + 1) << 49 | (uint64_t)x->leader << 51 | (uint64_t)(x->lead + 1) << 52;
+    *k2 = (uint64_t)x->op | (uint64_t)x->ot << 8 | (uint64_t)x->p0 << 9 | (uint64_t)x->p1 << 17 |
+          (uint64_t)x->q0 << 25 | (uint64_t)x->q1 << 33 | (uint64_t)x->won << 41 | (uint64_t)x->declared << 43;
+}
+
+static inline uint64_t mix(uint64_t k1, uint64_t k2) {
+    uint64_t z = k1 * 0x9E3779B97F4A7C15ULL ^ (k2 + 0xBF58476D1CE4E5B9ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static Entry *find(Search *self, uint64_t k1, uint64_t k2) {
+    size_t m = self->capacity - 1;
+    size_t i = mix(k1, k2) & m;
+    while (self->table[i].used) {
+        if (self->table[i].k1 == k1 && self->table[i].k2 == k2) return &self->table[i];
+        i = (i + 1) & m;
+    }
+    return &self->table[i]; /* the empty slot where it would go */
+}
+
+static int grow(Search *self) {
+    size_t old_capacity = self->capacity;
+    Entry *old = self->table;
+    Entry *fresh = calloc(old_capacity * 2, sizeof(Entry));
+    if (fresh == NULL) return -1;
+    self->table = fresh;
+    self->capacity = old_capacity * 2;
+    for (size_t i = 0; i < old_capacity; i++) {
+        if (old[i].used) *find(self, old[i].k1, old[i].k2) = old[i];
+    }
+    free(old);
+    return 0;
+}
+
+static int store(Search *self, uint64_t k1, uint64_t k2, int low, int high, int hint) {
+    Entry *e = find(self, k1, k2);
+    if (!e->used) {
+        if ((self->size + 1) * 2 > self->capacity) {
+            if (grow(self) < 0) return -1;
+            e = find(self, k1, k2);
+        }
+        self->size++;
+        e->used = 1;
+        e->k1 = k1;
+        e->k2 = k2;
+    }
+    e->low = (int8_t)low;
+    e->high = (int8_t)high;
+    e->hint = (int16_t)hint;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------- the search */
+
+/* `_solver.Solver.value`: exact inside (alpha, beta); -100 when memory ran out */
+static int value(Search *self, const Node *x, int alpha, int beta) {
+    uint64_t k1, k2;
+    key_of(x, &k1, &k2);
+    Entry *found = find(self, k1, k2);
+    int low, high, hint = NO_HINT;
+    if (found->used) {
+        low = found->low;
+        high = found->high;
+        hint = found->hint;
+        if (low >= beta) return low;
+        if (high <= alpha) return high;
+        if (low == high) return low;
+    } else {
+        bounds(self, x, &low, &high);
+        if (low == high || low >= beta || high <= alpha) {
+            if (store(self, k1, k2, low, high, NO_HINT) < 0) return -100;
+            return low >= beta || low == high ? low : high;
+        }
+    }
+    if (low > alpha) alpha = low;
+    if (high < beta) beta = high;
+    self->searched++;
+    int first = alpha, last = beta;
+    int maximising = (x->lead < 0 ? x->leader : 1 - x->leader) == 0;
+    int list[MAX_MOVES];
+    int n = moves(self, x, list);
+    if (hint != NO_HINT && n > 0 && list[0] != hint) {
+        for (int j = 1; j < n; j++) {
+            if (list[j] == hint) {
+                memmove(list + 1, list, j * sizeof(int));
+                list[0] = hint;
+                break;
+            }
+        }
+    }
+    int best_move = list[0];
+    int best = maximising ? -4 : 4;
+    Node after;
+    for (int j = 0; j < n; j++) {
+        int v;
+        if (!child(self, x, list[j], &after, &v)) {
+            v = value(self, &after, alpha, beta);
+            if (v == -100) return -100;
+        }
+        if (maximising) {
+            if (v > best) {
+                best = v;
+                best_move = list[j];
+                if (v > alpha) {
+                    alpha = v;
+                    if (alpha >= beta) break;
+                }
+            }
+        } else if (v < best) {
+            best = v;
+            best_move = list[j];
+            if (v < beta) {
+                beta = v;
+                if (alpha >= beta) break;
+            }
+        }
+    }
+    int stored;
+    if (best <= first)
+        stored = store(self, k1, k2, low, best, best_move);
+    else if (best >= last)
+        stored = store(self, k1, k2, best, high, best_move);
+    else
+        stored = store(self, k1, k2, best, best, best_move);
+    return stored < 0 ? -100 : best;
+}
+
+/* ------------------------------------------------------------------------------------------- Python */
+
+static int Search_init(Search *self, PyObject *args, PyObject *kwds) {
+    PyObject *order;
+    int trump;
+    static char *names[] = {"order", "trump", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Oi", names, &order, &trump)) return -1;
+    PyObject *seq = PySequence_Fast(order, "order must be a sequence of nine card indices");
+    if (seq == NULL) return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != 9 || trump < 0 || trump > 3) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "nine card indices and a trump suit from 0 to 3");
+        return -1;
+    }
+    for (int i = 0; i < 9; i++) {
+        long card = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (card < 0 || card > 19) {
+            Py_DECREF(seq);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a card index is 0 to 19");
+            return -1;
+        }
+        self->order[i] = (int)card;
+    }
+    Py_DECREF(seq);
+    self->trump = trump;
+    self->trump_mask = suit_mask(trump);
+    free(self->table);
+    self->capacity = 1 << 12;
+    self->size = 0;
+    self->searched = 0;
+    self->table = calloc(self->capacity, sizeof(Entry));
+    if (self->table == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void Search_dealloc(Search *self) {
+    free(self->table);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int node_from(PyObject *tuple, Node *x) {
+    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 15) {
+        PyErr_SetString(PyExc_TypeError, "a node is a tuple of 15 ints");
+        return -1;
+    }
+    int *fields = &x->h0;
+    for (int i = 0; i < 15; i++) {
+        long v = PyLong_AsLong(PyTuple_GET_ITEM(tuple, i));
+        if (v == -1 && PyErr_Occurred()) return -1;
+        fields[i] = (int)v;
+    }
+    if (x->h0 < 0 || x->h0 >= 1 << 20 || x->h1 < 0 || x->h1 >= 1 << 20 || x->drawn < 0 || x->drawn > 10 ||
+        x->bottom < -1 || x->bottom > 19 || x->closer < -1 || x->closer > 1 || x->op < 0 || x->op > 255 ||
+        x->ot < 0 || x->ot > 1 || x->leader < 0 || x->leader > 1 || x->lead < -1 || x->lead > 19 || x->p0 < 0 ||
+        x->p0 > 255 || x->p1 < 0 || x->p1 > 255 || x->q0 < 0 || x->q0 > 255 || x->q1 < 0 || x->q1 > 255 ||
+        x->won < 0 || x->won > 3 || x->declared < 0 || x->declared > 255) {
+        PyErr_SetString(PyExc_ValueError, "a node field is out of its range");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *Search_value(Search *self, PyObject *args) {
+    PyObject *tuple;
+    int alpha = -4, beta = 4;
+    if (!PyArg_ParseTuple(args, "O|ii", &tuple, &alpha, &beta)) return NULL;
+    Node x;
+    if (node_from(tuple, &x) < 0) return NULL;
+    int v = value(self, &x, alpha, beta);
+    if (v == -100) return PyErr_NoMemory();
+    return PyLong_FromLong(v);
+}
+
+static PyObject *Search_get_searched(Search *self, void *closure) { return PyLong_FromLongLong(self->searched); }
+static PyObject *Search_get_size(Search *self, void *closure) { return PyLong_FromSize_t(self->size); }
+
+static PyMethodDef Search_methods[] = {
+    {"value", (PyCFunction)Search_value, METH_VARARGS,
+     "value(node, alpha=-4, beta=4): the hand's value for seat 0, exact inside (alpha, beta)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Search_getset[] = {
+    {"searched", (getter)Search_get_searched, NULL, "positions expanded", NULL},
+    {"size", (getter)Search_get_size, NULL, "positions in the table", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject SearchType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "projections.games.schnapsen._fastsolver.Search",
+    .tp_doc = "Search(order, trump): the exact search over one hand with one talon order",
+    .tp_basicsize = sizeof(Search),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Search_init,
+    .tp_dealloc = (destructor)Search_dealloc,
+    .tp_methods = Search_methods,
+    .tp_getset = Search_getset,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_fastsolver", "Schnapsen's exact search, compiled (see _solver.py)", -1, NULL,
+};
+
+PyMODINIT_FUNC PyInit__fastsolver(void) {
+    if (PyType_Ready(&SearchType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&SearchType);
+    if (PyModule_AddObject(m, "Search", (PyObject *)&SearchType) < 0) {
+        Py_DECREF(&SearchType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
