@@ -125,7 +125,10 @@ def play_and_probe(store: Store, kind: str, seed: int, steps: int) -> int:
 
 @pytest.mark.parametrize("kind", available())
 def test_a_refused_batch_says_the_same_whatever_the_deck_holds(store: Store, kind: str) -> None:
-    sent = play_and_probe(store, kind, seed=len(kind), steps=160)
+    # the rules are the same on both stores; PostgreSQL's seeds and refusals are its own rows, which the
+    # game's first deals show as well as a whole game's (a third of the suite's time was these copies)
+    steps = 40 if store.url.startswith("postgresql") else 160
+    sent = play_and_probe(store, kind, seed=len(kind), steps=steps)
     assert sent >= 10, f"{kind}: only {sent} probes: the game never came to a deal"
 
 
