@@ -49,6 +49,7 @@ STATUS = {
     "forbidden": 403,
     "too_large": 413,
     "tampered": 409,
+    "busy": 429,
 }
 HTTP_CODES = {
     400: "invalid",
@@ -435,7 +436,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     async def domain_error(request: Request, exc: TablebookError) -> Response:
         if exc.code == "not_found" and (page := site.error_page(request, 404)) is not None:
             return page  # a browser on a page that is not there: plain words and a way back
-        return ORJSONResponse({"error": shown_error(exc)}, status_code=STATUS.get(exc.code, 400))
+        headers = {"Retry-After": str(exc.details.get("retry_after", 1))} if exc.code == "busy" else None
+        return ORJSONResponse({"error": shown_error(exc)}, status_code=STATUS.get(exc.code, 400), headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> ORJSONResponse:

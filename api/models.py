@@ -73,6 +73,11 @@ class UnavailableDetail(ErrorDetail):
     code: Literal["unavailable"]
 
 
+class BusyDetail(ErrorDetail):
+    code: Literal["busy"]
+    retry_after: int = Field(description="seconds to wait before asking again (also the Retry-After header)")
+
+
 class InvalidDetail(ErrorDetail):
     code: Literal["invalid", "impossible", "illegal"]
     field: str | None = Field(default=None, description="where: a field path (`events.hands[0]`), a parameter")
@@ -114,6 +119,10 @@ class ErrorBody422(Doc):
     error: InvalidDetail
 
 
+class ErrorBody429(Doc):
+    error: BusyDetail
+
+
 class ErrorBody503(Doc):
     error: UnavailableDetail
 
@@ -130,6 +139,7 @@ ERRORS: dict[int, tuple[type[BaseModel], str]] = {
         ErrorBody422,
         "`invalid` (malformed: with `field`), `impossible` or `illegal` (with `rule`, and the event's `index`)",
     ),
+    429: (ErrorBody429, "`busy`: the server is running as many searches as it allows; ask again after Retry-After"),
     503: (ErrorBody503, "`unavailable`: the database does not answer"),
 }
 

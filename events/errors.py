@@ -113,6 +113,13 @@ class TooLargeError(TablebookError):
     code = "too_large"
 
 
+class BusyError(TablebookError):
+    """Work the server limits per process (a hand review's search) is running at its limit: send the
+    request again after `retry_after` seconds (429 with Retry-After)."""
+
+    code = "busy"
+
+
 class TamperedError(TablebookError):
     """Stored events whose hashes or rules do not check out."""
 

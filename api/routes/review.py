@@ -106,7 +106,7 @@ class Review(Doc):
 @router.get(
     "/review",
     summary="A finished hand reviewed: what every decision cost",
-    responses={200: {"model": Review}, **errors(*GAME)},
+    responses={200: {"model": Review}, **errors(*GAME, 429)},
 )
 def review(
     game_id: str,
@@ -121,6 +121,9 @@ def review(
     margin); a mark (?!, ?, ??) by the game's thresholds and a sentence in the players' words.
 
     A hand still being played is never reviewed (403 `forbidden`, `live: true`); a viewer or a share link
-    reviews only hands it may see whole. Recomputed from the events on every request: nothing is stored.
+    reviews only hands it may see whole. Derived from the events alone: nothing is stored (a process
+    remembers its last reviews, keyed by the events in force). A review is a search of seconds at worst,
+    so a process runs only a few at once: a request that waits too long for one gets 429 `busy` with
+    Retry-After.
     """
     return service.review(principal, game_id, hand=hand, seat=seat)

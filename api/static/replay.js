@@ -219,7 +219,7 @@ async function loadReview(hand) {
   if (hand < 1 || !span || span.live || app.reviews.has(hand)) return;
   app.reviews.set(hand, null);
   try {
-    const body = await api(gamePath(`/review?hand=${hand}`));
+    const body = await reviewOf(hand);
     const bySeq = {};
     for (const d of body.decisions) bySeq[d.seq] = d;
     app.reviews.set(hand, bySeq);
@@ -229,6 +229,21 @@ async function loadReview(hand) {
     }
   } catch (error) {
     app.reviews.delete(hand);
+  }
+}
+
+/** `GET /review?hand=N`, asked again (up to 5 times) while the server answers 429 `busy`: it runs only a few
+ * searches at once and says how long to wait (`retry_after`). */
+async function reviewOf(hand) {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await api(gamePath(`/review?hand=${hand}`));
+    } catch (error) {
+      const busy = error instanceof ApiError && error.status === 429 && attempt < 5;
+      if (!busy) throw error;
+      const seconds = Number(error.body?.error?.retry_after) || 1;
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    }
   }
 }
 

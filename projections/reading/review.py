@@ -9,7 +9,9 @@ sentence a player reads ("Anna: leading 10♥ here cost 1 game point with hindsi
 name and cards with their glyphs (`projections/core/phrases.py`).
 
 Derived from the events alone: nothing is stored and the record is only read; a process remembers the
-reviews it last made (`reviewed`, keyed by the events in force, so a correction is never served stale).
+reviews it last made (`reviewed`, keyed by the events in force, so a correction is never served stale),
+runs one search a hand at a time, and at most `SEARCHES_AT_ONCE` searches at once: a flood of reviews
+gets 429 `busy` with Retry-After instead of every core of the server.
 A hand still being played is never reviewed, for anyone (a review would tell the table what to play);
 a viewer or a share link reviews only the hands it may see whole (`Sight.hides`).
 """
@@ -17,13 +19,14 @@ a viewer or a share link reviews only the hands it may see whole (`Sight.hides`)
 from __future__ import annotations
 
 import math
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from events.envelope import Envelope
-from events.errors import ForbiddenError, NotFoundError
+from events.errors import BusyError, ForbiddenError, NotFoundError
 from events.upcast import data_reshaped, upcast
 from projections.core import engine, phrases
 from projections.core.recorder import Live, Recorder
@@ -42,32 +45,73 @@ TALLIES = {"?!": "inaccuracies", "?": "mistakes", "??": "blunders"}
 EPSILON = 1e-9
 #: the reviews of this many (game, hand, seat, events in force) kept in memory (`reviewed`)
 CACHED = 128
+#: searches a process runs at once (the rest wait, up to `WAIT_SECONDS`): a review is seconds of CPU, so
+#: a reader asking for many hands at once, or many readers, must not take every core of the server
+SEARCHES_AT_ONCE = max(1, (os.cpu_count() or 1) - 1)
+#: how long a review waits for a search slot before it is refused (429 `busy`, Retry-After)
+WAIT_SECONDS = 2.0
+#: what a refused reader is told to wait, in seconds
+RETRY_AFTER = 2
 
 _cache: OrderedDict[tuple[Any, ...], tuple[Decision, ...]] = OrderedDict()
 _cache_lock = threading.Lock()
+_searches = threading.BoundedSemaphore(SEARCHES_AT_ONCE)
+#: the keys being searched now, each with the event its waiters wait on (one search a key: a page that
+#: asks twice, or two readers of the same hand, share it)
+_running: dict[tuple[Any, ...], threading.Event] = {}
 
 
 def reviewed(rules: GameRules[Any], game: str, record: HandRecord[Any], seat: int | None) -> tuple[Decision, ...]:
     """The reviewer's decisions of `record`, remembered in this process: a Schnapsen hand's first lead alone
-    can take seconds to solve, and the replay page asks for the review of every finished hand it shows.
+    can take a second to solve, and the replay page asks for the review of every finished hand it shows.
 
     The key is the game, the hand, the seat and the seqs of the hand's events in force: events are never
     changed, so those seqs fix what the reviewer is given, and a retract (which changes them) misses. Only
     the decisions are kept: the document, with the players' names as they are now, is made on every read.
+    What is remembered is a pure function of the record, so no process's memory decides what a reader sees
+    (`review_hand` reads the sight from the database on every request).
+
+    Raises:
+        BusyError: the process is already running `SEARCHES_AT_ONCE` searches and none ended within
+            `WAIT_SECONDS` (429 with Retry-After: a flood of reviews is refused, not queued without end).
     """
     key = (rules.kind, game, record.hand, seat, tuple(t.seq for t in record.turns))
-    with _cache_lock:
-        found = _cache.get(key)
-        if found is not None:
-            _cache.move_to_end(key)
-            return found
-    assert rules.review is not None
-    decisions = tuple(rules.review.review(record, seat))
-    with _cache_lock:
-        _cache[key] = decisions
-        while len(_cache) > CACHED:
-            _cache.popitem(last=False)
-    return decisions
+    while True:
+        with _cache_lock:
+            found = _cache.get(key)
+            if found is not None:
+                _cache.move_to_end(key)
+                return found
+            other = _running.get(key)
+            if other is None:
+                mine = _running[key] = threading.Event()
+                break
+        if not other.wait(WAIT_SECONDS):
+            raise _busy()
+    try:
+        if not _searches.acquire(timeout=WAIT_SECONDS):
+            raise _busy()
+        try:
+            assert rules.review is not None
+            decisions = tuple(rules.review.review(record, seat))
+        finally:
+            _searches.release()
+        with _cache_lock:
+            _cache[key] = decisions
+            while len(_cache) > CACHED:
+                _cache.popitem(last=False)
+        return decisions
+    finally:
+        with _cache_lock:
+            del _running[key]
+        mine.set()
+
+
+def _busy() -> BusyError:
+    return BusyError(
+        f"the server is reviewing other hands ({SEARCHES_AT_ONCE} at once); ask again in {RETRY_AFTER} s",
+        retry_after=RETRY_AFTER,
+    )
 
 
 def not_reviewable(hand: int) -> ForbiddenError:
