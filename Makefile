@@ -23,7 +23,8 @@ help:
 	@echo "make cluster-stop stop it (the data stays in \$$TABLEBOOK_CLUSTER_DIR, default /tmp/tablebook-cluster)"
 
 # the venv, with the tested versions of requirements.lock (dev and postgres extras), then the project itself
-$(BIN)/.installed: pyproject.toml requirements.lock setup.py projections/games/schnapsen/_fastsolver.c
+$(BIN)/.installed: pyproject.toml requirements.lock setup.py projections/games/schnapsen/_fastsolver.c \
+  projections/games/seven_and_a_half/_fastreview.c
 	@PYTHON=$(PYTHON) bash scripts/ensure-services run
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip

@@ -1,8 +1,9 @@
-"""The one compiled part of the package: the Schnapsen review's search (`projections/games/schnapsen/_fastsolver.c`).
+"""The compiled parts of the package: the Schnapsen review's search (`projections/games/schnapsen/_fastsolver.c`)
+and the Seven and a Half review's expectimax (`projections/games/seven_and_a_half/_fastreview.c`).
 
 Everything else is declared in pyproject.toml; an extension module needs `setup()` with setuptools before 74.
-The extension is optional: where no C compiler is found the install goes on, and the review searches in
-Python (`_solver.COMPILED` is False), giving the same figures more slowly.
+The extensions are optional: where no C compiler is found the install goes on, and the reviews search in
+Python (`_solver.COMPILED`, `seven_and_a_half.review.COMPILED` are False), giving the same figures more slowly.
 """
 
 from setuptools import Extension, setup
@@ -14,6 +15,12 @@ setup(
             sources=["projections/games/schnapsen/_fastsolver.c"],
             extra_compile_args=["-O2"],
             optional=True,
-        )
+        ),
+        Extension(
+            "projections.games.seven_and_a_half._fastreview",
+            sources=["projections/games/seven_and_a_half/_fastreview.c"],
+            extra_compile_args=["-O2"],
+            optional=True,
+        ),
     ]
 )
