@@ -46,8 +46,9 @@ run: $(BIN)/.installed
 services:
 	@PYTHON=$(PYTHON) bash scripts/ensure-services test
 
-test: services lint
-	PYTHON=$(BIN)/python bash scripts/run-tests
+# the services while the venv is made, then the lint beside the suite (scripts/make-test says why)
+test:
+	@PYTHON=$(PYTHON) MAKE="$(MAKE)" bash scripts/make-test
 
 # ruff, mypy (strict), and the import contracts of pyproject.toml ([tool.importlinter]: layers, no circles)
 lint: $(BIN)/.installed
