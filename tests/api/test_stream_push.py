@@ -1,6 +1,6 @@
 """Live streams are pushed (events/store/notify.py): an append wakes its game's streams, and idle streams read nothing.
 
-The fallback check is set to a minute here, so an event that arrives in well under that came by the
+The fallback check is set to ten minutes here, so an event that arrives in well under that came by the
 in-process signal; and an idle stream that reads the database (a poll) is counted.
 """
 
@@ -44,7 +44,9 @@ def count_reads(store: Store, monkeypatch: pytest.MonkeyPatch) -> dict[str, int]
     return counts
 
 
-def wait_for(condition: Callable[[], bool], seconds: float = 10.0) -> None:
+def wait_for(condition: Callable[[], bool], seconds: float = 60.0) -> None:
+    """Wait until `condition` holds; the bound is for a broken build only (measured 2026-12-06: three streams
+    took over 10 s to subscribe on 2 cores under two suites and a benchmark), never a speed the test asks for."""
     deadline = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < deadline, "timed out"
@@ -73,8 +75,8 @@ def ids_of(text: str) -> list[int]:
 def test_an_append_wakes_its_stream_at_once_and_an_idle_stream_reads_nothing(
     client: TestClient, club: Club, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(notify, "FALLBACK_SECONDS", 60.0)
-    monkeypatch.setattr(replays, "RECHECK_SECONDS", 60.0)
+    monkeypatch.setattr(notify, "FALLBACK_SECONDS", 600.0)
+    monkeypatch.setattr(replays, "RECHECK_SECONDS", 600.0)
     game_id, other_id = new_game(client, club)["id"], new_game(client, club)["id"]
     notes(client, club, game_id, 2)
     reads = count_reads(store, monkeypatch)
@@ -92,11 +94,11 @@ def test_an_append_wakes_its_stream_at_once_and_an_idle_stream_reads_nothing(
     assert reads[game_id] == settled, "another game's append woke the stream"
     began = time.monotonic()
     notes(client, club, game_id, 1, "first")
-    wait_for(lambda: reads[game_id] > settled, seconds=5)
+    wait_for(lambda: reads[game_id] > settled, seconds=120)
     notes(client, club, game_id, 1, "second")
-    follower.join(timeout=10)
+    follower.join(timeout=45)
     assert not follower.is_alive(), "the stream did not end after its two events"
-    assert answer["ended"] - began < 5.0  # the fallback would have taken a minute
+    assert answer["ended"] - began < 120.0  # the fallback would have taken ten minutes
     text = answer["response"].text
     assert ids_of(text) == [3, 4]
     assert "first 0" in text and "second 0" in text
@@ -106,7 +108,7 @@ def test_an_append_wakes_its_stream_at_once_and_an_idle_stream_reads_nothing(
 def test_many_streams_of_a_game_wake_together_and_each_shows_what_a_plain_read_shows(
     client: TestClient, club: Club, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(notify, "FALLBACK_SECONDS", 60.0)
+    monkeypatch.setattr(notify, "FALLBACK_SECONDS", 600.0)
     game_id = new_game(client, club)["id"]
     events = simulated("schnapsen", seed=2, max_events=12)
     notifier = notify.notifier_for(store)
@@ -116,7 +118,7 @@ def test_many_streams_of_a_game_wake_together_and_each_shows_what_a_plain_read_s
     response = client.post(f"/v1/games/{game_id}/events", json={"events": events}, headers=club.recorder)
     assert response.status_code == 201, response.text
     for thread, _ in streams:
-        thread.join(timeout=10)
+        thread.join(timeout=45)
         assert not thread.is_alive()
     plain = {
         role: client.get(f"/v1/games/{game_id}/stream?follow=false", headers=getattr(club, role)).text
@@ -138,7 +140,7 @@ def test_a_revoked_key_ends_an_idle_stream_without_an_append(
     wait_for(lambda: notifier.subscriptions(game_id) == 3)
     assert store.revoke_key(club.keys["viewer"].split("_")[1])
     for thread, answer in followers:
-        thread.join(timeout=10)
+        thread.join(timeout=45)
         assert not thread.is_alive(), "the revoked key's idle stream went on"
         blocks = answer["response"].text.rstrip("\n").split("\n\n")
         last = [block for block in blocks if block and not block.startswith(":")][-1].split("\n")  # not a ping
