@@ -69,6 +69,52 @@ def test_both_searches_value_every_move_alike(tricks: int) -> None:
         assert fast.searched == slow.searched == slow.expanded  # the same positions, expanded alike
 
 
+def _orders(rng: random.Random, state: SchnapsenState, order: list[int], count: int) -> list[list[int]]:
+    """`count` talon orders alike in the cards already drawn, the rest shuffled (the first as it was)."""
+    drawn = 10 - state.talon
+    out = [order]
+    while len(out) < count:
+        rest = order[drawn:]
+        rng.shuffle(rest)
+        out.append(order[:drawn] + rest)
+    return out
+
+
+@needs_compiled
+@pytest.mark.parametrize("tricks", [3, 4])
+def test_both_searches_share_the_settled_positions_alike(tricks: int) -> None:
+    """Solvers of several talon orders sharing one table of settled positions: the compiled and the Python
+    search give every move the same value at every order, expanding the same positions, and the same values
+    as solvers with tables of their own."""
+    rng = random.Random(10 + tricks)
+    positions = 0
+    while positions < 2:
+        state, order = _position(rng, tricks)
+        if state.closed_by is not None:
+            continue  # nothing more is drawn: every order is the same search
+        positions += 1
+        trump = solver.SUITS.index(state.trump_suit or "C")
+        orders = _orders(rng, state, order, 3)
+        fast = [Solver(orders[0], trump, compiled=True)]
+        fast += [Solver(o, trump, shared=fast[0]) for o in orders[1:]]
+        slow = [Solver(orders[0], trump, compiled=False)]
+        slow += [Solver(o, trump, shared=slow[0]) for o in orders[1:]]
+        assert all(s._compiled is None for s in slow) and all(s._compiled is not None for s in fast)
+        node = node_of(state)
+        for f, s, o in zip(fast, slow, orders, strict=True):
+            alone = Solver(o, trump)
+            for move in f.moves(node):
+                after = f.child(node, move)
+                assert f.exact(after) == s.exact(after) == alone.exact(after), (state, o, move)
+        assert [f.searched for f in fast] == [s.searched for s in slow] == [s.expanded for s in slow]
+        assert len(slow[0].settled) > 0 and slow[1].settled is slow[0].settled
+
+
+def test_a_shared_solver_has_the_same_trump() -> None:
+    with pytest.raises(ValueError, match="same trump"):
+        Solver([0] * 9, 1, shared=Solver([0] * 9, 2))
+
+
 @needs_compiled
 def test_both_searches_bound_a_window_alike() -> None:
     """Fail-soft bounds in narrow windows, asked in the same order, are the same numbers."""

@@ -1,20 +1,26 @@
 /* The exact Schnapsen search of `_solver.py` (`Solver.value`), compiled: the same positions, the same moves
- * in the same order, the same bounds and the same transposition table, in C.
+ * in the same order (`Solver.search_moves`), the same bounds and the same transposition tables, in C.
  *
  * Why by hand: a review of a hand that ended before the talon ran out solves every decision over several
  * talon orders from the first lead on, hundreds of thousands of positions; the pure Python search takes
  * seconds for that, issue 32 allows 100 ms. No library solves Schnapsen (the double-dummy solvers are
- * bridge's), so the search is ported as it is, and `tests/projections/test_review_schnapsen.py` holds the
- * two versions together over random positions. Where no compiler built this module, `_solver.py` searches
- * in Python and gives the same values, only slower.
+ * bridge's), so the search is ported as it is, and `tests/projections/test_schnapsen_compiled_search.py`
+ * holds the two versions together over random positions (the same values, the same positions expanded). Where
+ * no compiler built this module, `_solver.py` searches in Python and gives the same values, only slower.
  *
- * A position is the 15-int tuple of `_solver.Node`; the table packs it into two 64-bit words.
+ * A position is the 15-int tuple of `_solver.Node`; the table packs it, its bounds and its best move into two
+ * 64-bit words. Each search has two tables: its own for the positions that may still draw a card, and one for the
+ * settled positions (the talon closed or used up, nothing more drawn: their values do not depend on the talon's
+ * order), which the searches of one hand's talon orders share (`Search(order, trump, shared=other)`).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #define MARRIAGE 100
 #define EXCHANGE (-1)
@@ -23,38 +29,124 @@
 #define NO_HINT (-1000)
 #define MAX_MOVES 24
 
+#if defined(__GNUC__) || defined(__clang__)
+#define POPCOUNT(m) __builtin_popcount((unsigned)(m))
+#define HIGHEST(m) (31 - __builtin_clz((unsigned)(m))) /* the highest bit set of a nonzero mask */
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+static int POPCOUNT(int m) {
+    int n = 0;
+    for (unsigned u = (unsigned)m; u; u &= u - 1) n++;
+    return n;
+}
+static int HIGHEST(int m) {
+    int i = -1;
+    while (m) {
+        m >>= 1;
+        i++;
+    }
+    return i;
+}
+#define PREFETCH(p) ((void)(p))
+#endif
+
 static const int POINTS[20] = {2, 3, 4, 10, 11, 2, 3, 4, 10, 11, 2, 3, 4, 10, 11, 2, 3, 4, 10, 11};
 
 typedef struct {
     int h0, h1, drawn, bottom, closer, op, ot, leader, lead, p0, p1, q0, q1, won, declared;
 } Node;
 
+/* a table slot: the position's key in the low 57 bits of k1 and 51 of k2; above them the move that decided it
+ * (k1, 7 bits: move + 2, 127 for none), then whether the slot is used (k2, 1 bit) and the bounds (k2, 4 bits
+ * each: low + 4, high + 4) */
 typedef struct {
     uint64_t k1, k2;
-    int16_t hint;
-    int8_t low, high;
-    uint8_t used;
 } Entry;
+#define K1_BITS 57
+#define K2_BITS 51
+#define K1_MASK ((1ULL << K1_BITS) - 1)
+#define K2_MASK ((1ULL << K2_BITS) - 1)
+#define USED (1ULL << K2_BITS)
+static inline int entry_hint(const Entry *e) {
+    int h = (int)(e->k1 >> K1_BITS);
+    return h == 127 ? NO_HINT : h - 2;
+}
+static inline int entry_low(const Entry *e) { return (int)(e->k2 >> (K2_BITS + 1) & 15) - 4; }
+static inline int entry_high(const Entry *e) { return (int)(e->k2 >> (K2_BITS + 5) & 15) - 4; }
+
+/* zeroed slots; on Linux a big table asks for huge pages (its probes land anywhere: with 4 KiB pages most of them
+ * would miss the TLB) */
+#define HUGE_PAGE (2u << 20)
+static Entry *slots_new(size_t capacity) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    size_t bytes = capacity * sizeof(Entry);
+    if (bytes >= HUGE_PAGE) {
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return NULL;
+        madvise(p, bytes, MADV_HUGEPAGE);
+        return p;
+    }
+#endif
+    return calloc(capacity, sizeof(Entry));
+}
+
+static void slots_free(Entry *slots, size_t capacity) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (capacity * sizeof(Entry) >= HUGE_PAGE) {
+        munmap(slots, capacity * sizeof(Entry));
+        return;
+    }
+#endif
+    free(slots);
+}
+
+/* a transposition table: open addressing, linear probing, at most half full */
+typedef struct {
+    Entry *slots;
+    size_t capacity; /* a power of two */
+    size_t size;
+    int users; /* the searches holding it */
+} Table;
+
+static Table *table_new(void) {
+    Table *t = malloc(sizeof(Table));
+    if (t == NULL) return NULL;
+    t->capacity = 1 << 12;
+    t->size = 0;
+    t->users = 1;
+    t->slots = slots_new(t->capacity);
+    if (t->slots == NULL) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static void table_release(Table *t) {
+    if (t != NULL && --t->users == 0) {
+        slots_free(t->slots, t->capacity);
+        free(t);
+    }
+}
 
 typedef struct {
     PyObject_HEAD
     int order[9];
     int trump;
     int trump_mask;
-    Entry *table;
-    size_t capacity; /* a power of two */
-    size_t size;
+    Table *open;    /* the positions that may still draw a card: this talon order's own */
+    Table *settled; /* the rest (the talon closed or used up): shared by the searches of one hand */
     long long searched;
 } Search;
 
 static inline int suit_mask(int s) { return 0x1f << (5 * s); }
 static inline int above(int i) { return suit_mask(i / 5) & ~((1 << (i + 1)) - 1); }
 
+/* the points of each 5-bit chunk of a mask (one suit's cards), filled when the module loads */
+static int chunk_points[32];
 static int points_of(int m) {
-    int total = 0;
-    for (int i = 0; i < 20; i++)
-        if (m >> i & 1) total += POINTS[i];
-    return total;
+    return chunk_points[m & 31] + chunk_points[m >> 5 & 31] + chunk_points[m >> 10 & 31] +
+           chunk_points[m >> 15 & 31];
 }
 
 /* the cards of `m` within suit `s`, weakest first, appended to out */
@@ -64,11 +156,15 @@ static int push_suit(int *out, int n, int m, int s) {
     return n;
 }
 
-static int push_all(int *out, int n, int m) {
-    for (int s = 0; s < 4; s++) n = push_suit(out, n, m, s);
+/* the cards of `m`, weakest rank first across suits (the jacks, then the queens, ...) */
+static int push_by_rank(int *out, int n, int m) {
+    for (int b = 0; b < 5; b++)
+        for (int s = 0; s < 4; s++)
+            if (m >> (5 * s + b) & 1) out[n++] = 5 * s + b;
     return n;
 }
 
+/* `_solver.Solver.search_moves` */
 static int moves(const Search *self, const Node *x, int *out) {
     int n = 0;
     int trump = self->trump;
@@ -87,30 +183,27 @@ static int moves(const Search *self, const Node *x, int *out) {
                 return push_suit(out, n, same, led);
             }
             if (trumps) return push_suit(out, n, trumps, trump);
-            return push_all(out, n, hand);
+            return push_by_rank(out, n, hand);
         }
         if (higher) n = push_suit(out, n, higher, led);
         if (trumps) n = push_suit(out, n, trumps, trump);
-        return push_all(out, n, hand & ~higher & ~trumps);
+        return push_by_rank(out, n, hand & ~higher & ~trumps);
     }
     int hand = x->leader == 0 ? x->h0 : x->h1;
     int declared = x->declared >> (4 * x->leader);
+    if (x->closer < 0 && x->drawn <= 8 && (hand >> (5 * trump) & 1)) out[n++] = EXCHANGE;
     for (int s = 0; s < 4; s++) {
         if ((hand >> (5 * s + 1) & 3) == 3 && !(declared >> s & 1)) {
             out[n++] = MARRIAGE + 5 * s + 2;
             out[n++] = MARRIAGE + 5 * s + 1;
         }
     }
-    for (int k = -1; k < 4; k++) {
-        int s = k < 0 ? trump : k;
-        if (k >= 0 && s == trump) continue;
-        for (int b = 4; b >= 0; b--)
-            if (hand >> (5 * s + b) & 1) out[n++] = 5 * s + b;
-    }
-    if (x->closer < 0 && x->drawn <= 8) {
-        if (hand >> (5 * trump) & 1) out[n++] = EXCHANGE;
-        out[n++] = CLOSE;
-    }
+    for (int b = 4; b >= 0; b--)
+        for (int s = 0; s < 4; s++)
+            if (s != trump && (hand >> (5 * s + b) & 1)) out[n++] = 5 * s + b;
+    for (int b = 4; b >= 0; b--)
+        if (hand >> (5 * trump + b) & 1) out[n++] = 5 * trump + b;
+    if (x->closer < 0 && x->drawn <= 8) out[n++] = CLOSE;
     return n;
 }
 
@@ -248,8 +341,50 @@ static int marriages_of(const Search *self, int hand, int declared) {
     return total;
 }
 
+/* the points of the `n` cheapest cards of `m` */
+static int cheapest(int m, int n) {
+    int total = 0;
+    for (int b = 0; b < 5 && n > 0; b++)
+        for (int s = 0; s < 4 && n > 0; s++)
+            if (m >> (5 * s + b) & 1) {
+                total += POINTS[b];
+                n--;
+            }
+    return total;
+}
+
+/* `_solver.Solver.cashes`: at a lead once no card is drawn, 1 and the hand's value in *v when the leader reaches
+ * 66 by leading cards the opponent cannot beat, whatever it plays */
+static int cashes(const Search *self, const Node *x, int *v) {
+    int leader = x->leader;
+    int mine = leader == 0 ? x->h0 : x->h1, theirs = leader == 0 ? x->h1 : x->h0;
+    int tm = self->trump_mask;
+    int their_trumps = theirs & tm, my_trumps = mine & tm;
+    int sure = 0;
+    if (their_trumps) {
+        sure = my_trumps & above(HIGHEST(their_trumps));
+        if (!sure) return 0;
+    }
+    if (!their_trumps || POPCOUNT(sure) >= POPCOUNT(their_trumps)) {
+        sure = my_trumps;
+        for (int c = 0; c < 20; c++)
+            if ((mine & ~tm) >> c & 1 && !(theirs & above(c))) sure |= 1 << c;
+    }
+    int n = POPCOUNT(sure);
+    if (!n) return 0;
+    int reach = (leader == 0 ? x->p0 + x->q0 : x->p1 + x->q1) + points_of(sure) + cheapest(theirs, n);
+    if (reach < TARGET) return 0;
+    *v = outcome(x, leader, leader);
+    return 1;
+}
+
 static void bounds(const Search *self, const Node *x, int *low, int *high) {
     if (x->closer >= 0 || x->drawn >= 10) {
+        int v;
+        if (x->lead < 0 && cashes(self, x, &v)) { /* the leader wins for as much as it still can */
+            *low = *high = v;
+            return;
+        }
         int rest = points_of(x->h0 | x->h1) + (x->lead >= 0 ? POINTS[x->lead] : 0);
         int reach0 = x->p0 + x->q0 + rest + marriages_of(self, x->h0, x->declared);
         int reach1 = x->p1 + x->q1 + rest + marriages_of(self, x->h1, x->declared >> 4);
@@ -303,45 +438,41 @@ static inline uint64_t mix(uint64_t k1, uint64_t k2) {
     return z ^ (z >> 31);
 }
 
-static Entry *find(Search *self, uint64_t k1, uint64_t k2) {
-    size_t m = self->capacity - 1;
+static Entry *find(Table *t, uint64_t k1, uint64_t k2) {
+    size_t m = t->capacity - 1;
     size_t i = mix(k1, k2) & m;
-    while (self->table[i].used) {
-        if (self->table[i].k1 == k1 && self->table[i].k2 == k2) return &self->table[i];
+    while (t->slots[i].k2 & USED) {
+        if ((t->slots[i].k1 & K1_MASK) == k1 && (t->slots[i].k2 & K2_MASK) == k2) return &t->slots[i];
         i = (i + 1) & m;
     }
-    return &self->table[i]; /* the empty slot where it would go */
+    return &t->slots[i]; /* the empty slot where it would go */
 }
 
-static int grow(Search *self) {
-    size_t old_capacity = self->capacity;
-    Entry *old = self->table;
-    Entry *fresh = calloc(old_capacity * 2, sizeof(Entry));
+static int grow(Table *t) {
+    size_t old_capacity = t->capacity;
+    Entry *old = t->slots;
+    Entry *fresh = slots_new(old_capacity * 2);
     if (fresh == NULL) return -1;
-    self->table = fresh;
-    self->capacity = old_capacity * 2;
+    t->slots = fresh;
+    t->capacity = old_capacity * 2;
     for (size_t i = 0; i < old_capacity; i++) {
-        if (old[i].used) *find(self, old[i].k1, old[i].k2) = old[i];
+        if (old[i].k2 & USED) *find(t, old[i].k1 & K1_MASK, old[i].k2 & K2_MASK) = old[i];
     }
-    free(old);
+    slots_free(old, old_capacity);
     return 0;
 }
 
-static int store(Search *self, uint64_t k1, uint64_t k2, int low, int high, int hint) {
-    Entry *e = find(self, k1, k2);
-    if (!e->used) {
-        if ((self->size + 1) * 2 > self->capacity) {
-            if (grow(self) < 0) return -1;
-            e = find(self, k1, k2);
+static int store(Table *t, uint64_t k1, uint64_t k2, int low, int high, int hint) {
+    Entry *e = find(t, k1, k2);
+    if (!(e->k2 & USED)) {
+        if ((t->size + 1) * 2 > t->capacity) {
+            if (grow(t) < 0) return -1;
+            e = find(t, k1, k2);
         }
-        self->size++;
-        e->used = 1;
-        e->k1 = k1;
-        e->k2 = k2;
+        t->size++;
     }
-    e->low = (int8_t)low;
-    e->high = (int8_t)high;
-    e->hint = (int16_t)hint;
+    e->k1 = k1 | (uint64_t)(hint == NO_HINT ? 127 : hint + 2) << K1_BITS;
+    e->k2 = k2 | USED | (uint64_t)(low + 4) << (K2_BITS + 1) | (uint64_t)(high + 4) << (K2_BITS + 5);
     return 0;
 }
 
@@ -351,21 +482,20 @@ static int store(Search *self, uint64_t k1, uint64_t k2, int low, int high, int 
 static int value(Search *self, const Node *x, int alpha, int beta) {
     uint64_t k1, k2;
     key_of(x, &k1, &k2);
-    Entry *found = find(self, k1, k2);
+    Table *table = x->closer >= 0 || x->drawn >= 10 ? self->settled : self->open;
+    Entry *found = find(table, k1, k2);
     int low, high, hint = NO_HINT;
-    if (found->used) {
-        low = found->low;
-        high = found->high;
-        hint = found->hint;
+    if (found->k2 & USED) {
+        low = entry_low(found);
+        high = entry_high(found);
+        hint = entry_hint(found);
         if (low >= beta) return low;
         if (high <= alpha) return high;
         if (low == high) return low;
     } else {
         bounds(self, x, &low, &high);
-        if (low == high || low >= beta || high <= alpha) {
-            if (store(self, k1, k2, low, high, NO_HINT) < 0) return -100;
+        if (low == high || low >= beta || high <= alpha) /* not stored: bounds() gives the same again */
             return low >= beta || low == high ? low : high;
-        }
     }
     if (low > alpha) alpha = low;
     if (high < beta) beta = high;
@@ -385,11 +515,22 @@ static int value(Search *self, const Node *x, int alpha, int beta) {
     }
     int best_move = list[0];
     int best = maximising ? -4 : 4;
-    Node after;
+    /* every child first, its table slot fetched ahead: the probes wait on memory together, not one by one */
+    Node kids[MAX_MOVES];
+    int ended[MAX_MOVES], worth[MAX_MOVES];
     for (int j = 0; j < n; j++) {
-        int v;
-        if (!child(self, x, list[j], &after, &v)) {
-            v = value(self, &after, alpha, beta);
+        ended[j] = child(self, x, list[j], &kids[j], &worth[j]);
+        if (!ended[j]) {
+            uint64_t c1, c2;
+            key_of(&kids[j], &c1, &c2);
+            const Table *t = kids[j].closer >= 0 || kids[j].drawn >= 10 ? self->settled : self->open;
+            PREFETCH(&t->slots[mix(c1, c2) & (t->capacity - 1)]);
+        }
+    }
+    for (int j = 0; j < n; j++) {
+        int v = worth[j];
+        if (!ended[j]) {
+            v = value(self, &kids[j], alpha, beta);
             if (v == -100) return -100;
         }
         if (maximising) {
@@ -412,21 +553,35 @@ static int value(Search *self, const Node *x, int alpha, int beta) {
     }
     int stored;
     if (best <= first)
-        stored = store(self, k1, k2, low, best, best_move);
+        stored = store(table, k1, k2, low, best, best_move);
     else if (best >= last)
-        stored = store(self, k1, k2, best, high, best_move);
+        stored = store(table, k1, k2, best, high, best_move);
     else
-        stored = store(self, k1, k2, best, best, best_move);
+        stored = store(table, k1, k2, best, best, best_move);
     return stored < 0 ? -100 : best;
 }
 
 /* ------------------------------------------------------------------------------------------- Python */
 
+static PyTypeObject SearchType;
+
 static int Search_init(Search *self, PyObject *args, PyObject *kwds) {
-    PyObject *order;
+    PyObject *order, *shared = Py_None;
     int trump;
-    static char *names[] = {"order", "trump", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Oi", names, &order, &trump)) return -1;
+    static char *names[] = {"order", "trump", "shared", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Oi|$O", names, &order, &trump, &shared)) return -1;
+    if (shared != Py_None && !PyObject_TypeCheck(shared, &SearchType)) {
+        PyErr_SetString(PyExc_TypeError, "shared must be a Search or None");
+        return -1;
+    }
+    if (shared != Py_None && ((Search *)shared)->settled == NULL) {
+        PyErr_SetString(PyExc_ValueError, "the shared search was never initialised");
+        return -1;
+    }
+    if (shared != Py_None && ((Search *)shared)->trump != trump) {
+        PyErr_SetString(PyExc_ValueError, "a shared search must have the same trump suit");
+        return -1;
+    }
     PyObject *seq = PySequence_Fast(order, "order must be a sequence of nine card indices");
     if (seq == NULL) return -1;
     if (PySequence_Fast_GET_SIZE(seq) != 9 || trump < 0 || trump > 3) {
@@ -446,20 +601,26 @@ static int Search_init(Search *self, PyObject *args, PyObject *kwds) {
     Py_DECREF(seq);
     self->trump = trump;
     self->trump_mask = suit_mask(trump);
-    free(self->table);
-    self->capacity = 1 << 12;
-    self->size = 0;
-    self->searched = 0;
-    self->table = calloc(self->capacity, sizeof(Entry));
-    if (self->table == NULL) {
+    Table *open = table_new();
+    Table *settled = shared != Py_None ? ((Search *)shared)->settled : table_new();
+    if (open == NULL || settled == NULL) {
+        table_release(open);
+        if (shared == Py_None) table_release(settled);
         PyErr_NoMemory();
         return -1;
     }
+    if (shared != Py_None) settled->users++;
+    table_release(self->open); /* a search initialised again starts afresh */
+    table_release(self->settled);
+    self->open = open;
+    self->settled = settled;
+    self->searched = 0;
     return 0;
 }
 
 static void Search_dealloc(Search *self) {
-    free(self->table);
+    table_release(self->open);
+    table_release(self->settled);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -497,7 +658,9 @@ static PyObject *Search_value(Search *self, PyObject *args) {
 }
 
 static PyObject *Search_get_searched(Search *self, void *closure) { return PyLong_FromLongLong(self->searched); }
-static PyObject *Search_get_size(Search *self, void *closure) { return PyLong_FromSize_t(self->size); }
+static PyObject *Search_get_size(Search *self, void *closure) {
+    return PyLong_FromSize_t(self->open->size + self->settled->size);
+}
 
 static PyMethodDef Search_methods[] = {
     {"value", (PyCFunction)Search_value, METH_VARARGS,
@@ -507,13 +670,14 @@ static PyMethodDef Search_methods[] = {
 
 static PyGetSetDef Search_getset[] = {
     {"searched", (getter)Search_get_searched, NULL, "positions expanded", NULL},
-    {"size", (getter)Search_get_size, NULL, "positions in the table", NULL},
+    {"size", (getter)Search_get_size, NULL, "positions in the tables (the settled one shared)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
 static PyTypeObject SearchType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "projections.games.schnapsen._fastsolver.Search",
-    .tp_doc = "Search(order, trump): the exact search over one hand with one talon order",
+    .tp_doc = "Search(order, trump, *, shared=None): the exact search over one hand with one talon order "
+              "(shared: another Search of the hand, whose table of settled positions this one uses too)",
     .tp_basicsize = sizeof(Search),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = PyType_GenericNew,
@@ -528,6 +692,11 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__fastsolver(void) {
+    for (int c = 0; c < 32; c++) {
+        chunk_points[c] = 0;
+        for (int b = 0; b < 5; b++)
+            if (c >> b & 1) chunk_points[c] += POINTS[b];
+    }
     if (PyType_Ready(&SearchType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;

@@ -11,6 +11,9 @@ opponent's figures at the close, the leader and the card led, each seat's hand p
 credited marriages) and pending marriages, which seats have won a trick, and the marriages declared.
 The rules are those of `projections/games/schnapsen/__init__.py` (a test holds the two together over
 random positions, against a plain minimax through the game's own `legal_events` and `evolve`).
+
+A settled position (the talon closed or used up) draws nothing more, so its value does not depend on the
+talon's order: the solvers of one hand's orders share one table of them (`Solver(..., shared=first)`).
 """
 
 from __future__ import annotations
@@ -46,6 +49,15 @@ _CHUNK_CARDS = tuple(tuple(b for b in range(5) if c >> b & 1) for c in range(32)
 #: the queens' bits (a hand holds a marriage when a queen's bit and the king's above it are both set)
 _QUEENS_WITH_KINGS = (sum(1 << (5 * s + 1) for s in range(4)),)
 _SUIT_CARDS = tuple(tuple(tuple(5 * s + b for b in _CHUNK_CARDS[c]) for c in range(32)) for s in range(4))
+#: every card, weakest rank first across the suits (the jacks, then the queens, ...)
+_BY_RANK = tuple(5 * s + b for b in range(5) for s in range(4))
+#: per trump suit, the order a leader's cards are tried in: the other suits' cards strongest rank first across
+#: the suits (the aces, then the tens, ...), then the trumps, strongest first
+_LEAD_ORDER = tuple(
+    tuple(5 * s + b for b in reversed(range(5)) for s in range(4) if s != t)
+    + tuple(5 * t + b for b in reversed(range(5)))
+    for t in range(4)
+)
 
 #: h0, h1, drawn, bottom, closer (-1: open), closer's opponent's hand points and trick (0/1) at the close,
 #: leader, lead (-1: none yet), hand points 0 and 1, pending 0 and 1, tricks won (bit per seat),
@@ -92,6 +104,18 @@ def _game_points(points: int, won: int) -> int:
     return 2 if won else 3
 
 
+def cheapest(m: int, n: int) -> int:
+    """The points of the `n` cheapest cards of a mask."""
+    total = 0
+    for c in _BY_RANK:
+        if n <= 0:
+            break
+        if m >> c & 1:
+            total += POINTS[c]
+            n -= 1
+    return total
+
+
 def outcome(node: Node, reacher: int | None, last: int) -> int:
     """The hand's value for seat 0 once it has ended: `reacher` reached 66 (None: all tricks played, `last`
     won the last one). Rules 1-3 of `rules/schnapsen.md`."""
@@ -115,16 +139,30 @@ class Solver:
     `order`: the talon's cards by index, top first, nine of them (the bottom card is the node's); `trump`
     the trump suit's index. `searched` counts the positions expanded. `compiled`: `value` searches in the
     compiled module where it was built (the moves, children and lines are always these methods'), else here.
+    `shared`: another solver of the same hand (the same trump, any talon order), whose table of settled
+    positions this one uses too (and searches where that one does, compiled or not).
     """
 
-    def __init__(self, order: Sequence[int], trump: int, *, compiled: bool = True) -> None:
+    def __init__(
+        self, order: Sequence[int], trump: int, *, compiled: bool = True, shared: Solver | None = None
+    ) -> None:
+        if shared is not None and shared.trump != trump:
+            raise ValueError("a shared solver must have the same trump suit")
         self.order = tuple(order)
-        self.trump = trump
+        self.trump: int = trump
         self.trump_mask = SUIT_MASK[trump]
-        #: node -> (the least it is worth, the most, the move that decided it)
+        #: node -> (the least it is worth, the most, the move that decided it), for the positions that may still
+        #: draw a card (this order's own) and for the settled ones (shared)
         self.table: dict[Node, tuple[int, int, Move | None]] = {}
+        self.settled: dict[Node, tuple[int, int, Move | None]] = shared.settled if shared is not None else {}
         self.expanded = 0
-        self._compiled = _Compiled(self.order, trump) if compiled and _Compiled is not None else None
+        if shared is not None:
+            compiled = shared._compiled is not None
+        self._compiled: Any = (
+            _Compiled(self.order, trump, shared=shared._compiled if shared is not None else None)
+            if compiled and _Compiled is not None
+            else None
+        )
         if self._compiled is not None:
             self.value = self._compiled.value  # type: ignore[method-assign]
 
@@ -136,8 +174,9 @@ class Solver:
     # ----------------------------------------------------------------------------------------- moves
 
     def moves(self, node: Node) -> list[Move]:
-        """Every legal move at `node`, in the order the search tries them: a follower's cheapest winning cards
-        first, then its cheapest others; a leader's marriages, then its cards, then the talon moves."""
+        """Every legal move at `node`, in the order a review lists them (and `line` picks among equals): a
+        follower's cheapest winning cards first, then its cheapest others; a leader's marriages, then its cards,
+        then the talon moves. The search tries them in `search_moves`' order."""
         h0, h1, drawn, _, closer, _, _, leader, lead = node[:9]
         trump = self.trump
         sc = _SUIT_CARDS
@@ -175,6 +214,49 @@ class Solver:
         if closer < 0 and drawn <= 8:
             if hand >> JACK[trump] & 1:
                 out.append(EXCHANGE)
+            out.append(CLOSE)
+        return out
+
+    def search_moves(self, node: Node) -> list[Move]:
+        """The moves of `moves`, in the order the search tries them: a follower's cheapest winning cards first,
+        then its others, weakest rank first; a leader's trump exchange, its marriages, its cards (the other
+        suits' strongest ranks first, then the trumps), then the close."""
+        h0, h1, drawn, _, closer, _, _, leader, lead = node[:9]
+        trump = self.trump
+        sc = _SUIT_CARDS
+        if lead >= 0:
+            hand = h1 if leader == 0 else h0
+            led = lead // 5
+            same = hand & SUIT_MASK[led]
+            trumps = hand & self.trump_mask if led != trump else 0
+            if closer >= 0 or drawn >= 10:
+                if same:
+                    higher = same & ABOVE[lead]
+                    if higher:
+                        return list(sc[led][higher >> (5 * led)] + sc[led][(same ^ higher) >> (5 * led)])
+                    return list(sc[led][same >> (5 * led)])
+                if trumps:
+                    return list(sc[trump][trumps >> (5 * trump)])
+                return [c for c in _BY_RANK if hand >> c & 1]
+            higher = same & ABOVE[lead]
+            out = list(sc[led][higher >> (5 * led)]) if higher else []
+            if trumps:
+                out.extend(sc[trump][trumps >> (5 * trump)])
+            rest = hand & ~higher & ~trumps
+            out.extend(c for c in _BY_RANK if rest >> c & 1)
+            return out
+        hand = h0 if leader == 0 else h1
+        out = []
+        talon = closer < 0 and drawn <= 8
+        if talon and hand >> JACK[trump] & 1:
+            out.append(EXCHANGE)
+        declared = node[14] >> (4 * leader)
+        for s in range(4):
+            if hand >> (5 * s + 1) & 3 == 3 and not declared >> s & 1:
+                out.append(MARRIAGE + KING[s])
+                out.append(MARRIAGE + QUEEN[s])
+        out.extend(c for c in _LEAD_ORDER[trump] if hand >> c & 1)
+        if talon:
             out.append(CLOSE)
         return out
 
@@ -272,6 +354,10 @@ class Solver:
         """
         h0, h1, drawn, _, closer, op, ot, _, lead, p0, p1, q0, q1, won, declared = node
         if closer >= 0 or drawn >= 10:
+            if lead < 0:
+                cashed = self.cashes(node)
+                if cashed is not None:
+                    return cashed, cashed
             rest = points_of(h0 | h1) + (POINTS[lead] if lead >= 0 else 0)
             reach0 = p0 + q0 + rest + self.marriages_of(h0, declared)
             reach1 = p1 + q1 + rest + self.marriages_of(h1, declared >> 4)
@@ -291,6 +377,39 @@ class Solver:
             low = max(low, 2 if won & 2 else 3)
         return -low, high
 
+    def cashes(self, node: Node) -> int | None:
+        """At a lead once no card is drawn: the hand's value if the leader reaches 66 leading only cards the
+        opponent cannot beat, whatever it plays, else None.
+
+        Those cards: with the opponent out of trumps, the leader's trumps and each card above all of the
+        opponent's cards of its suit (the opponent must follow suit, or may play anything); else the trumps
+        above all of the opponent's, and when they are as many as the opponent's trumps (each lead draws
+        one), every card as above once they are led. The leader takes them and at least as many of the
+        opponent's cheapest cards; the opponent wins no trick meanwhile, so its figures stay as they are and
+        the leader's win is worth the most it can be.
+        """
+        leader = node[7]
+        mine, theirs = (node[0], node[1]) if leader == 0 else (node[1], node[0])
+        trump_mask = self.trump_mask
+        their_trumps, my_trumps = theirs & trump_mask, mine & trump_mask
+        sure = 0
+        if their_trumps:
+            sure = my_trumps & ABOVE[their_trumps.bit_length() - 1]
+            if not sure:
+                return None
+        if not their_trumps or sure.bit_count() >= their_trumps.bit_count():
+            sure = my_trumps
+            for c in cards_of(mine & ~trump_mask):
+                if not theirs & ABOVE[c]:
+                    sure |= 1 << c
+        n = sure.bit_count()
+        if not n:
+            return None
+        reach = (node[9] + node[11] if leader == 0 else node[10] + node[12]) + points_of(sure) + cheapest(theirs, n)
+        if reach < TARGET:
+            return None
+        return outcome(node, leader, leader)
+
     def marriages_of(self, hand: int, declared: int) -> int:
         """The most a seat's undeclared marriages in `hand` could still add (`declared`: its own bits)."""
         if not hand & _QUEENS_WITH_KINGS[0] & (hand >> 1):
@@ -302,8 +421,10 @@ class Solver:
         return total
 
     def value(self, node: Node, alpha: int = -4, beta: int = 4) -> int:
-        """The hand's value for seat 0 at `node` with best play on both sides (exact inside (alpha, beta))."""
-        table = self.table
+        """The hand's value for seat 0 at `node` with best play on both sides (exact inside (alpha, beta)).
+
+        A position its bounds settle is not stored (they give the same again)."""
+        table = self.settled if node[4] >= 0 or node[2] >= 10 else self.table
         found = table.get(node)
         if found is not None:
             low, high, hint = found
@@ -317,7 +438,6 @@ class Solver:
             low, high = self.bounds(node)
             hint = None
             if low == high or low >= beta or high <= alpha:
-                table[node] = (low, high, None)
                 return low if low >= beta or low == high else high
         if low > alpha:
             alpha = low
@@ -329,7 +449,7 @@ class Solver:
         maximising = (node[7] if lead < 0 else 1 - node[7]) == 0
         child = self.child
         value = self.value
-        moves = self.moves(node)
+        moves = self.search_moves(node)
         if hint is not None and hint in moves and moves[0] != hint:
             moves.remove(hint)
             moves.insert(0, hint)

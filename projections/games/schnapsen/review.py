@@ -88,8 +88,10 @@ def review(
         return []
     trump = solver.SUITS.index(deal.after.trump_suit or "C")
     orders, count, undrawn = _orders(deal, turns, hand.hand)
-    solvers = [Solver(order, trump) for order in orders]
-    seen_solver = Solver((0,) * 9, trump)  # the talon is closed or used up: its order is never read
+    # one table of the settled positions (nothing more drawn: the same at every order) for every search of the hand
+    first = Solver(orders[0], trump)
+    solvers = [first, *(Solver(order, trump, shared=first) for order in orders[1:])]
+    seen_solver = Solver((0,) * 9, trump, shared=first)  # the talon is closed or used up: its order is never read
     out: list[Decision] = []
     for i, turn in enumerate(turns):
         state, event = turn.before, turn.event
@@ -247,7 +249,10 @@ def _valued(
     if len(nodes) == 1:
         values = [float(v) for v in _ranked_values(first_solver, first_node, moves, played, seat, bounded)]
     else:
-        table = [[sign * s.exact(s.child(node, m)) for m in moves] for s, node in nodes]
+        table: list[list[int]] = []
+        for s, node in nodes:  # the search starts from each move's value at the order (or layout) before
+            guesses = [sign * v for v in table[-1]] if table else [1] * len(moves)
+            table.append([sign * s.exact(s.child(node, m), guesses[j]) for j, m in enumerate(moves)])
         values = [sum(row[j] for row in table) / len(table) for j in range(len(moves))]
     searched = sum(s.searched for s in searches) - before
     ranked = sorted(range(len(moves)), key=lambda j: (-values[j], bounded[j]))
