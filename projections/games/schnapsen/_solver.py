@@ -18,7 +18,7 @@ talon's order: the solvers of one hand's orders share one table of them (`Solver
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 _Compiled: Any
@@ -91,6 +91,11 @@ def cards_of(m: int) -> list[int]:
     """The cards of a mask, by suit then strength."""
     sc = _SUIT_CARDS
     return [*sc[0][m & 31], *sc[1][m >> 5 & 31], *sc[2][m >> 10 & 31], *sc[3][m >> 15 & 31]]
+
+
+def _by_rank(m: int) -> list[int]:
+    """The cards of a mask, weakest rank first across the suits (the order a follower's discards are tried in)."""
+    return [c for c in _BY_RANK if m >> c & 1]
 
 
 def points_of(m: int) -> int:
@@ -178,28 +183,10 @@ class Solver:
         follower's cheapest winning cards first, then its cheapest others; a leader's marriages, then its cards,
         then the talon moves. The search tries them in `search_moves`' order."""
         h0, h1, drawn, _, closer, _, _, leader, lead = node[:9]
+        if lead >= 0:
+            return self._follows(node, cards_of)
         trump = self.trump
         sc = _SUIT_CARDS
-        if lead >= 0:
-            hand = h1 if leader == 0 else h0
-            led = lead // 5
-            same = hand & SUIT_MASK[led]
-            trumps = hand & self.trump_mask if led != trump else 0
-            if closer >= 0 or drawn >= 10:
-                if same:
-                    higher = same & ABOVE[lead]
-                    if higher:
-                        return list(sc[led][higher >> (5 * led)] + sc[led][(same ^ higher) >> (5 * led)])
-                    return list(sc[led][same >> (5 * led)])
-                if trumps:
-                    return list(sc[trump][trumps >> (5 * trump)])
-                return cards_of(hand)
-            higher = same & ABOVE[lead]
-            out = list(sc[led][higher >> (5 * led)]) if higher else []
-            if trumps:
-                out.extend(sc[trump][trumps >> (5 * trump)])
-            out.extend(c for c in cards_of(hand & ~higher & ~trumps))
-            return out
         hand = h0 if leader == 0 else h1
         out = []
         declared = node[14] >> (4 * leader)
@@ -222,29 +209,9 @@ class Solver:
         then its others, weakest rank first; a leader's trump exchange, its marriages, its cards (the other
         suits' strongest ranks first, then the trumps), then the close."""
         h0, h1, drawn, _, closer, _, _, leader, lead = node[:9]
-        trump = self.trump
-        sc = _SUIT_CARDS
         if lead >= 0:
-            hand = h1 if leader == 0 else h0
-            led = lead // 5
-            same = hand & SUIT_MASK[led]
-            trumps = hand & self.trump_mask if led != trump else 0
-            if closer >= 0 or drawn >= 10:
-                if same:
-                    higher = same & ABOVE[lead]
-                    if higher:
-                        return list(sc[led][higher >> (5 * led)] + sc[led][(same ^ higher) >> (5 * led)])
-                    return list(sc[led][same >> (5 * led)])
-                if trumps:
-                    return list(sc[trump][trumps >> (5 * trump)])
-                return [c for c in _BY_RANK if hand >> c & 1]
-            higher = same & ABOVE[lead]
-            out = list(sc[led][higher >> (5 * led)]) if higher else []
-            if trumps:
-                out.extend(sc[trump][trumps >> (5 * trump)])
-            rest = hand & ~higher & ~trumps
-            out.extend(c for c in _BY_RANK if rest >> c & 1)
-            return out
+            return self._follows(node, _by_rank)
+        trump = self.trump
         hand = h0 if leader == 0 else h1
         out = []
         talon = closer < 0 and drawn <= 8
@@ -258,6 +225,33 @@ class Solver:
         out.extend(c for c in _LEAD_ORDER[trump] if hand >> c & 1)
         if talon:
             out.append(CLOSE)
+        return out
+
+    def _follows(self, node: Node, others: Callable[[int], list[int]]) -> list[Move]:
+        """A follower's legal cards at `node`: its cheapest winning cards of the suit led first, then (while
+        the talon is open) its trumps and the rest, listed by `others`; once nothing is drawn, the suit led if
+        it holds it (winning cards first), else its trumps, else any card (listed by `others`)."""
+        h0, h1, drawn, _, closer, _, _, leader, lead = node[:9]
+        trump = self.trump
+        sc = _SUIT_CARDS
+        hand = h1 if leader == 0 else h0
+        led = lead // 5
+        same = hand & SUIT_MASK[led]
+        trumps = hand & self.trump_mask if led != trump else 0
+        if closer >= 0 or drawn >= 10:
+            if same:
+                higher = same & ABOVE[lead]
+                if higher:
+                    return list(sc[led][higher >> (5 * led)] + sc[led][(same ^ higher) >> (5 * led)])
+                return list(sc[led][same >> (5 * led)])
+            if trumps:
+                return list(sc[trump][trumps >> (5 * trump)])
+            return others(hand)
+        higher = same & ABOVE[lead]
+        out = list(sc[led][higher >> (5 * led)]) if higher else []
+        if trumps:
+            out.extend(sc[trump][trumps >> (5 * trump)])
+        out.extend(others(hand & ~higher & ~trumps))
         return out
 
     def child(self, node: Node, move: Move) -> Child:
