@@ -19,13 +19,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from events.store import Store
-from projections.core import engine
 from projections.core.registry import rules_for
-from projections.core.review import Decision, HandRecord, Turn
+from projections.core.review import Decision, HandRecord
 from projections.core.simulate import play
 from projections.reading import review as review_reading
 from tests.api.helpers import bearer, gin_in_hand_2, share
 from tests.conftest import Club, error_of
+from tests.projections.review_helpers import record
 
 KIND = "gin-rummy-3"
 
@@ -126,14 +126,7 @@ def test_two_readers_of_one_hand_share_one_search() -> None:
     rules = rules_for(KIND)
     players = list(rules.demo_players)
     played = play(rules, players, {}, rng=random.Random(4), bot=rules.bot)
-    position = engine.start(rules, players, rules.options_for(players, {}))
-    turns = []
-    for seq, event in enumerate(played.events, 1):
-        before = position.game
-        position = engine.apply(rules, position, event, seq)
-        if position.game.hand == 1 and event["type"] not in engine.ENGINE_EVENTS:
-            turns.append(Turn(seq, before, event, position.facts, position.game))
-    record = HandRecord(1, tuple(turns), rules)
+    hand_1 = record(rules, players, played.events, 1)
     assert rules.review is not None
     reviewer = rules.review
     calls: list[int] = []
@@ -148,7 +141,7 @@ def test_two_readers_of_one_hand_share_one_search() -> None:
     patched = dataclasses.replace(rules, review=dataclasses.replace(reviewer, review=slow_review))
     game = f"shared-search-{random.random()}"  # a key no other test has left in the process's memory
     answers: list[tuple[Decision, ...]] = []
-    ask = lambda: answers.append(review_reading.reviewed(patched, game, record, None))  # noqa: E731
+    ask = lambda: answers.append(review_reading.reviewed(patched, game, hand_1, None))  # noqa: E731
     first = threading.Thread(target=ask)
     first.start()
     assert entered.wait(10)
