@@ -24,7 +24,8 @@ help:
 
 # the venv, with the tested versions of requirements.lock (dev and postgres extras), then the project itself
 $(BIN)/.installed: pyproject.toml requirements.lock setup.py projections/games/schnapsen/_fastsolver.c \
-  projections/games/seven_and_a_half/_fastreview.c
+  projections/games/schnapsen/_fasttable.h projections/games/seven_and_a_half/_fastreview.c \
+  projections/games/seven_and_a_half/_fastreview_search.h
 	@PYTHON=$(PYTHON) bash scripts/ensure-services run
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip

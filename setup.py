@@ -13,12 +13,14 @@ setup(
         Extension(
             "projections.games.schnapsen._fastsolver",
             sources=["projections/games/schnapsen/_fastsolver.c"],
+            depends=["projections/games/schnapsen/_fasttable.h"],
             extra_compile_args=["-O2"],
             optional=True,
         ),
         Extension(
             "projections.games.seven_and_a_half._fastreview",
             sources=["projections/games/seven_and_a_half/_fastreview.c"],
+            depends=["projections/games/seven_and_a_half/_fastreview_search.h"],
             extra_compile_args=["-O2"],
             optional=True,
         ),
