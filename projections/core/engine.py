@@ -486,11 +486,97 @@ def walk(
         yield env, position
 
 
-def fold(rules: GameRules[S], initial: Position[S], envelopes: Sequence[Mapping[str, Any]]) -> Position[S]:
-    """The position after the stored envelopes, in order, honouring retractions."""
+#: The envelope types after which `fold` walks (`walk`): a `retract` returns to a position the walk keeps,
+#: and a server-dealt game's deck is folded beside the game.
+_WALKED = frozenset({"retract", *DEAL_EVENTS})
+
+
+def fold(
+    rules: GameRules[S],
+    initial: Position[S],
+    envelopes: Sequence[Mapping[str, Any]],
+    boundaries: list[tuple[int, Position[S]]] | None = None,
+    every: int = 0,
+) -> Position[S]:
+    """The position after the stored envelopes, in order, honouring retractions.
+
+    `boundaries`, if given, receives `(seq, position)` of every position passed that ends a hand
+    (`hand_in_progress` true before the event, false after it) or whose seq is a multiple of `every`
+    (when not 0): where snapshots are taken (`projections/core/snapshots.py`).
+
+    A record with no `retract` and no deck of its own (nearly all of them) is folded without the walk's
+    per-event bookkeeping: only the game's state is carried from event to event, and a `Position` (with
+    the event's derived facts, the end of the game's) is made only where one is returned or kept. The
+    positions are those `walk` gives, which the records with a retract or a deck go through.
+    """
+    n = len(envelopes)
+    if not n:
+        return initial
+    if initial.deal is not None or not _WALKED.isdisjoint([env["type"] for env in envelopes]):
+        return _walked_fold(rules, initial, envelopes, boundaries, every)
+    evolve = rules.evolve
+    reshaped = data_reshaped(rules.events)  # the types whose older envelopes' data is upcast (none: no cost)
+    floor = initial.retract_floor
+    game = initial.game
+    marking = boundaries is not None
+    marks: list[tuple[int, Position[S]]] = boundaries if boundaries is not None else []
+    in_hand = rules.hand_in_progress(game) if marking else False
+    last = n - 1
+    for i in range(last):
+        env = envelopes[i]
+        kind = env["type"]
+        if kind in ENGINE_EVENTS:
+            if marking and every and env["seq"] % every == 0:
+                marks.append((env["seq"], _position(game, env["seq"], EMPTY, floor)))
+            continue
+        event = {"type": kind, **env["data"]} if kind not in reshaped else upcast(env, rules.events).event
+        seq = env["seq"]
+        if not marking:
+            game = evolve(game, event, seq)[0]
+            continue
+        after, facts = evolve(game, event, seq)
+        now_in_hand = rules.hand_in_progress(after)
+        if (in_hand and not now_in_hand) or (every and seq % every == 0):
+            marks.append((seq, _position(after, seq, _facts(rules, game, after, facts), floor)))
+        game, in_hand = after, now_in_hand
+    env = envelopes[last]
+    before = _position(game, envelopes[last - 1]["seq"] if last else initial.seq, EMPTY, floor)
+    kind = env["type"]
+    event = {"type": kind, **env["data"]} if kind not in reshaped else upcast(env, rules.events).event
+    position = apply(rules, before, event, env["seq"])
+    if marking and (
+        (every and position.seq % every == 0)
+        or (kind not in ENGINE_EVENTS and in_hand and not rules.hand_in_progress(position.game))
+    ):
+        marks.append((position.seq, position))
+    return position
+
+
+def _facts(rules: GameRules[S], before: S, after: S, facts: Facts) -> Facts:
+    """The derived facts of the event that took `before` to `after`: the game's, and the end's if it ended there."""
+    if rules.is_terminal(after) and not rules.is_terminal(before):
+        return _ended(rules, after, facts)
+    return facts
+
+
+def _walked_fold(
+    rules: GameRules[S],
+    initial: Position[S],
+    envelopes: Sequence[Mapping[str, Any]],
+    boundaries: list[tuple[int, Position[S]]] | None,
+    every: int,
+) -> Position[S]:
+    """`fold` through `walk`: a position for every event (a record with a retract or a deck of its own)."""
     last = initial
-    for _, last in walk(rules, initial, envelopes):  # noqa: B007 - the loop runs for its last value
-        pass
+    if boundaries is None:
+        for _, last in walk(rules, initial, envelopes):  # noqa: B007 - the loop runs for its last value
+            pass
+        return last
+    hand_in_progress = rules.hand_in_progress
+    for _, after in walk(rules, initial, envelopes):
+        if (every and after.seq % every == 0) or (hand_in_progress(last.game) and not hand_in_progress(after.game)):
+            boundaries.append((after.seq, after))
+        last = after
     return last
 
 

@@ -432,13 +432,16 @@ def fold_from(
     envelopes: Sequence[Mapping[str, Any]],
     boundaries: list[tuple[int, engine.Position[S]]] | None = None,
 ) -> engine.Position[S]:
-    """The position after `envelopes` folded from `start`; the snapshots passed are added to `boundaries`."""
-    state = start
-    for _, after in walk_from(rules, start, envelopes):
-        if boundaries is not None and is_boundary(rules, state, after):
-            boundaries.append((after.seq, after))
-        state = after
-    return state
+    """The position after `envelopes` folded from `start`; the snapshots passed (`is_boundary`) are added to
+    `boundaries`.
+
+    Raises:
+        SnapshotError: a retract reaches below `start`.
+    """
+    below = lowest_target(envelopes, start.seq)
+    if below is not None:
+        raise SnapshotError(f"a retract to seq {below} reaches below the fold's start at seq {start.seq}")
+    return engine.fold(rules, start, envelopes, boundaries, EVERY)
 
 
 def lowest_target(envelopes: Iterable[Mapping[str, Any]], start_seq: int) -> int | None:
