@@ -94,7 +94,37 @@ def _name_of(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
+#: the classes a snapshot holds as they are (exactly these: an enum of ints is tagged)
+_LEAVES = frozenset({str, int, bool, float, type(None)})
+#: a dataclass met by `_pack`: its tag and its field names, worked out once per class
+_dataclasses: dict[type, tuple[str, tuple[str, ...]]] = {}
+
+
 def _pack(value: Any, sink: HandRows | None = None) -> Any:
+    """The JSON-able form of `value` (the tags of the module docstring).
+
+    A first write of a game's snapshots encodes a state at every hand's end: the common classes (leaves,
+    tuples, dataclasses already met) are told by their exact class first, and leaves in a tuple or a
+    dataclass are taken without a call. Anything else goes through `_pack_other`, which tells them apart
+    by `isinstance` in the order the tags need (an enum before an int, a dataclass before a tuple).
+    """
+    cls = type(value)
+    if cls in _LEAVES:
+        return value
+    if cls is tuple:
+        return {"__t": [v if type(v) in _LEAVES else _pack(v, sink) for v in value]}
+    known = _dataclasses.get(cls)
+    if known is not None:
+        out: dict[str, Any] = {"__dc": known[0]}
+        for name in known[1]:
+            v = getattr(value, name)
+            out[name] = v if type(v) in _LEAVES else _pack(v, sink)
+        return out
+    return _pack_other(value, sink)
+
+
+def _pack_other(value: Any, sink: HandRows | None) -> Any:
+    """`_pack` of a value whose class it did not tell at once."""
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, enum.Enum):
@@ -102,9 +132,11 @@ def _pack(value: Any, sink: HandRows | None = None) -> Any:
     if isinstance(value, (int, float)):
         return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = tuple(f.name for f in dataclasses.fields(value))
+        _dataclasses[type(value)] = (_name_of(type(value)), names)
         out: dict[str, Any] = {"__dc": _name_of(type(value))}
-        for f in dataclasses.fields(value):
-            out[f.name] = _pack(getattr(value, f.name), sink)
+        for name in names:
+            out[name] = _pack(getattr(value, name), sink)
         return out
     if isinstance(value, tuple):
         return {"__t": [_pack(v, sink) for v in value]}
