@@ -37,7 +37,7 @@ import httpx
 import orjson
 import psycopg
 
-from bench.folds import sealed, simulated
+from bench.folds import best_rate, dict_fold, sealed, simulated
 from events.codec import dumps, utc_now
 from events.store import DURABILITY_MODES, Head, Store, durability_from, make_engine
 from events.store.migrate import upgrade
@@ -344,15 +344,19 @@ def bench_http(url: str, label: str) -> None:
 
 
 def bench_fold(url: str) -> None:
+    """Schnapsen folded in memory and loaded from SQLite, each beside its ceiling on the same rows, same run.
+
+    In memory: `engine.fold` over sealed envelopes, beside the ceiling of `bench.folds` (the stored rows
+    read, decoded and merged into one dict). From SQLite: `Recorder.live(fresh=True)` with snapshots off
+    (the game's row, its events read and decoded, the fold), beside reading and decoding alone. A game's
+    first load also writes a snapshot at every hand's end (a write transaction a game), which reading
+    alone does not: it is its own row, its snapshots deleted before each pass. Best of `REPEAT` passes.
+    """
     rules = rules_for("schnapsen")
     matches = simulated("schnapsen", 20000 if not QUICK else 5000, seed=9)
     sealed_matches = [sealed("schnapsen", m) for m in matches]
     n = sum(len(m) for m in matches)
     initial = engine.start(rules, ["A", "B"], rules.options_for(["A", "B"], {}))
-    start = time.perf_counter()
-    for envs in sealed_matches:
-        engine.fold(rules, initial, envs)
-    report("fold Schnapsen, in memory", n / (time.perf_counter() - start), "ev/s")
 
     upgrade(url)
     store = Store(url)
@@ -363,18 +367,53 @@ def bench_fold(url: str) -> None:
         game = recorder.create_game(club_id=club, kind="schnapsen", players=["A", "B"], options={})
         recorder.append(game.id, events, club_id=club, actor="bench")
         ids.append(game.id)
-    start = time.perf_counter()
-    for gid in ids:
-        store.read_events(gid)
-    read_rate = n / (time.perf_counter() - start)
-    start = time.perf_counter()
-    for gid in ids:
-        recorder.live(gid, fresh=True)
+    plain = Recorder(store, snapshots=False)
+
+    def in_memory() -> None:
+        for envs in sealed_matches:
+            engine.fold(rules, initial, envs)
+
+    def read() -> None:
+        for gid in ids:
+            store.read_events(gid)
+
+    def ceiling() -> None:
+        for gid in ids:
+            dict_fold(store.read_events(gid))
+
+    def load() -> None:
+        for gid in ids:
+            plain.live(gid, fresh=True)
+
+    def first_load() -> None:
+        for gid in ids:
+            recorder.live(gid, fresh=True)
+
+    def snapshots_deleted() -> None:
+        store.delete_snapshots()
+
+    folded, bare, read_rate = best_rate(n, in_memory), best_rate(n, ceiling), best_rate(n, read)
+    loaded, first = best_rate(n, load), best_rate(n, first_load, before=snapshots_deleted)
+    report(
+        "fold Schnapsen, in memory",
+        folded,
+        "ev/s",
+        f"read + decode + dict fold: {bare:,.0f} ev/s",
+        f"{folded / bare:.0%} of the ceiling",
+    )
     report(
         "load + fold Schnapsen from SQLite",
-        n / (time.perf_counter() - start),
+        loaded,
         "ev/s",
         f"read + decode only: {read_rate:,.0f} ev/s",
+        f"{loaded / read_rate:.0%}; snapshots off",
+    )
+    report(
+        "first load + fold Schnapsen, writing snapshots",
+        first,
+        "ev/s",
+        f"read + decode only: {read_rate:,.0f} ev/s",
+        f"{first / read_rate:.0%}; a snapshot at every hand's end, one write transaction a game",
     )
     store.dispose()
 

@@ -28,7 +28,7 @@ import random
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from events.codec import utc_now
@@ -98,9 +98,12 @@ def dict_fold(envelopes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return table
 
 
-def best_rate(n: int, run: Any) -> float:
+def best_rate(n: int, run: Callable[[], object], before: Callable[[], object] | None = None) -> float:
+    """`n` over the shortest of `REPEAT` timed runs of `run` (`before`, untimed, ahead of each)."""
     best = float("inf")
     for _ in range(REPEAT):
+        if before is not None:
+            before()
         start = time.perf_counter()
         run()
         best = min(best, time.perf_counter() - start)
