@@ -37,7 +37,7 @@ import httpx
 import orjson
 import psycopg
 
-from bench.folds import best_rate, dict_fold, sealed, simulated
+from bench.folds import best_rates, dict_fold, sealed, simulated
 from events.codec import dumps, utc_now
 from events.store import DURABILITY_MODES, Head, Store, durability_from, make_engine
 from events.store.migrate import upgrade
@@ -350,7 +350,8 @@ def bench_fold(url: str) -> None:
     read, decoded and merged into one dict). From SQLite: `Recorder.live(fresh=True)` with snapshots off
     (the game's row, its events read and decoded, the fold), beside reading and decoding alone. A game's
     first load also writes a snapshot at every hand's end (a write transaction a game), which reading
-    alone does not: it is its own row, its snapshots deleted before each pass. Best of `REPEAT` passes.
+    alone does not: it is its own row, its snapshots deleted before each pass. Best of `REPEAT` passes,
+    taken in turn.
     """
     rules = rules_for("schnapsen")
     matches = simulated("schnapsen", 20000 if not QUICK else 5000, seed=9)
@@ -392,8 +393,12 @@ def bench_fold(url: str) -> None:
     def snapshots_deleted() -> None:
         store.delete_snapshots()
 
-    folded, bare, read_rate = best_rate(n, in_memory), best_rate(n, ceiling), best_rate(n, read)
-    loaded, first = best_rate(n, load), best_rate(n, first_load, before=snapshots_deleted)
+    rates = best_rates(
+        n,
+        {"fold": in_memory, "ceiling": ceiling, "read": read, "load": load, "first": first_load},
+        {"first": snapshots_deleted},
+    )
+    folded, bare, read_rate, loaded, first = (rates[k] for k in ("fold", "ceiling", "read", "load", "first"))
     report(
         "fold Schnapsen, in memory",
         folded,
