@@ -96,15 +96,21 @@ class LogFilter:
 
     `admits` is the same test in Python. The SQL text is deterministic (sorted, literals inline), so a
     migration can create a partial index with exactly this WHERE and a read with it walks that index.
+
+    `flag`: a read model's filter, whose answer is also written with each row as a bit of `event.read_by`
+    (`events/store/mapper.py` `ReadFlags`, migration 0016). Its SQL tests that bit, and the texts only for
+    a row written without bits (NULL): an insert then costs its index one integer test, not the substrings.
     """
 
     types: tuple[str, ...] = ()
     result_marks: tuple[str, ...] = ()
     data_marks: tuple[str, ...] = ()
     first_events: bool = False
+    flag: int = 0
 
     def sql(self, dialect: Dialect | str) -> str:
-        """The condition, parenthesized, in the dialect's spelling (`"0 = 1"` when it admits nothing)."""
+        """The condition, parenthesized, in the dialect's spelling (`"0 = 1"` when it admits nothing); with a
+        `flag`, the row's bit or, for a row without bits, that condition."""
         find = dialect_of(dialect).find
         terms = []
         if self.types:
@@ -113,7 +119,10 @@ class LogFilter:
             terms.append("seq = 1")
         terms += [f"{find}(result, {_literal(m)}) > 0" for m in sorted(set(self.result_marks))]
         terms += [f"{find}(data, {_literal(m)}) > 0" for m in sorted(set(self.data_marks))]
-        return f"({' OR '.join(terms) or '0 = 1'})"
+        texts = f"({' OR '.join(terms) or '0 = 1'})"
+        if not self.flag:
+            return texts
+        return f"((read_by & {int(self.flag)}) <> 0 OR (read_by IS NULL AND {texts}))"
 
     def admits(self, kind: str, seq: int, data: str, result: str) -> bool:
         """Whether the SQL condition holds for an event with these stored values."""
@@ -186,7 +195,7 @@ class LogReader:
         statement, so below one horizon; on SQLite the head is read first and the rows up to it (one
         writer commits in order).
 
-        The filter's SQL is the WHERE of a partial index (migration 0012) when it is one of the read
+        The filter's SQL is the WHERE of a partial index (migrations 0012, 0016) when it is one of the read
         models' (`projections/readmodels/hand_facts.py`, `projections/readmodels/ratings.py`): the read
         walks that index only.
         """

@@ -5,12 +5,18 @@ kept (`events/store/tables.py`). An envelope from `events.envelope.seal` carries
 encoded each payload once and hashed those same bytes), and they are written as they are; any other
 envelope (an import of a verified export, a test's) is encoded here, with the same canonical codec, so
 its hash, computed over the decoded envelope, covers exactly the stored text too.
+
+A row also says which read models read it (`read_by`, migration 0016): bits decided here, when the row is
+written, by the read models' own filters (`ReadFlags`), so that the partial indexes the reads walk test
+one small integer on insert instead of twenty substrings of the JSON texts. They are not part of the
+envelope and not hashed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
 
 from events.codec import dumps, loads
 from events.envelope import Envelope, SealedEnvelope
@@ -30,6 +36,7 @@ EVENT_FIELDS = (
     "actor",
     "prev_hash",
     "hash",
+    "read_by",
 )
 
 #: the columns an envelope is read back from, in the order `envelope_from_values` takes them
@@ -57,14 +64,116 @@ def payload_texts(env: Envelope) -> tuple[str, str, str | None]:
     return dumps(env["data"]), dumps(env["result"]), dumps(env["violation"]) if "violation" in env else None
 
 
+class ReadFilter(Protocol):
+    """What `ReadFlags` asks of a read model's filter: `events.store.log.LogFilter` (named here by its shape,
+    the log reader being built on this module)."""
+
+    @property
+    def types(self) -> tuple[str, ...]: ...
+    @property
+    def result_marks(self) -> tuple[str, ...]: ...
+    @property
+    def data_marks(self) -> tuple[str, ...]: ...
+    @property
+    def first_events(self) -> bool: ...
+    @property
+    def flag(self) -> int: ...
+
+
+#: a test of one event's stored values: `(type, seq, data text, result text) -> bits`
+FlagTest = Callable[[str, int, str, str], int]
+
+
+def _searcher(marks: Iterable[str]) -> Callable[[str], object] | None:
+    """Whether a text holds any of `marks` (one scan, plain substrings); None when there are none."""
+    found = sorted(set(marks))
+    return re.compile("|".join(re.escape(mark) for mark in found)).search if found else None
+
+
+class ReadFlags:
+    """The bits of `event.read_by`: which read models' filters admit an event, decided when it is written.
+
+    Each bit is one read model's `LogFilter` (the bits are the schema's, migration 0016: `BITS`), told
+    here by the read model itself (`register`, when `projections/readmodels` is imported). A row gets bits
+    only when every bit has its filter: a writer that knows none of them, or not all, writes NULL, and the
+    reads test that row's texts as before, so a missing registration makes a read slower, never wrong.
+    The answer is `LogFilter.admits` for each filter (the same substrings as the SQL), made cheap: one
+    scan of each text for every mark of every filter, and a filter's own scan only when one was found.
+    """
+
+    #: the bits migration 0016 defines (1: the hand facts, 2: the ratings)
+    BITS = (1, 2)
+
+    def __init__(self) -> None:
+        self._filters: dict[int, ReadFilter | None] = {}
+        self._test: FlagTest | None = None
+
+    def register(self, flag: int, only: ReadFilter | None) -> None:
+        """Bit `flag` is set for the events `only` admits (None: for every event).
+
+        Raises:
+            ValueError: `flag` is not one of `BITS`, or `only` says another.
+        """
+        if flag not in self.BITS or (only is not None and only.flag != flag):
+            raise ValueError(f"read flag {flag}: not one of {self.BITS} or not the filter's own ({only!r})")
+        self._filters[flag] = only
+        self._test = self._compile() if set(self._filters) == set(self.BITS) else None
+
+    def of(self, kind: str, seq: int, data: str, result: str) -> int | None:
+        """The bits of an event with these stored values; None while a bit has no filter."""
+        test = self._test
+        return None if test is None else test(kind, seq, data, result)
+
+    def _compile(self) -> FlagTest:
+        always = first = 0
+        by_type: dict[str, int] = {}
+        in_result: list[tuple[int, Callable[[str], object]]] = []
+        in_data: list[tuple[int, Callable[[str], object]]] = []
+        for flag, only in self._filters.items():
+            if only is None:
+                always |= flag
+                continue
+            for kind in only.types:
+                by_type[kind] = by_type.get(kind, 0) | flag
+            if only.first_events:
+                first |= flag
+            if (search := _searcher(only.result_marks)) is not None:
+                in_result.append((flag, search))
+            if (search := _searcher(only.data_marks)) is not None:
+                in_data.append((flag, search))
+        any_result = _searcher(m for f in self._filters.values() if f is not None for m in f.result_marks)
+        any_data = _searcher(m for f in self._filters.values() if f is not None for m in f.data_marks)
+
+        def test(kind: str, seq: int, data: str, result: str) -> int:
+            bits = always | by_type.get(kind, 0)
+            if seq == 1:
+                bits |= first
+            if any_result is not None and any_result(result):
+                for flag, search in in_result:
+                    if not bits & flag and search(result):
+                        bits |= flag
+            if any_data is not None and any_data(data):
+                for flag, search in in_data:
+                    if not bits & flag and search(data):
+                        bits |= flag
+            return bits
+
+        return test
+
+
+#: this process's read flags (every writer's rows): the read models register their filters on import
+READ_FLAGS = ReadFlags()
+
+
 def row_values(game_id: str, env: Envelope) -> tuple[Any, ...]:
     """The values of an envelope's `event` row, in `EVENT_FIELDS` order."""
     data, result, violation = payload_texts(env)
+    kind, seq = env["type"], env["seq"]
     return (
         game_id,
-        env["seq"],
+        seq,
         env["hand"],
-        env["type"],
+        kind,
         env.get("v"),
         data,
         result,
@@ -73,6 +182,7 @@ def row_values(game_id: str, env: Envelope) -> tuple[Any, ...]:
         env["actor"],
         env["prev_hash"],
         env["hash"],
+        READ_FLAGS.of(kind, seq, data, result),
     )
 
 

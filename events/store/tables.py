@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import BigInteger, Column, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Column, Index, Integer, SmallInteger, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 #: BIGINT on PostgreSQL; INTEGER on SQLite, where only INTEGER PRIMARY KEY autoincrements.
@@ -88,6 +88,9 @@ class Event(SQLModel, table=True):
     actor: str = Field(max_length=64)
     prev_hash: str = Field(max_length=64)
     hash: str = Field(max_length=64)
+    #: which read models read it, decided when it was written (migration 0016; `events/store/mapper.py`
+    #: `ReadFlags`): not hashed, never part of the envelope; NULL: not decided, the reads test the texts
+    read_by: int | None = Field(default=None, sa_column=Column(SmallInteger, nullable=True))
 
 
 #: What migration 0006 adds on PostgreSQL only, outside the models: `event.xact_id` (the transaction
@@ -98,7 +101,8 @@ POSTGRES_ONLY = {("column", "xact_id"), ("index", "ix_event_xact_position")}
 
 
 #: What migration 0012 adds outside the models: the read models' partial indexes on `event` (their
-#: WHERE is the read's own SQL text, `events/store/log.py` `LogFilter`; on PostgreSQL over `xact_id`).
+#: WHERE is the read's own SQL text, `events/store/log.py` `LogFilter`, over `read_by` since migration
+#: 0016; on PostgreSQL over `xact_id`).
 READ_MODEL_INDEXES = {("index", "ix_event_hand_facts"), ("index", "ix_event_ratings"), ("index", "ix_event_retracts")}
 
 

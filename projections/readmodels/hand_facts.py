@@ -21,7 +21,9 @@ is answered from these rows.
   the stored result or data text), and every retract: `READS`, one SQL filter
   that migration 0012's partial index `ix_event_hand_facts` has as its WHERE,
   so a rebuild walks that index instead of the whole log and decodes only
-  those events (about one in seven). The declarations are checked against the
+  those events (about one in seven). The filter's answer is written with each
+  event as bit `FLAG` of `event.read_by` (migration 0016; registered here with
+  the store's `READ_FLAGS`), so an append tests that bit, not the texts. The declarations are checked against the
   code by playing random games (tests/projections/test_situation_reads.py); a
   game without one (None) makes the read model read every event.
 - The store's global order is gapless (the append lock on PostgreSQL, one
@@ -53,6 +55,7 @@ from events.envelope import event_of
 from events.errors import InvalidEventError, TablebookError
 from events.store import Store
 from events.store.log import LogFilter
+from events.store.mapper import READ_FLAGS
 from projections.core.registry import KINDS, rules_for
 from projections.core.rules import GameRules
 
@@ -77,11 +80,14 @@ def _reads() -> LogFilter | None:
         types.update(reads.types)
         result_marks.update(reads.result_marks)
         data_marks.update(reads.data_marks)
-    return LogFilter(tuple(sorted(types)), tuple(sorted(result_marks)), tuple(sorted(data_marks)))
+    return LogFilter(tuple(sorted(types)), tuple(sorted(result_marks)), tuple(sorted(data_marks)), flag=FLAG)
 
 
-#: what the hand facts read of the log (the WHERE of migration 0012's `ix_event_hand_facts`)
+#: the bit of `event.read_by` that says the hand facts read an event (migration 0016)
+FLAG = 1
+#: what the hand facts read of the log (the WHERE of migration 0016's `ix_event_hand_facts`)
 READS: LogFilter | None = _reads()
+READ_FLAGS.register(FLAG, READS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ rebuild from zero, because every later rating depends on it: ratings change by r
 events, never by hand. A merge of two players rebuilds too (their results are now one player's).
 
 Speed (100,000 games is the scale asked for; `python -m bench.ratings` prints where it stands): the
-database hands the projection only the events `READS` admits, over migration 0013's partial index
+database hands the projection only the events `READS` admits, over migration 0016's partial index
 (about one in eleven); a rebuild keeps every player's latest rating, and the library's rating object
 for it, in memory from page to page instead of asking the rows, updates those objects in place with
 the library's own update (`update`, the same numbers as `MODEL.rate` without its copies), and writes
@@ -50,6 +50,7 @@ from events.codec import dumps, loads
 from events.errors import UnknownGameError
 from events.store import Store
 from events.store.log import LogFilter
+from events.store.mapper import READ_FLAGS
 from projections.core.rating import HandContext as HandContext
 from projections.core.rating import Match as Match
 from projections.core.rating import Rating
@@ -86,7 +87,7 @@ def _reads() -> LogFilter:
     a hand's, for a game whose results settle per hand), and what each game's hand context is read from
     (its `Rating.read_types` and `read_marks`: the bets that make the stakes, the result of a deal that names
     the roles; a deal of any other game, most of a deal's bytes, is left out). Every other event is left
-    out by the database, over migration 0013's partial index `ix_event_ratings`, whose WHERE is exactly this
+    out by the database, over migration 0016's partial index `ix_event_ratings`, whose WHERE is exactly this
     filter's SQL (tests/projections/test_read_indexes.py)."""
     types = {"retract"}
     marks = {'"game_ended"'}
@@ -95,10 +96,14 @@ def _reads() -> LogFilter:
             marks.add('"hand_ended"')
         types.update(rating.read_types)
         marks.update(rating.read_marks)
-    return LogFilter(types=tuple(sorted(types)), result_marks=tuple(sorted(marks)), first_events=True)
+    return LogFilter(types=tuple(sorted(types)), result_marks=tuple(sorted(marks)), first_events=True, flag=FLAG)
 
 
+#: the bit of `event.read_by` that says the ratings read an event (migration 0016): the filter's answer,
+#: written with the event (`events.store.mapper.READ_FLAGS`), so an append tests that bit, not the texts
+FLAG = 2
 READS = _reads()
+READ_FLAGS.register(FLAG, READS)
 
 
 def context_of(kind: str) -> HandContext:

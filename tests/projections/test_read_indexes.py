@@ -1,4 +1,4 @@
-"""The read models' partial indexes (migration 0012): their WHERE is the reads' own SQL, and the reads
+"""The read models' partial indexes (migrations 0012, 0016): their WHERE is the reads' own SQL, and the reads
 use them, on SQLite and PostgreSQL (EXPLAIN)."""
 
 from __future__ import annotations
@@ -16,20 +16,23 @@ from projections.readmodels import ratings
 READS = {"ix_event_hand_facts": readmodel.READS, "ix_event_ratings": ratings.READS}
 #: index -> the last migration that made it (a later one that makes it again goes here)
 MADE_BY = {
-    "ix_event_hand_facts": importlib.import_module("migrations.versions.0012_read_model_indexes"),
-    "ix_event_ratings": importlib.import_module("migrations.versions.0013_narrower_ratings_index"),
+    "ix_event_hand_facts": importlib.import_module("migrations.versions.0016_event_read_by"),
+    "ix_event_ratings": importlib.import_module("migrations.versions.0016_event_read_by"),
 }
 
 
 @pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
 def test_the_migrations_where_is_the_reads_sql_text_for_text(dialect: str) -> None:
     """A game that changes its `situation_reads` (or the ratings their `READS`) needs a new migration
-    with the new text: without it the database cannot use the index for the read (it reads the log)."""
+    with the new text: without it the database cannot use the index for the read (it reads the log). The
+    rows stored before it carry the old filter's bits in `read_by` (migration 0016): that migration also
+    decides them again (or sets them NULL) for the stored rows."""
     for name, reads in READS.items():
         assert reads is not None
         migration = MADE_BY[name]
         assert migration.where(migration.INDEXES[name], dialect) == reads.sql(dialect), (
-            f"{name}: the read's filter changed; add a migration that recreates the index with its new SQL"
+            f"{name}: the read's filter changed; add a migration that recreates the index with its new SQL "
+            "and decides the stored rows' read_by again"
         )
 
 

@@ -59,10 +59,13 @@ def _stored(event: dict[str, Any], result: Any) -> tuple[str, str, str]:
 
 
 def _sql_admits(rows: list[tuple[str, int, str, str]]) -> list[bool]:
-    """`READS`' SQL evaluated by SQLite on each `(type, seq, data, result)`."""
+    """`READS`' SQL evaluated by SQLite on each `(type, seq, data, result)`, for rows without read flags (NULL:
+    the texts are tested; tests/store/test_read_flags.py checks the flags against `admits`)."""
     assert READS is not None
     db = sqlite3.connect(":memory:")
-    db.execute("CREATE TABLE event (n INTEGER PRIMARY KEY, type TEXT, seq INTEGER, data TEXT, result TEXT)")
+    db.execute(
+        "CREATE TABLE event (n INTEGER PRIMARY KEY, type TEXT, seq INTEGER, data TEXT, result TEXT, read_by INTEGER)"
+    )
     db.executemany("INSERT INTO event (type, seq, data, result) VALUES (?, ?, ?, ?)", rows)
     admitted = {n for (n,) in db.execute(f"SELECT n FROM event WHERE {READS.sql('sqlite')}")}
     db.close()
