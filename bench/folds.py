@@ -74,8 +74,10 @@ def simulated(kind: str, n: int, seed: int) -> list[list[dict[str, Any]]]:
     return games
 
 
-def sealed(kind: str, events: Sequence[Event]) -> list[dict[str, Any]]:
-    """The envelopes the recorder would store for these events."""
+def sealed(kind: str, events: Sequence[Event], *, texts: bool = False) -> list[dict[str, Any]]:
+    """The envelopes the recorder would store for these events: plain dicts, or with `texts` as `seal`
+    makes them (`SealedEnvelope`, carrying the encoded payloads the store writes as they are), the form
+    the recorder hands the store."""
     rules = rules_for(kind)
     names = players_for(rules)
     state = engine.start(rules, names, rules.options_for(names, {}))
@@ -93,7 +95,7 @@ def sealed(kind: str, events: Sequence[Event]) -> list[dict[str, Any]]:
             prev_hash=prev,
         )
         prev = env["hash"]
-        out.append(dict(env))
+        out.append(env if texts else dict(env))
     return out
 
 
