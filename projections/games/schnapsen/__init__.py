@@ -273,9 +273,22 @@ def _validate_talon_move(state: SchnapsenState, seat: int, kind: str) -> None:
             raise ImpossibleEventError(f"{seat_marker(seat)} does not hold the trump Unter {card_marker(unter)}")
 
 
+_new_object = object.__new__
+_set_attr = object.__setattr__
+
+
+def _emit(values: dict[str, Any]) -> SchnapsenState:
+    """The new state whose fields are `values` (a copy of the old state's `__dict__`, changed)."""
+    new: SchnapsenState = _new_object(SchnapsenState)
+    _set_attr(new, "__dict__", values)
+    return new
+
+
 def evolve(state: SchnapsenState, event: SchnapsenEvent, seq: int) -> tuple[SchnapsenState, Facts]:
     """The fold step for the event whose seq is `seq`: no rule checks, no randomness."""
-    # the hot path (issue 15): the commonest events first, each state copied once with `copy_with`
+    # the hot path (issue 15): the commonest events first, each state copied once; a lead, a draw and a
+    # follow set their fields in the copy of the state's `__dict__` (`fastreplace.copy_with`, without the
+    # dict of changes in between: issue 34)
     if event["type"] == "play":
         if state.phase != "lead":
             return _evolve_follow(state, event, seq)
@@ -284,25 +297,25 @@ def evolve(state: SchnapsenState, event: SchnapsenEvent, seq: int) -> tuple[Schn
         seat, card = event["seat"], event["card"]
         hands = state.hands
         held = hands[seat] - {card}
-        hands = (held, hands[1]) if seat == 0 else (hands[0], held)
-        return copy_with(state, {"phase": "follow", "hands": hands, "trick": ((seat, card),)}), EMPTY
+        values = state.__dict__.copy()
+        values["phase"] = "follow"
+        values["hands"] = (held, hands[1]) if seat == 0 else (hands[0], held)
+        values["trick"] = ((seat, card),)
+        return _emit(values), EMPTY
     elif event["type"] == "draw":
         seat, card = event["seat"], event["card"]
         hands = state.hands
         held = hands[seat] | {card}
         talon = state.talon - 1
         draws_due = state.draws_due[1:]
-        after = copy_with(
-            state,
-            {
-                "hands": (held, hands[1]) if seat == 0 else (hands[0], held),
-                "talon": talon,
-                "trump_card": None if card == state.trump_card else state.trump_card,
-                "draws_due": draws_due,
-                "phase": "draw" if draws_due else "lead",
-            },
-        )
-        return after, {"talon": talon}
+        values = state.__dict__.copy()
+        values["hands"] = (held, hands[1]) if seat == 0 else (hands[0], held)
+        values["talon"] = talon
+        if card == state.trump_card:
+            values["trump_card"] = None
+        values["draws_due"] = draws_due
+        values["phase"] = "draw" if draws_due else "lead"
+        return _emit(values), {"talon": talon}
     elif event["type"] == "deal":
         return _evolve_deal(state, event)
     elif event["type"] == "exchange_trump":
@@ -443,21 +456,18 @@ def _evolve_follow(state: SchnapsenState, event: Play, seq: int) -> tuple[Schnap
         phase, draws_due = "draw", DRAW_ORDER[winner]
     else:
         phase, draws_due = "lead", state.draws_due
-    state = copy_with(
-        state,
-        {
-            "hands": hands,
-            "trick": (),
-            "won": won,
-            "trick_points": trick_points,
-            "tricks": tricks,
-            "marriages": marriages,
-            "leader": winner,
-            "last_trick": (winner, (lead_card, card), points, seq, lead_seat),
-            "phase": phase,
-            "draws_due": draws_due,
-        },
-    )
+    values = state.__dict__.copy()
+    values["hands"] = hands
+    values["trick"] = ()
+    values["won"] = won
+    values["trick_points"] = trick_points
+    values["tricks"] = tricks
+    values["marriages"] = marriages
+    values["leader"] = winner
+    values["last_trick"] = (winner, (lead_card, card), points, seq, lead_seat)
+    values["phase"] = phase
+    values["draws_due"] = draws_due
+    state = _emit(values)
     if reached:
         return _end_hand(state, facts, reacher=winner, decisive=seq)
     if phase == "lead" and not hands[0] and not hands[1]:
