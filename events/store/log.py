@@ -98,8 +98,9 @@ class LogFilter:
     migration can create a partial index with exactly this WHERE and a read with it walks that index.
 
     `flag`: a read model's filter, whose answer is also written with each row as a bit of `event.read_by`
-    (`events/store/mapper.py` `ReadFlags`, migration 0016). Its SQL tests that bit, and the texts only for
-    a row written without bits (NULL): an insert then costs its index one integer test, not the substrings.
+    (`events/store/mapper.py` `ReadFlags`, migration 0016). Its partial index holds the rows with that bit
+    and the rows without bits (NULL), so an insert costs the index one integer test, not the substrings;
+    the read tests the texts only of a row without bits.
     """
 
     types: tuple[str, ...] = ()
@@ -109,8 +110,22 @@ class LogFilter:
     flag: int = 0
 
     def sql(self, dialect: Dialect | str) -> str:
-        """The condition, parenthesized, in the dialect's spelling (`"0 = 1"` when it admits nothing); with a
-        `flag`, the row's bit or, for a row without bits, that condition."""
+        """The condition, parenthesized, in the dialect's spelling (`"0 = 1"` when it admits nothing). With a
+        `flag`: `index_sql` (the partial index's WHERE, which the read must hold as one of its terms for the
+        database to walk that index), and the row's bit or, for a row without bits, `texts_sql`."""
+        if not self.flag:
+            return self.texts_sql(dialect)
+        return f"({self.index_sql(dialect)} AND ((read_by & {int(self.flag)}) <> 0 OR {self.texts_sql(dialect)}))"
+
+    def index_sql(self, dialect: Dialect | str) -> str:
+        """The WHERE of the partial index a read of this filter walks (migrations 0012, 0016): with a `flag`,
+        the rows with its bit and the rows without bits, a test so cheap that an insert hardly pays it."""
+        if not self.flag:
+            return self.texts_sql(dialect)
+        return f"((read_by & {int(self.flag)}) <> 0 OR read_by IS NULL)"
+
+    def texts_sql(self, dialect: Dialect | str) -> str:
+        """The condition on the stored texts alone (what a flag's bit stands for)."""
         find = dialect_of(dialect).find
         terms = []
         if self.types:
@@ -119,10 +134,7 @@ class LogFilter:
             terms.append("seq = 1")
         terms += [f"{find}(result, {_literal(m)}) > 0" for m in sorted(set(self.result_marks))]
         terms += [f"{find}(data, {_literal(m)}) > 0" for m in sorted(set(self.data_marks))]
-        texts = f"({' OR '.join(terms) or '0 = 1'})"
-        if not self.flag:
-            return texts
-        return f"((read_by & {int(self.flag)}) <> 0 OR (read_by IS NULL AND {texts}))"
+        return f"({' OR '.join(terms) or '0 = 1'})"
 
     def admits(self, kind: str, seq: int, data: str, result: str) -> bool:
         """Whether the SQL condition holds for an event with these stored values."""

@@ -1,5 +1,6 @@
 """Revision 0016 (issue 34): `event.read_by`, the read models' bits decided when a row is written; the
-rows stored before it keep NULL and are read by their texts, byte for byte as they were."""
+rows stored before it get theirs from their texts, every other column byte for byte as it was, and the
+append-only trigger stands again."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, inspect, text
+from sqlalchemy.exc import DatabaseError
 
 from events.store import Head, Store
 from events.store.migrate import downgrade, upgrade
@@ -77,14 +79,17 @@ def test_0016_adds_read_by_without_touching_a_stored_event_and_takes_it_back(fre
             rows = [tuple(r) for r in conn.execute(text("SELECT * FROM event ORDER BY position"))]
             width = len(before[0])
             assert [row[:width] for row in rows[:4]] == before  # every stored row byte for byte
-            assert [row[-1] for row in rows] == [None, None, None, None, hand_facts.FLAG | ratings.FLAG]
+            both = hand_facts.FLAG | ratings.FLAG
+            assert [row[-1] for row in rows] == [ratings.FLAG, both, ratings.FLAG, 0, both]
             for only, wanted in ((hand_facts.READS, [2, 5]), (ratings.READS, [1, 2, 3, 5])):
                 assert only is not None
                 where = only.sql(dialect)
                 assert "read_by" in where
                 read = [r[0] for r in conn.execute(text(f"SELECT seq FROM event WHERE {where} ORDER BY seq"))]
-                assert read == wanted  # the old rows by their texts, the new one by its bits
+                assert read == wanted
             assert all("read_by" in sql for sql in _index_texts(conn, dialect).values())
+        with pytest.raises(DatabaseError, match="append-only"), store.engine.begin() as conn:
+            conn.execute(text("UPDATE event SET read_by = 0"))
     finally:
         store.dispose()
 

@@ -23,17 +23,18 @@ MADE_BY = {
 
 @pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
 def test_the_migrations_where_is_the_reads_sql_text_for_text(dialect: str) -> None:
-    """A game that changes its `situation_reads` (or the ratings their `READS`) needs a new migration
-    with the new text: without it the database cannot use the index for the read (it reads the log). The
-    rows stored before it carry the old filter's bits in `read_by` (migration 0016): that migration also
-    decides them again (or sets them NULL) for the stored rows."""
+    """A game that changes its `situation_reads` (or the ratings their `READS`) needs a new migration that
+    decides the stored rows' `read_by` bits again with the new conditions (as 0016 did, from `TEXTS`): the
+    bits of the rows stored before it say what the old filter admitted."""
     for name, reads in READS.items():
         assert reads is not None
         migration = MADE_BY[name]
-        assert migration.where(migration.INDEXES[name], dialect) == reads.sql(dialect), (
-            f"{name}: the read's filter changed; add a migration that recreates the index with its new SQL "
-            "and decides the stored rows' read_by again"
+        assert migration.where(migration.INDEXES[name], dialect) == reads.index_sql(dialect), name
+        assert migration.FLAGS[name] == reads.flag, name
+        assert migration.where(migration.TEXTS[name], dialect) == reads.texts_sql(dialect), (
+            f"{name}: the read's filter changed; add a migration that decides the stored rows' read_by again"
         )
+        assert reads.index_sql(dialect) in reads.sql(dialect)  # one of the read's terms: the index is usable
 
 
 def _plan(store: Store, statement: str, params: tuple[Any, ...]) -> str:
