@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, Generic
 
 from events.common import DEAL_EVENTS as DEAL_SCHEMAS
@@ -522,7 +523,12 @@ def fold(
     marks: list[tuple[int, Position[S]]] = boundaries if boundaries is not None else []
     in_hand = rules.hand_in_progress(game) if marking else False
     last = n - 1
-    for i in range(last):
+    if not marking and not reshaped:  # the commonest fold (a rebuild, a read): the game's state alone
+        for env in islice(envelopes, last):
+            kind = env["type"]
+            if kind not in ENGINE_EVENTS:
+                game = evolve(game, {"type": kind, **env["data"]}, env["seq"])[0]
+    for i in range(last if not marking and not reshaped else 0, last):  # the other folds: snapshots, upcasts
         env = envelopes[i]
         kind = env["type"]
         if kind in ENGINE_EVENTS:
