@@ -5,8 +5,9 @@ sealed and folded in memory (`engine.fold` over the envelopes), then recorded
 in a SQLite store and rebuilt (`Store.read_events` + `engine.fold`: read,
 decode, fold). The ceiling, measured in the same run on the same rows, is
 `read_events` with a bare dict fold (each event's data merged into one dict).
-The three are timed in turn, the best of `REPEAT` passes each, so that a figure
-and its ceiling meet the same load on a shared machine.
+The three are timed in turn, the best of `REPEAT` passes each, in CPU time (a
+rate is one core's), so that a figure and its ceiling meet the same load on a
+shared machine.
 
 The ceiling does less than a fold must: it builds no event from an envelope,
 upcasts nothing (no event type's data is reshaped today, so a fold's upcast
@@ -114,23 +115,30 @@ def best_rate(n: int, run: Callable[[], object], before: Callable[[], object] | 
 
 
 def best_rates(
-    n: int, runs: Mapping[str, Callable[[], object]], before: Mapping[str, Callable[[], object]] | None = None
+    n: int,
+    runs: Mapping[str, Callable[[], object]],
+    before: Mapping[str, Callable[[], object]] | None = None,
+    clock: Callable[[], float] = time.process_time,
 ) -> dict[str, float]:
     """`n` over the shortest of `REPEAT` timed runs of each of `runs`, taken in turn (`before[name]`, untimed,
     ahead of each of its runs).
 
     In turn, so that a figure and its ceiling meet the same load: other people's suites run on this
     machine, and a burst of theirs that falls on all the passes of one figure made it seem up to twice
-    as slow as its ceiling measured a second later.
+    as slow as its ceiling measured a second later. Timed in this process's CPU time: every run is one
+    thread reading SQLite in-process and folding, so on a quiet machine that is its wall time, and on a
+    loaded one (a load of 11 on 2 cores swung a wall-clock ratio between 45% and 270%) it leaves out the
+    time spent waiting for a core. A rate here is one core's. (A run that waits for the disk, a commit,
+    is timed with `clock=time.perf_counter`.)
     """
     best = dict.fromkeys(runs, float("inf"))
     for _ in range(REPEAT):
         for name, run in runs.items():
             if before is not None and name in before:
                 before[name]()
-            start = time.perf_counter()
+            start = clock()
             run()
-            best[name] = min(best[name], time.perf_counter() - start)
+            best[name] = min(best[name], clock() - start)
     return {name: n / seconds for name, seconds in best.items()}
 
 
