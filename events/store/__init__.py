@@ -209,7 +209,10 @@ class Store:
         self.follower = Store(self.url, engine=self.engine, followed=followed)
 
     def dispose(self) -> None:
-        """Close every pooled connection (the followed nodes' too)."""
+        """Close every pooled connection (the followed nodes' too), and the one the appends keep (SQLite)."""
         if self._followed is not None:
             self._followed.dispose()
+        self.db.drop_writer_connection()
+        if self.follower is not self:
+            self.follower.db.drop_writer_connection()
         self.engine.dispose()

@@ -163,6 +163,8 @@ class Database:
         self._writer = threading.RLock() if self.dialect.single_writer else None
         #: PostgreSQL: a raw read runs in autocommit (`_reading`)
         self._autocommit_reads = self.dialect.name == "postgresql"
+        #: SQLite: the raw connection this process's appends write on, kept out of the pool (`writer_connection`)
+        self._kept: Any | None = None
 
     @contextlib.contextmanager
     def one_writer(self) -> Iterator[None]:
@@ -178,6 +180,25 @@ class Database:
             return
         with self._writer:
             yield
+
+    def writer_connection(self) -> Any | None:
+        """SQLite, for the holder of `one_writer`: the raw connection the appends write on, taken from the pool
+        once and kept, since one writer at a time uses it (a checkout and its return cost an append of one
+        event about 11 us of CPU, measured: a sixth of it). PostgreSQL: None (its appends run in parallel,
+        each on a pooled connection)."""
+        if self._writer is None:
+            return None
+        if self._kept is None:
+            self._kept = self.engine.raw_connection()
+        return self._kept
+
+    def drop_writer_connection(self) -> None:
+        """Close the appends' kept connection (after an error on it, or when the store is disposed of); the
+        next append takes a fresh one."""
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            with contextlib.suppress(Exception):
+                kept.close()
 
     @contextlib.contextmanager
     def writer_within(self, timeout: float) -> Iterator[bool]:

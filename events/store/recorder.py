@@ -295,7 +295,8 @@ class EventRecorder:
         """The append's one transaction (`append`, which holds this process's SQLite writer lock)."""
         sql = self._sql
         in_hold = held is not None and held.connection is not None and held.game_id == game_id
-        raw: Any = held.connection if held is not None and in_hold else self.db.engine.raw_connection()
+        kept = None if in_hold else self.db.writer_connection()  # SQLite: the appends' own, not the pool's
+        raw: Any = held.connection if held is not None and in_hold else kept or self.db.engine.raw_connection()
         cursor = raw.cursor()
         try:
             if self.db.dialect.begin_write is not None:
@@ -346,12 +347,15 @@ class EventRecorder:
             with contextlib.suppress(*DATABASE_ERRORS):
                 raw.rollback()  # a lost connection cannot roll back: its transaction ended with it
             if isinstance(error, DATABASE_ERRORS):
-                self.db.lost(raw, error)
+                if kept is not None:
+                    self.db.drop_writer_connection()  # whatever state it is in, the next append starts afresh
+                else:
+                    self.db.lost(raw, error)
             raise
         finally:
             with contextlib.suppress(*DATABASE_ERRORS):
                 cursor.close()
-            if not in_hold:  # a held transaction's connection goes back with the hold
+            if not in_hold and kept is None:  # a held transaction's connection goes back with the hold
                 raw.close()
 
     def import_game(
