@@ -39,6 +39,7 @@ import psycopg
 
 import projections.readmodels  # noqa: F401  (the event rows get their read flags, as in a server)
 from bench.folds import best_rates, dict_fold, sealed, simulated
+from bench.growth import ServerClock, backends, no_server
 from events.codec import dumps, utc_now
 from events.store import DURABILITY_MODES, Head, Store, durability_from, make_engine
 from events.store.migrate import upgrade
@@ -91,7 +92,9 @@ def bench_store(url: str, label: str, durability: str) -> None:
 
     The store and its ceiling take turns, `STORE_ROUNDS` rounds of each (a fresh game, the raw table's own
     game id), so that both meet the same load on a shared machine; each figure is the median of its
-    rounds, and the share of raw the median of the rounds' own shares."""
+    rounds, and the share of raw the median of the rounds' own shares. Beside the wall clock, the CPU an
+    event of each (this process's, plus on PostgreSQL its backends', from /proc: `bench.growth.backends`),
+    which a loaded machine changes less: the note says it, and the share of raw it comes to."""
     upgrade(url)
     store = Store(url, engine=make_engine(url, durability))
     club = store.ensure_club("bench")
@@ -101,8 +104,10 @@ def bench_store(url: str, label: str, durability: str) -> None:
         setting = f"synchronous={SQLITE_SYNCHRONOUS[durability]}"
     else:
         setting = f"synchronous_commit={PG_SYNCHRONOUS_COMMIT[durability]}"
+    server: ServerClock = no_server if label == "SQLite" else backends(url)
     for batch in (1, 50):
         rates, ceilings = [], []
+        cpu: dict[str, list[float]] = {"store": [], "raw": []}
         for round_no in range(STORE_ROUNDS):
             game = store.create_game(
                 club_id=club,
@@ -113,6 +118,7 @@ def bench_store(url: str, label: str, durability: str) -> None:
                 genesis_hash="g",
                 totals={"0": 7, "1": 7},
             )
+            clock = _cpu(server)
             start = time.perf_counter()
             for i in range(0, len(envs), batch):
                 chunk = envs[i : i + batch]
@@ -126,20 +132,39 @@ def bench_store(url: str, label: str, durability: str) -> None:
                 )
                 store.append(game.id, chunk, base_seq=i, head=head)
             rates.append(len(envs) / (time.perf_counter() - start))
+            cpu["store"].append(clock() / len(envs))
             raw_game = f"raw{batch}-{durability}-{round_no}"
             if label == "SQLite":
-                ceilings.append(raw_sqlite(url, envs, batch, SQLITE_SYNCHRONOUS[durability], raw_game))
+                rate, spent = raw_sqlite(url, envs, batch, SQLITE_SYNCHRONOUS[durability], raw_game)
             else:
-                ceilings.append(raw_psycopg(url, envs, batch, PG_SYNCHRONOUS_COMMIT[durability], raw_game))
+                rate, spent = raw_psycopg(url, envs, batch, PG_SYNCHRONOUS_COMMIT[durability], raw_game, server)
+            ceilings.append(rate)
+            cpu["raw"].append(spent / len(envs))
         share = statistics.median(rate / ceiling for rate, ceiling in zip(rates, ceilings, strict=True))
+        cpu_share = statistics.median(raw / ours for ours, raw in zip(cpu["store"], cpu["raw"], strict=True))
+        store_us, raw_us = (statistics.median(cpu[who]) * 1e6 for who in ("store", "raw"))
         report(
             f"store append, {label} {durability}, batch {batch}",
             statistics.median(rates),
             "ev/s",
             f"raw, {setting}: {statistics.median(ceilings):,.0f} ev/s",
-            f"({share:.0%} of raw, median of {STORE_ROUNDS} rounds in turn)",
+            f"({share:.0%} of raw, median of {STORE_ROUNDS} rounds in turn; CPU an event {store_us:.1f} us, "
+            f"raw {raw_us:.1f} us: {cpu_share:.0%})",
         )
     store.dispose()
+
+
+def _cpu(server: ServerClock) -> Callable[[], float]:
+    """A stopwatch of CPU seconds: this process's, plus what `server` says its backends used meanwhile."""
+    before = server()
+    began = time.process_time()
+
+    def spent() -> float:
+        ours = time.process_time() - began
+        after = server()
+        return ours + sum(used - before.get(pid, 0.0) for pid, used in after.items())
+
+    return spent
 
 
 def _raw_rows(envs: list[dict[str, Any]], game_id: str) -> list[tuple[Any, ...]]:
@@ -173,8 +198,9 @@ RAW_TABLE = (
 )
 
 
-def raw_sqlite(url: str, envs: list[dict[str, Any]], batch: int, synchronous: str, game_id: str) -> float:
-    """Raw sqlite3: the same rows, WAL, `synchronous` (FULL or NORMAL), one transaction per batch."""
+def raw_sqlite(url: str, envs: list[dict[str, Any]], batch: int, synchronous: str, game_id: str) -> tuple[float, float]:
+    """Raw sqlite3: the same rows, WAL, `synchronous` (FULL or NORMAL), one transaction per batch: the
+    events a second, and the CPU seconds they took."""
     conn = sqlite3.connect(url.split("///", 1)[1], isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA synchronous={synchronous}")
@@ -182,30 +208,37 @@ def raw_sqlite(url: str, envs: list[dict[str, Any]], batch: int, synchronous: st
     conn.execute(RAW_TABLE.format(pk="INTEGER PRIMARY KEY"))
     data = _raw_rows(envs, game_id)
     sql = INSERT.format(p=", ".join("?" * 11))
+    clock = _cpu(no_server)
     start = time.perf_counter()
     for i in range(0, len(data), batch):
         conn.execute("BEGIN IMMEDIATE")
         conn.executemany(sql, data[i : i + batch])
         conn.execute("COMMIT")
     rate = len(data) / (time.perf_counter() - start)
+    spent = clock()
     conn.close()
-    return rate
+    return rate, spent
 
 
-def raw_psycopg(url: str, envs: list[dict[str, Any]], batch: int, synchronous_commit: str, game_id: str) -> float:
-    """Raw psycopg: the same rows, `synchronous_commit` (on or off), one commit per batch."""
+def raw_psycopg(
+    url: str, envs: list[dict[str, Any]], batch: int, synchronous_commit: str, game_id: str, server: ServerClock
+) -> tuple[float, float]:
+    """Raw psycopg: the same rows, `synchronous_commit` (on or off), one commit per batch: the events a
+    second, and the CPU seconds they took (with the backend's, `server`)."""
     dsn = url.replace("postgresql+psycopg://", "postgresql://")
     with psycopg.connect(dsn, options=f"-c synchronous_commit={synchronous_commit}") as conn:
         conn.execute(RAW_TABLE.format(pk="BIGSERIAL PRIMARY KEY"))
         conn.commit()
         data = _raw_rows(envs, game_id)
         sql = INSERT.format(p=", ".join(["%s"] * 11))
+        clock = _cpu(server)
         start = time.perf_counter()
         for i in range(0, len(data), batch):
             with conn.cursor() as cur:
                 cur.executemany(sql, data[i : i + batch])
             conn.commit()
-        return len(data) / (time.perf_counter() - start)
+        rate = len(data) / (time.perf_counter() - start)
+        return rate, clock()
 
 
 # --------------------------------------------------------------------------- HTTP
