@@ -324,7 +324,7 @@ class EventRecorder:
                     raise NotFoundError(f"no game {game_id!r}")
                 raise StreamConflictError(base_seq, int(found[0]))
             if rows:
-                cursor.executemany(sql["insert_event"], rows)
+                self.db.dialect.insert_events(cursor, sql["insert_event"], EVENT_FIELDS, rows)
             if secrets:
                 cursor.executemany(
                     sql["insert_seed"], [(game_id, s.commitment, s.hand, s.seed.hex(), now) for s in secrets]
