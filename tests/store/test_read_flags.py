@@ -134,3 +134,18 @@ def test_marks_are_plain_substrings_of_either_text() -> None:
     assert flags.of("t", 2, '{"m":1}', "{}") == 1
     assert flags.of("t", 2, "{}", '{"m":1}') == 0  # a data mark is looked for in the data only
     assert flags.of("t", 1, "{}", "{}") == 2
+
+
+@pytest.mark.parametrize(
+    "marks",
+    [('"ab"', '"a"', '""', '"x.y"'), ("ab", "b", "abc"), ('"ab"', "a")],
+    ids=["quoted", "plain", "mixed"],
+)
+def test_every_mark_is_found_as_a_plain_substring_and_nothing_else(marks: tuple[str, ...]) -> None:
+    flags = ReadFlags()
+    flags.register(1, LogFilter(result_marks=marks, flag=1))
+    flags.register(2, None)
+    texts = ['{"ab":1}', '{"a":1}', '{"k":""}', '"x.y"', '"xzy"', "abc", "b", "a", '{"abc":1}', "", '"', '""']
+    for text in texts:
+        wanted = 3 if any(mark in text for mark in marks) else 2
+        assert flags.of("t", 2, "{}", text) == wanted, (marks, text)
