@@ -19,6 +19,11 @@ from projections.reading.verify import verify_game
 from tests.projections.helpers import load_example
 from tests.store.helpers import tamper
 
+#: the PostgreSQL database on this test session's own server (conftest `store_url`): two tests read the
+#: global log, which waits below the transaction-id horizon, and a long transaction of other work on a
+#: shared server (a benchmark's bulk fill, seen 2026-12-06) held it back past `_log_after`'s 10 s
+OWN_SERVER = True
+
 
 def record_example(store: Store, name: str = "schnapsen-9001.json", batch: int = 10) -> str:
     example = load_example(name)
