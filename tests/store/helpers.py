@@ -7,7 +7,8 @@ from typing import Any
 
 from sqlalchemy import text
 
-from events.store import Store
+from events.codec import envelope_hash
+from events.store import Head, Store
 
 MIGRATION = importlib.import_module("migrations.versions.0001_initial")
 
@@ -27,3 +28,39 @@ def tamper(store: Store, statement: str, **params: Any) -> None:
             conn.execute(text(statement), params)
             for sql in MIGRATION.SQLITE_TRIGGERS:
                 conn.exec_driver_sql(sql)
+
+
+def note_envelope(seq: int, prev: str = "p") -> dict[str, Any]:
+    """A note at `seq` of a raw game (the store checks no rule), hashed with a stand-in link `prev`."""
+    env: dict[str, Any] = {
+        "seq": seq,
+        "hand": 0,
+        "type": "note",
+        "data": {"text": f"n{seq}"},
+        "recorded_at": "2026-11-29T00:00:00.000000Z",
+        "actor": "t",
+        "result": {},
+        "prev_hash": prev,
+    }
+    env["hash"] = envelope_hash(env)
+    return env
+
+
+def new_raw_game(store: Store) -> str:
+    """A Schnapsen game registered in the store, with no event: the raw store's tests append to it."""
+    club_id = store.ensure_club(f"raw-{store.dialect}")
+    game = store.create_game(
+        club_id=club_id,
+        kind="schnapsen",
+        players=["A", "B"],
+        options={"first_dealer": 0, "enforcement": "strict"},
+        created_at="2026-11-29T00:00:00.000000Z",
+        genesis_hash="g",
+        totals={"0": 7, "1": 7},
+    )
+    return game.id
+
+
+def head_at(seq: int) -> Head:
+    """The head a raw game has after a note at `seq`."""
+    return Head(seq=seq, hand=0, status="live", totals={"0": 7, "1": 7}, winner=None, head_hash=f"h{seq}")

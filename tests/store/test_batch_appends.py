@@ -11,7 +11,7 @@ from events.envelope import seal
 from events.errors import StreamConflictError
 from events.store import Store
 from events.store.dialect import COPY_FROM
-from tests.store.test_store import _head, _new_game
+from tests.store.helpers import head_at, new_raw_game
 
 #: texts a COPY's text format must escape: tabs, newlines, backslashes, its NULL marker, quotes, other scripts
 AWKWARD = ["tab\there", "line\nbreak\r\n", "back\\slash", "\\N", "\\.", "quote \" and '", "Ünïcödé ♠♥ 牌", ""]
@@ -39,20 +39,20 @@ def _batch(first: int, count: int, prev: str = "0" * 64) -> list[Any]:
 
 @pytest.mark.parametrize("count", [1, COPY_FROM - 1, COPY_FROM, 50])
 def test_a_batch_reads_back_exactly_as_it_was_appended(store: Store, count: int) -> None:
-    game_id = _new_game(store)
+    game_id = new_raw_game(store)
     envelopes = _batch(1, count)
-    store.append(game_id, envelopes, base_seq=0, head=_head(count))
+    store.append(game_id, envelopes, base_seq=0, head=head_at(count))
     assert store.read_events(game_id) == [dict(envelope) for envelope in envelopes]
 
 
 def test_a_batch_that_breaks_the_key_in_its_middle_writes_nothing(store: Store) -> None:
-    game_id = _new_game(store)
-    store.append(game_id, _batch(1, 2), base_seq=0, head=_head(2))
+    game_id = new_raw_game(store)
+    store.append(game_id, _batch(1, 2), base_seq=0, head=head_at(2))
     broken = _batch(3, 10)
     broken[6] = broken[5]  # seq 8 twice
     with pytest.raises(StreamConflictError):
-        store.append(game_id, broken, base_seq=2, head=_head(12))
+        store.append(game_id, broken, base_seq=2, head=head_at(12))
     assert [e["seq"] for e in store.read_events(game_id)] == [1, 2]
     assert store.get_game(game_id).seq == 2
-    store.append(game_id, _batch(3, 10), base_seq=2, head=_head(12))  # nothing left half done
+    store.append(game_id, _batch(3, 10), base_seq=2, head=head_at(12))  # nothing left half done
     assert [e["seq"] for e in store.read_events(game_id)] == list(range(1, 13))

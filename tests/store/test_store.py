@@ -13,11 +13,11 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from events.codec import dumps, envelope_hash
 from events.errors import StreamConflictError
-from events.store import DuplicateRequest, Head, Store
+from events.store import DuplicateRequest, Store
 from projections.core.recorder import Recorder
 from projections.reading.verify import verify_game
 from tests.projections.helpers import load_example
-from tests.store.helpers import tamper
+from tests.store.helpers import head_at, new_raw_game, note_envelope, tamper
 
 #: the PostgreSQL database on this test session's own server (conftest `store_url`): two tests read the
 #: global log, which waits below the transaction-id horizon, and a long transaction of other work on a
@@ -67,51 +67,18 @@ def test_truncate_is_refused_on_postgresql(store: Store) -> None:
         conn.exec_driver_sql("TRUNCATE event CASCADE")
 
 
-def _envelope(seq: int, prev: str = "p") -> dict[str, Any]:
-    env: dict[str, Any] = {
-        "seq": seq,
-        "hand": 0,
-        "type": "note",
-        "data": {"text": f"n{seq}"},
-        "recorded_at": "2026-11-29T00:00:00.000000Z",
-        "actor": "t",
-        "result": {},
-        "prev_hash": prev,
-    }
-    env["hash"] = envelope_hash(env)
-    return env
-
-
-def _new_game(store: Store) -> str:
-    club_id = store.ensure_club(f"raw-{store.dialect}")
-    game = store.create_game(
-        club_id=club_id,
-        kind="schnapsen",
-        players=["A", "B"],
-        options={"first_dealer": 0, "enforcement": "strict"},
-        created_at="2026-11-29T00:00:00.000000Z",
-        genesis_hash="g",
-        totals={"0": 7, "1": 7},
-    )
-    return game.id
-
-
-def _head(seq: int) -> Head:
-    return Head(seq=seq, hand=0, status="live", totals={"0": 7, "1": 7}, winner=None, head_hash=f"h{seq}")
-
-
 def test_append_on_a_stale_head_is_a_conflict_and_writes_nothing(store: Store) -> None:
-    game_id = _new_game(store)
-    store.append(game_id, [_envelope(1), _envelope(2)], base_seq=0, head=_head(2))
+    game_id = new_raw_game(store)
+    store.append(game_id, [note_envelope(1), note_envelope(2)], base_seq=0, head=head_at(2))
     with pytest.raises(StreamConflictError) as conflict:
-        store.append(game_id, [_envelope(2)], base_seq=1, head=_head(2))
+        store.append(game_id, [note_envelope(2)], base_seq=1, head=head_at(2))
     assert (conflict.value.expected, conflict.value.actual) == (1, 2)
     assert [e["seq"] for e in store.read_events(game_id)] == [1, 2]
 
 
 def test_the_unique_game_seq_key_is_the_backstop(store: Store) -> None:
-    game_id = _new_game(store)
-    store.append(game_id, [_envelope(1)], base_seq=0, head=_head(1))
+    game_id = new_raw_game(store)
+    store.append(game_id, [note_envelope(1)], base_seq=0, head=head_at(1))
     row = {
         "game_id": game_id,
         "seq": 1,
@@ -137,20 +104,20 @@ def test_the_unique_game_seq_key_is_the_backstop(store: Store) -> None:
 
 
 def test_a_batch_is_all_or_nothing(store: Store) -> None:
-    game_id = _new_game(store)
-    store.append(game_id, [_envelope(1)], base_seq=0, head=_head(1))
+    game_id = new_raw_game(store)
+    store.append(game_id, [note_envelope(1)], base_seq=0, head=head_at(1))
     with pytest.raises(StreamConflictError):
         # the head moves, then the second row collides with seq 1: the whole transaction rolls back
-        store.append(game_id, [_envelope(2), _envelope(1)], base_seq=1, head=_head(3))
+        store.append(game_id, [note_envelope(2), note_envelope(1)], base_seq=1, head=head_at(3))
     assert [e["seq"] for e in store.read_events(game_id)] == [1]
     assert store.get_game(game_id).seq == 1
 
 
 def test_idempotency_key_lands_once(store: Store) -> None:
-    game_id = _new_game(store)
-    store.append(game_id, [_envelope(1)], base_seq=0, head=_head(1), idempotency=("k1", "body"))
+    game_id = new_raw_game(store)
+    store.append(game_id, [note_envelope(1)], base_seq=0, head=head_at(1), idempotency=("k1", "body"))
     with pytest.raises(DuplicateRequest) as duplicate:
-        store.append(game_id, [_envelope(2)], base_seq=1, head=_head(2), idempotency=("k1", "body"))
+        store.append(game_id, [note_envelope(2)], base_seq=1, head=head_at(2), idempotency=("k1", "body"))
     assert (duplicate.value.prior.first_seq, duplicate.value.prior.last_seq) == (1, 1)
     assert len(store.read_events(game_id)) == 1
     found = store.find_request(game_id, "k1")
@@ -172,11 +139,11 @@ def _log_after(store: Store, start: int, games: set[str], count: int) -> list[An
 
 
 def test_global_position_orders_every_event(store: Store) -> None:
-    first, second = _new_game(store), _new_game(store)
+    first, second = new_raw_game(store), new_raw_game(store)
     start = store.head_position()
-    store.append(first, [_envelope(1)], base_seq=0, head=_head(1))
-    store.append(second, [_envelope(1), _envelope(2)], base_seq=0, head=_head(2))
-    store.append(first, [_envelope(2)], base_seq=1, head=_head(2))
+    store.append(first, [note_envelope(1)], base_seq=0, head=head_at(1))
+    store.append(second, [note_envelope(1), note_envelope(2)], base_seq=0, head=head_at(2))
+    store.append(first, [note_envelope(2)], base_seq=1, head=head_at(2))
     rows = _log_after(store, start, {first, second}, 4)
     assert [(gid, env["seq"]) for _, gid, env in rows] == [(first, 1), (second, 1), (second, 2), (first, 2)]
     positions = [p for p, _, _ in rows]
@@ -264,15 +231,17 @@ def test_the_log_waits_for_a_late_commit_instead_of_skipping_it(store: Store, st
     """
     if store.dialect != "postgresql":
         pytest.skip("SQLite has one writer: positions commit in order")
-    slow, fast = _new_game(store), _new_game(store)
+    slow, fast = new_raw_game(store), new_raw_game(store)
     late = Store(store_url)
     late.recorder.commit_delay = (1.0, 1.0)
     start = store.head_position()
-    thread = threading.Thread(target=late.append, args=(slow, [_envelope(1)]), kwargs={"base_seq": 0, "head": _head(1)})
+    thread = threading.Thread(
+        target=late.append, args=(slow, [note_envelope(1)]), kwargs={"base_seq": 0, "head": head_at(1)}
+    )
     try:
         thread.start()
         time.sleep(0.4)  # the slow append has written its row (its position) and sleeps before its commit
-        store.append(fast, [_envelope(1)], base_seq=0, head=_head(1))
+        store.append(fast, [note_envelope(1)], base_seq=0, head=head_at(1))
         mine = [gid for _, gid, _ in store.read_positions(after=start) if gid in (slow, fast)]
         assert mine == []  # the fast event is not handed out while the slow transaction is open
         thread.join()
@@ -285,7 +254,7 @@ def test_the_log_waits_for_a_late_commit_instead_of_skipping_it(store: Store, st
 
 def test_a_key_and_its_clubs_game_are_read_in_one_round_trip(store: Store) -> None:
     """`find_key_and_game`: the key as `find_key` reads it, and the game only if it is of the key's club."""
-    game_id = _new_game(store)
+    game_id = new_raw_game(store)
     club_id = store.get_game(game_id).club_id
     store.add_key(key_id="k-own", club_id=club_id, role="recorder", key_hash="h")
     store.add_key(key_id="k-other", club_id=store.ensure_club(f"other-{store.dialect}"), role="viewer", key_hash="h")
