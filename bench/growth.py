@@ -23,8 +23,9 @@ on SQLite (a file with the service's own settings) and on PostgreSQL. For each s
   append, with the ratio of the filled store's to the empty one's. The row's figure is the CPU an append
   costs (issue 34 sets costs per event, per core): this process's, which on SQLite holds SQLite's own
   work, plus on PostgreSQL the CPU of the database's client backends, read from /proc (autovacuum, the
-  WAL writer and the checkpointer are not counted). The wall clock is under it, with the best rounds: the `full` modes'
-  is mostly the disk's sync, and on a shared machine it swings with the load, where the CPU does not.
+  WAL writer and the checkpointer are not counted). The wall clock is under it, with the best rounds:
+  the `full` modes' is mostly the disk's sync, and on a shared machine it swings with the load, where
+  the CPU does not.
 
 Numbers are printed, never asserted. The SQLite files live in a temporary directory, the PostgreSQL
 databases on `TABLEBOOK_TEST_PG` under random names; both go at the end, also on failure.
