@@ -165,7 +165,12 @@ def test_legal_events_are_exactly_what_validate_accepts(players: int, seed: int)
 
 
 def test_random_four_player_games_are_fast() -> None:
-    started = time.perf_counter()
+    """Four hands of builds and captures offer no combinatorial blow-up: about 30 ms of CPU a game.
+
+    Counted in this process's CPU time, not the wall clock: a machine busy with other work (two test
+    suites at once took a game to 0.6 s of wall time) must not fail it, a blow-up still does.
+    """
+    started = time.process_time()
     for seed in range(5):
         _playout(4, seed, {})
-    assert (time.perf_counter() - started) / 5 < 0.5
+    assert (time.process_time() - started) / 5 < 0.5

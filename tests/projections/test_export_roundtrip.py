@@ -427,10 +427,10 @@ def test_a_text_line_with_a_number_or_text_no_store_can_hold_is_refused_with_its
 )
 def test_a_seat_tag_with_a_huge_number_is_refused_at_once(tag: str, message: str) -> None:
     text = HEADER.replace('[Seat1 "Ben"]', f'[Seat1 "Ben"]\n{tag}') + f"1. {DEAL}\n"
-    began = time.perf_counter()
+    began = time.process_time()  # this process's CPU: a busy machine does not fail it, a range to 10**10 does
     with pytest.raises(BadImportError, match=message):
         importer.read_file(text.encode(), actor="x")
-    assert time.perf_counter() - began < 1.0
+    assert time.process_time() - began < 1.0
 
 
 def test_a_player_name_no_store_can_hold_is_refused_in_every_format() -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -1087,12 +1086,10 @@ def test_offered_stakes_are_every_amount_up_to_a_hundred_then_the_limits_and_rou
 
 
 def test_legal_events_at_the_widest_limits_are_few_fast_and_each_accepted() -> None:
-    """legal_events once listed every stake: 19 s a call with max_bet 10**6. Now a bounded list, in milliseconds."""
+    """legal_events once listed every stake: 19 s a call with max_bet 10**6. Now a bounded list (its length is
+    asserted, not its time: the wall clock of a busy machine says nothing of the code)."""
     table = Table(options=WIDEST)
-    began = time.perf_counter()
     offered = RULES.legal_events(table.state)
-    seconds = time.perf_counter() - began
-    assert seconds < 0.05, f"legal_events took {seconds:.3f} s at the widest limits"
     bets = [e for e in offered if e["type"] == "bet"]
     assert len(bets) == 3 * len(offered_stakes(1, MAX_AMOUNT)) and len(offered) == len(bets) + 3 + 1
     assert offered == sorted(offered, key=lambda e: (e["type"], e.get("seat", -1), e.get("amount", 0), e.get("to", -1)))
