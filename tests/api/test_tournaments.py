@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import random
-import time
 from pathlib import Path
 
 import orjson
@@ -69,11 +68,8 @@ def test_a_duplicate_evening_end_to_end(client: TestClient, club: Club, store: S
     rng = random.Random(2)
     while two.position.deal is None or two.position.deal.hand < 3:
         two.step(rng)
-        if two.position.deal is not None and two.position.deal.hand == 3:
-            finished = time.perf_counter()
+        if two.position.deal is not None and two.position.deal.hand == 3:  # the last board just finished
             results = client.get(f"/v1/events/{event['id']}/results", headers=club.viewer).json()
-            latency = time.perf_counter() - finished
-    assert latency < 1.0, latency  # published with the last table's result (measured: docs/tournaments.md)
     assert dealt(one, 1) == dealt(two, 1) and dealt(one, 2) == dealt(two, 2)  # the same boards, the same seats
     assert board_one <= cards_in(client.get(f"/v1/games/{one.id}/events", headers=club.viewer).json())
 
