@@ -2,7 +2,9 @@
 
 `projections/readmodels/ratings.py` decides the changes; this writes a page of them with the checkpoint move
 in one transaction (guarded like the hand facts, `events/store/tracking.py`), empties them for a
-rebuild, and answers: a player's latest rating per pool, their history, a pool's leaderboard.
+rebuild, and answers: a player's latest rating per pool, their history, a pool's leaderboard. For a
+correction (a retract of a rated result) it finds the first change the retract takes back, reads the
+changes from there on and the ratings just before it, and replaces those changes in the page's transaction.
 """
 
 from __future__ import annotations
@@ -61,15 +63,21 @@ class RatingRecorder:
             "SELECT game_id, seq, data FROM event WHERE type = 'retract' AND game_id IN ({}) ORDER BY game_id, seq"
         )
 
-    def commit_ratings(self, name: str, *, old: int, new: int, rows: Sequence[Sequence[Any]]) -> bool:
+    def commit_ratings(
+        self, name: str, *, old: int, new: int, rows: Sequence[Sequence[Any]], replace_from: int | None = None
+    ) -> bool:
         """Write a page's rating changes (tuples in `CHANGE_COLUMNS` order) and move the checkpoint `name` from
         `old` to `new`, in one transaction (`tracking.insert_rows`: SQLite's executemany, PostgreSQL's COPY).
+        With `replace_from` (a correction), the changes from that row id on are deleted first: `rows` hold
+        their re-derived replacements, then the page's own.
 
         False, and nothing written, when another process moved the checkpoint first (it did this work).
         """
         try:
             with self.db.write() as conn, conn.begin():
                 check_checkpoint(conn, name, old)
+                if replace_from is not None:
+                    conn.execute(CHANGES.delete().where(CHANGES.c.id >= replace_from))
                 insert_rows(conn, self.db.dialect, "rating_change", CHANGE_COLUMNS, rows)
                 move_checkpoint(conn, name, old, new)
         except Lost:
@@ -82,12 +90,16 @@ class RatingRecorder:
             conn.execute(CHANGES.delete())
             reset_checkpoint(conn, name)
 
-    def latest(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], tuple[float, float, int]]:
-        """`{(player_id, pool): (mu, sigma, results)}`: the rating after each player's last change in each pool."""
+    def latest(
+        self, keys: Iterable[tuple[str, str]], *, before: int | None = None
+    ) -> dict[tuple[str, str], tuple[float, float, int]]:
+        """`{(player_id, pool): (mu, sigma, results)}`: the rating after each player's last change in each pool
+        (with `before`: their last change with a row id below it)."""
         wanted = set(keys)
         if not wanted:
             return {}
         players = sorted({p for p, _ in wanted})
+        bound = () if before is None else (CHANGES.c.id < before,)
         out: dict[tuple[str, str], tuple[float, float, int]] = {}
         with self.db.engine.connect() as conn:
             for start in range(0, len(players), 500):
@@ -96,7 +108,7 @@ class RatingRecorder:
                     select(
                         CHANGES.c.player_id, CHANGES.c.pool, func.max(CHANGES.c.id).label("id"), func.count().label("n")
                     )
-                    .where(CHANGES.c.player_id.in_(some))
+                    .where(CHANGES.c.player_id.in_(some), *bound)
                     .group_by(CHANGES.c.player_id, CHANGES.c.pool)
                     .subquery()
                 )
@@ -119,6 +131,24 @@ class RatingRecorder:
             for game_id, seq, data in self.db.rows(query, some):
                 out.setdefault(game_id, []).append((int(seq), int(loads(data)["to_seq"])))
         return out
+
+    def first_taken_back(self, game_id: str, to_seq: int, at_seq: int) -> int | None:
+        """The row id of the game's first rating change that a retract at `at_seq` back to `to_seq` takes back
+        (a change from an event between the two), None when there is none."""
+        query = select(func.min(CHANGES.c.id)).where(
+            CHANGES.c.game_id == game_id, CHANGES.c.seq > to_seq, CHANGES.c.seq < at_seq
+        )
+        with self.db.engine.connect() as conn:
+            found = conn.execute(query).scalar()
+        return None if found is None else int(found)
+
+    def changes_from(self, first_id: int) -> list[tuple[Any, ...]]:
+        """Every rating change from the row id `first_id` on, in order, as `CHANGE_COLUMNS` tuples (opponents
+        left encoded): what a correction re-derives."""
+        columns = [CHANGES.c[name] for name in CHANGE_COLUMNS]
+        query = select(*columns).where(CHANGES.c.id >= first_id).order_by(CHANGES.c.id)
+        with self.db.engine.connect() as conn:
+            return [tuple(row) for row in conn.execute(query)]
 
     def rated_after(self, game_id: str, seq: int) -> bool:
         """Whether the game has a rating change from an event after `seq` (a retract to `seq` voids it)."""

@@ -24,9 +24,15 @@ so an append is rated incrementally without refolding any game (only the event t
 result is read, with the hand's context kept in memory: the game's `HandContext`).
 `rebuild()` empties it and reads the whole log again through the same code, so it gives the same
 rows (tested). A result taken back by a `retract` (its seq between the retract's `to_seq` and the
-retract) is never rated; a retract that takes back a result already rated makes the projection
-rebuild from zero, because every later rating depends on it: ratings change by rebuilding from the
-events, never by hand. A merge of two players rebuilds too (their results are now one player's).
+retract) is never rated. A retract that takes back a result already rated is a *correction*: every
+later rating depends on that result, so the changes from the first one it takes back (in the rows'
+order, which is the log's) are deleted and re-derived, in the transaction of the page that holds the
+retract, from each player's rating just before that point. The results re-rated are read back from the
+changes' own rows (`matches_of_rows`: the event, the sides, the seats, the ranks) rather than from the
+log, so the cost grows with the results after that point, not with the log; the rows are those a rebuild
+from zero gives (tested), and `RatingsModel.corrections` says what each correction did to each player
+(rating before and after). Rows this code cannot read back as whole results make it rebuild from zero.
+A merge of two players rebuilds from zero (their results are now one player's).
 
 Speed (100,000 games is the scale asked for; `python -m bench.ratings` prints where it stands): the
 database hands the projection only the events `READS` admits, over migration 0016's partial index
@@ -42,7 +48,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from openskill.models import BradleyTerryFull, BradleyTerryFullRating
 
@@ -242,6 +249,35 @@ def _voided(seq: int, retracts: Iterable[tuple[int, int]]) -> bool:
     return any(to_seq < seq < at for at, to_seq in retracts)
 
 
+@dataclass(frozen=True, slots=True)
+class PlayerCorrection:
+    """One player's rating in one pool before a correction and after it."""
+
+    player_id: str
+    pool: str
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """What one correction did: the retracts `(game_id, seq)` that took back rated results, how many results
+    it rated again, and each affected player's rating before and after (player id and pool order)."""
+
+    retracts: tuple[tuple[str, int], ...]
+    results: int
+    players: tuple[PlayerCorrection, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Replay:
+    first_id: int
+    rows: list[ChangeRow]
+    report: Correction
+
+
 class RatingsModel:
     """The projection: catch up from the checkpoint, or rebuild from zero."""
 
@@ -259,6 +295,8 @@ class RatingsModel:
         self._objects: Objects = {}
         self._looked_up: set[tuple[str, str]] = set()
         self._at: int | None = None
+        #: what each correction this model made did to the players' ratings (a retract of a rated result)
+        self.corrections: list[Correction] = []
 
     def position(self) -> int:
         return self.store.projection_position(NAME)
@@ -270,7 +308,9 @@ class RatingsModel:
         give a hand's context (`READS`), with their payloads left encoded; of those, only what the
         game's kind needs is decoded. The players' latest ratings are kept in memory from page to page
         while this process is the one that moves the checkpoint (else read again from the rows). A
-        retract of a result already rated starts again from zero (`rebuild`).
+        retract of a result already rated is a correction (`_correct`): the changes from the first one it
+        takes back are re-derived in the page's transaction, and what it did to each player is added to
+        `corrections`.
         """
         read = 0
         while True:
@@ -283,19 +323,69 @@ class RatingsModel:
             self._load_games(row[1] for row in page)
             events = [self._decoded(row) for row in page]
             wanted = [e for e in events if e is not None]
-            if self._takes_back_rated(wanted):
-                return read + self.rebuild(progress)
             ratings = dict(self._ratings)
+            correction = self._correct(wanted, ratings)
+            if correction is False:  # changes this code cannot re-derive from their rows: from zero
+                return read + self.rebuild(progress)
             rows = self._changes(wanted, ratings)
-            if self.store.ratings.commit_ratings(NAME, old=old, new=new, rows=rows):
+            if correction is not None:
+                rows = correction.rows + rows
+            replace_from = None if correction is None else correction.first_id
+            if self.store.ratings.commit_ratings(NAME, old=old, new=new, rows=rows, replace_from=replace_from):
                 read += len(page)
                 self._ratings, self._at = ratings, new
+                if correction is not None:
+                    self.corrections.append(correction.report)
                 if progress is not None:
                     progress(max(0, new - old))
             else:  # another process did this page: our hand contexts may be ahead of it
                 self._forget()
             if len(page) < self.batch:
                 return read
+
+    def _correct(
+        self, page: Sequence[tuple[int, str, Mapping[str, Any]]], ratings: Ratings
+    ) -> _Replay | Literal[False] | None:
+        """The correction the page's retracts make, if one takes back a result already rated: every change
+        from the first one taken back (in the rows' order, which is the log's) is re-derived from the rows
+        themselves (`matches_of_rows`: the same results, their players and ranks), except the changes taken
+        back, starting from each player's rating just before that first change. `ratings` (this page's
+        working copy) gets each affected player's rating after it. None: no correction; False: the rows
+        hold a result this code cannot read back (then the caller rebuilds from zero)."""
+        voids: list[tuple[str, int, int]] = []
+        first: int | None = None
+        for _, game_id, env in page:
+            if env["type"] != "retract":
+                continue
+            found = self.store.ratings.first_taken_back(game_id, env["data"]["to_seq"], env["seq"])
+            if found is not None:
+                voids.append((game_id, int(env["data"]["to_seq"]), int(env["seq"])))
+                first = found if first is None else min(first, found)
+        if first is None:
+            return None
+        stored = self.store.ratings.changes_from(first)
+        kept = [row for row in stored if not _voided(row[5], [(at, to) for g, to, at in voids if g == row[1]])]
+        matches = matches_of_rows(kept)
+        if matches is None:
+            return False
+        before_keys = {(row[8], row[3]) for row in stored}
+        replay: Ratings = dict(self.store.ratings.latest(before_keys, before=first))
+        was = {(row[8], row[3]): (float(row[11]), float(row[12])) for row in stored}  # each key's last
+        rows: list[ChangeRow] = []
+        objects: Objects = {}
+        for match, players, base in matches:
+            rows += rate(match, players, replay, base, objects)
+        report = []
+        for key in sorted(before_keys):
+            mu, sigma, _ = replay.get(key, (MODEL.mu, MODEL.sigma, 0))
+            report.append(PlayerCorrection(key[0], key[1], *was[key], mu, sigma))
+            if key in replay:
+                ratings[key] = replay[key]
+            else:
+                ratings.pop(key, None)
+        self._looked_up |= before_keys
+        results = len({(row[1], row[6]) for row in kept})
+        return _Replay(first, rows, Correction(tuple((g, at) for g, _, at in voids), results, tuple(report)))
 
     def _forget(self) -> None:
         self._context.clear()
@@ -330,12 +420,6 @@ class RatingsModel:
         self._forget()
         self._at = 0  # the ratings are empty: nothing to look up
         return self.catch_up(progress)
-
-    def _takes_back_rated(self, page: Sequence[tuple[int, str, Mapping[str, Any]]]) -> bool:
-        return any(
-            env["type"] == "retract" and self.store.ratings.rated_after(game_id, env["data"]["to_seq"])
-            for _, game_id, env in page
-        )
 
     def _load_games(self, game_ids: Iterable[str]) -> None:
         missing = sorted({g for g in game_ids if g not in self._games})
@@ -394,6 +478,58 @@ class RatingsModel:
         context = self._context.get(game_id)
         if context is not None:
             context.observe(env)
+
+
+def matches_of_rows(rows: Sequence[ChangeRow]) -> list[tuple[Match, list[str], tuple[int, str, str, int, str]]] | None:
+    """The rated results that stored `rating_change` rows (`CHANGE_COLUMNS` tuples, in order) were made from:
+    each `(match, players by seat, base)` as `rate` takes them, so that rating them again gives the same rows
+    from the same ratings. None when the rows do not split into whole results.
+
+    `rate` writes a result's rows side after side, seat after seat, each with the seats of every other side
+    (`opponents`) and its actual result against them; so a result is a run of rows of one event (game and
+    position) whose first side is the first rows with the first row's opponents, and whose rows are that
+    side's and its opponents'; a side is a run of rows with the same opponents; and the ranks follow from
+    the actual results (a better rank has a higher one, a tie the same; openskill reads ranks by order only).
+    """
+    out: list[tuple[Match, list[str], tuple[int, str, str, int, str]]] = []
+    seats_against = [tuple(o["seat"] for o in loads(row[15])) for row in rows]
+    start, count = 0, len(rows)
+    while start < count:
+        head = rows[start]
+        event = (head[1], head[6])
+        first = start + 1
+        while first < count and seats_against[first] == seats_against[start]:
+            first += 1
+        size = first - start + len(seats_against[start])
+        chunk = rows[start : start + size]
+        opponents = seats_against[start : start + size]
+        if len(chunk) < size or not opponents[0]:
+            return None
+        sides: list[tuple[int, ...]] = []
+        pools: list[str] = []
+        actuals: list[float] = []
+        players: dict[int, str] = {}
+        for i, row in enumerate(chunk):
+            if (row[1], row[6]) != event or row[4] != head[4] or row[5] != head[5]:
+                return None
+            if i == 0 or opponents[i] != opponents[i - 1]:
+                sides.append(())
+                pools.append(row[3])
+                actuals.append(float(row[14]))
+            sides[-1] += (int(row[7]),)
+            players[int(row[7])] = row[8]
+        seats = [seat for side in sides for seat in side]
+        if len(set(seats)) != len(seats) or any(
+            opponents[i] != tuple(s for side in sides if chunk[i][7] not in side for s in side) for i in range(size)
+        ):
+            return None
+        order = sorted(set(actuals), reverse=True)
+        ranks = tuple(order.index(a) for a in actuals)
+        seated = [players.get(seat, "") for seat in range(max(seats) + 1)]
+        match = Match(hand=int(head[4]), seq=int(head[5]), sides=tuple(sides), pools=tuple(pools), ranks=ranks)
+        out.append((match, seated, (int(head[0]), str(head[1]), str(head[2]), int(head[6]), str(head[16]))))
+        start += size
+    return out
 
 
 def _may_settle(rating: Rating[Any] | None, env: Mapping[str, Any]) -> bool:

@@ -1,5 +1,5 @@
 """Ratings (projections/readmodels/ratings.py): the matches each game shape rates, explained changes, rebuild =
-incremental, and a retract of a rated result rebuilding from the events."""
+incremental, and a retract of a rated result corrected from the first change it takes back."""
 
 from __future__ import annotations
 
@@ -170,7 +170,7 @@ def test_the_filtered_read_rates_what_a_read_of_every_event_rates(
     assert store.ratings.rows() == filtered
 
 
-def test_a_retract_of_a_rated_result_rebuilds_and_drops_it(store: Store) -> None:
+def test_a_retract_of_a_rated_result_is_corrected_and_drops_it(store: Store) -> None:
     ids = _demo(store, 1, 3)
     model = RatingsModel(store)
     model.catch_up()
@@ -188,6 +188,55 @@ def test_a_retract_of_a_rated_result_rebuilds_and_drops_it(store: Store) -> None
     assert [r for r in after if r["game_id"] == schnapsen] == []
     RatingsModel(store).rebuild()
     assert store.ratings.rows() == after  # the same as from zero: the later games rated without it
+
+
+def _latest(rows: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[float, float]]:
+    """Each (player, pool)'s rating after its last change in these rows."""
+    return {(r["player_id"], r["pool"]): (r["mu_after"], r["sigma_after"]) for r in rows}
+
+
+@pytest.mark.parametrize("seed", [1, 3])
+def test_a_correction_rederives_what_a_rebuild_gives_and_reports_each_player(store: Store, seed: int) -> None:
+    """Retracts of rated results, at random places in random games (one at a time, then two in one page),
+    re-derive the ratings from the first change they take back: the rows equal a rebuild's from zero,
+    and each correction's report gives every affected player's rating before it and after it."""
+    rng = random.Random(seed)
+    model = RatingsModel(store, batch=rng.choice([53, 97, 20_000]))
+    ids = _demo(store, 1, seed)
+    _caught_up(model, store)
+    service = Tablebook.open(store)
+    reader = Operator(club_id=store.ensure_club("c"), club="c")
+    retracted: set[str] = set()  # a game retracted once is not reached back past again (`retract_floor`)
+    for at_once in (1, 2):
+        old = store.ratings.rows()
+        rated = sorted({r["game_id"] for r in old} & set(ids) - retracted)
+        games = rng.sample(rated, at_once)
+        back_to: dict[str, int] = {}
+        retracted.update(games)
+        for game_id in games:
+            back_to[game_id] = rng.choice(sorted({r["seq"] for r in old if r["game_id"] == game_id})) - 1
+            retract = {"type": "retract", "to_seq": back_to[game_id], "reason": "misrecorded"}
+            service.append(reader, game_id, [retract])
+        done = len(model.corrections)
+        _caught_up(model, store)
+        assert len(model.corrections) == done + 1, "one correction for the page"
+        correction = model.corrections[-1]
+        new = store.ratings.rows()
+        assert {g for g, _ in correction.retracts} == set(games)
+        first = min(i for i, r in enumerate(old) if r["seq"] > back_to.get(r["game_id"], r["seq"]))
+        assert new[:first] == old[:first]  # nothing before the first change taken back is touched
+        assert not [r for r in new if r["seq"] > back_to.get(r["game_id"], r["seq"])]  # nor after it kept
+        was, now = _latest(old), _latest(new)
+        affected = {(r["player_id"], r["pool"]) for r in old[first:]}
+        assert {(p.player_id, p.pool) for p in correction.players} == affected
+        for p in correction.players:
+            key = (p.player_id, p.pool)
+            assert (p.mu_before, p.sigma_before) == was[key]
+            assert (p.mu_after, p.sigma_after) == now.get(key, (MODEL.mu, MODEL.sigma))
+        assert any((p.mu_before, p.sigma_before) != (p.mu_after, p.sigma_after) for p in correction.players)
+    incremental = store.ratings.rows()
+    RatingsModel(store).rebuild()
+    assert store.ratings.rows() == incremental
 
 
 def test_a_smear_bid_made_or_set_is_the_bidders_fact_not_the_last_players() -> None:
