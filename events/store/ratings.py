@@ -10,6 +10,7 @@ changes from there on and the ratings just before it, and replaces those changes
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select
@@ -18,7 +19,15 @@ from events.codec import loads
 from events.store.base import GAMES, Database
 from events.store.players import SEATS
 from events.store.tables import RatingChange
-from events.store.tracking import Lost, check_checkpoint, emptied_fast, insert_rows, move_checkpoint, reset_checkpoint
+from events.store.tracking import (
+    Lost,
+    check_checkpoint,
+    emptied_fast,
+    insert_rows,
+    move_checkpoint,
+    reset_checkpoint,
+    unsynced_write,
+)
 
 CHANGES = RatingChange.__table__  # type: ignore[attr-defined]
 
@@ -53,36 +62,63 @@ CHANGE_COLUMNS = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class Rewrite:
+    """What a correction does to the stored changes, before the page's own rows are written: every change from
+    the row id `replace_from` on deleted (the page's rows then begin with their replacements), or, when few
+    change, the changes `deletes` (row ids) deleted and `updates` made in place, each
+    `(mu_before, sigma_before, mu_after, sigma_after, expected, opponents, id)` (`UPDATED`): the other rows
+    keep their ids, so the order stays the log's."""
+
+    replace_from: int | None = None
+    deletes: Sequence[int] = ()
+    updates: Sequence[tuple[Any, ...]] = ()
+
+
+#: the columns of a change that a correction may change in place, in `Rewrite.updates` order (then the id)
+UPDATED = ("mu_before", "sigma_before", "mu_after", "sigma_after", "expected", "opponents")
+
+
 class RatingRecorder:
     """Rating changes and their checkpoint."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
         #: a game's retracts, over migration 0012's partial index `ix_event_retracts` (its WHERE, a literal)
+        self._update = db.sql(f"UPDATE rating_change SET {', '.join(c + ' = ?' for c in UPDATED)} WHERE id = ?")
         self._retracts = (
             "SELECT game_id, seq, data FROM event WHERE type = 'retract' AND game_id IN ({}) ORDER BY game_id, seq"
         )
 
     def commit_ratings(
-        self, name: str, *, old: int, new: int, rows: Sequence[Sequence[Any]], replace_from: int | None = None
+        self, name: str, *, old: int, new: int, rows: Sequence[Sequence[Any]], rewrite: Rewrite | None = None
     ) -> bool:
         """Write a page's rating changes (tuples in `CHANGE_COLUMNS` order) and move the checkpoint `name` from
-        `old` to `new`, in one transaction (`tracking.insert_rows`: SQLite's executemany, PostgreSQL's COPY).
-        With `replace_from` (a correction), the changes from that row id on are deleted first: `rows` hold
-        their re-derived replacements, then the page's own.
+        `old` to `new`, in one transaction (`tracking.insert_rows`: SQLite's executemany, PostgreSQL's COPY),
+        after the `rewrite` of a correction if any.
 
         False, and nothing written, when another process moved the checkpoint first (it did this work).
         """
         try:
-            with self.db.write() as conn, conn.begin():
+            with unsynced_write(self.db) as conn:
                 check_checkpoint(conn, name, old)
-                if replace_from is not None:
-                    conn.execute(CHANGES.delete().where(CHANGES.c.id >= replace_from))
+                if rewrite is not None:
+                    self._rewrite(conn, rewrite)
                 insert_rows(conn, self.db.dialect, "rating_change", CHANGE_COLUMNS, rows)
                 move_checkpoint(conn, name, old, new)
         except Lost:
             return False
         return True
+
+    def _rewrite(self, conn: Any, rewrite: Rewrite) -> None:
+        if rewrite.replace_from is not None:
+            with emptied_fast(conn, self.db.dialect):
+                conn.execute(CHANGES.delete().where(CHANGES.c.id >= rewrite.replace_from))
+        ids = sorted(rewrite.deletes)
+        for start in range(0, len(ids), 500):
+            conn.execute(CHANGES.delete().where(CHANGES.c.id.in_(ids[start : start + 500])))
+        if rewrite.updates:
+            conn.exec_driver_sql(self._update, list(rewrite.updates))
 
     def reset_ratings(self, name: str) -> None:
         """Empty the ratings and put their checkpoint back to 0 (before a rebuild)."""
@@ -144,11 +180,9 @@ class RatingRecorder:
 
     def changes_from(self, first_id: int) -> list[tuple[Any, ...]]:
         """Every rating change from the row id `first_id` on, in order, as `CHANGE_COLUMNS` tuples (opponents
-        left encoded): what a correction re-derives."""
-        columns = [CHANGES.c[name] for name in CHANGE_COLUMNS]
-        query = select(*columns).where(CHANGES.c.id >= first_id).order_by(CHANGES.c.id)
-        with self.db.engine.connect() as conn:
-            return [tuple(row) for row in conn.execute(query)]
+        left encoded) with the row id last: what a correction re-derives."""
+        query = self.db.sql(f"SELECT {', '.join(CHANGE_COLUMNS)}, id FROM rating_change WHERE id >= ? ORDER BY id")
+        return [tuple(row) for row in self.db.rows(query, (first_id,))]
 
     def rated_after(self, game_id: str, seq: int) -> bool:
         """Whether the game has a rating change from an event after `seq` (a retract to `seq` voids it)."""

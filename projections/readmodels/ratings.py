@@ -58,6 +58,7 @@ from events.errors import UnknownGameError
 from events.store import Store
 from events.store.log import LogFilter
 from events.store.mapper import READ_FLAGS
+from events.store.ratings import Rewrite
 from projections.core.rating import HandContext as HandContext
 from projections.core.rating import Match as Match
 from projections.core.rating import Rating
@@ -198,50 +199,68 @@ def rate(
     result, taken before the update.
     """
     cache: Objects = {} if objects is None else objects
-    keys = [[(players[seat], pool) for seat in side] for side, pool in zip(match.sides, match.pools, strict=True)]
+    prior = _PRIOR
+    keys: list[list[tuple[str, str]]] = []
     sides: list[list[BradleyTerryFullRating]] = []
     before: list[list[tuple[float, float]]] = []
-    for side_keys in keys:
+    entries: list[list[dict[str, Any]]] = []  # each side's players before, as the opponents' JSON names them
+    for side, pool in zip(match.sides, match.pools, strict=True):
+        side_keys = []
         current = []
         values = []
-        for key in side_keys:
-            mu, sigma, _ = ratings.get(key, (MODEL.mu, MODEL.sigma, 0))
+        named = []
+        for seat in side:
+            player = players[seat]
+            key = (player, pool)
+            mu, sigma, _ = ratings.get(key, prior)
             known = cache.get(key)
             if known is None or known.mu != mu or known.sigma != sigma:
                 known = cache[key] = MODEL.rating(mu=mu, sigma=sigma)
+            side_keys.append(key)
             current.append(known)
             values.append((mu, sigma))
+            named.append({"seat": seat, "player_id": player, "mu": mu, "sigma": sigma})
+        keys.append(side_keys)
         sides.append(current)
         before.append(values)
+        entries.append(named)
     count = len(sides)
     expectations = expected_results(sides)
-    if len({key for side_keys in keys for key in side_keys}) == sum(map(len, keys)):
+    seated = sum(map(len, keys))
+    if len({key for side_keys in keys for key in side_keys}) == seated:
         update(sides, match.ranks)
         after = sides
     else:  # one player in two sides (a name seated twice): the library's own copies keep them apart
         after = MODEL.rate(sides, ranks=list(match.ranks))
     club_id, game_id, kind, position, recorded_at = base
+    ranks = match.ranks
+    hand, seq = match.hand, match.seq
     rows: list[ChangeRow] = []
-    for i, (side, pool) in enumerate(zip(match.sides, match.pools, strict=True)):
-        others = [j for j in range(count) if j != i]
-        actual = sum(_score(match.ranks[i], match.ranks[j]) for j in others) / len(others)
-        opponents = dumps(
-            [
-                {"seat": seat, "player_id": players[seat], "mu": mu, "sigma": sigma}
-                for j in others
-                for seat, (mu, sigma) in zip(match.sides[j], before[j], strict=True)
-            ]
-        )
-        for seat, key, (mu, sigma), new in zip(side, keys[i], before[i], after[i], strict=True):
-            ratings[key] = (new.mu, new.sigma, ratings.get(key, (0.0, 0.0, 0))[2] + 1)
+    for i in range(count):
+        if count == 2:
+            j = 1 - i
+            actual = _score(ranks[i], ranks[j])
+            opponents = dumps(entries[j])
+        else:
+            others = [j for j in range(count) if j != i]
+            actual = sum(_score(ranks[i], ranks[j]) for j in others) / len(others)
+            opponents = dumps([entry for j in others for entry in entries[j]])
+        pool, expected = match.pools[i], expectations[i]
+        for seat, key, (mu, sigma), new in zip(match.sides[i], keys[i], before[i], after[i], strict=True):
+            new_mu, new_sigma = new.mu, new.sigma
+            ratings[key] = (new_mu, new_sigma, ratings.get(key, prior)[2] + 1)
             cache[key] = new
             rows.append(
                 (
-                    club_id, game_id, kind, pool, match.hand, match.seq, position, seat, players[seat],
-                    mu, sigma, new.mu, new.sigma, expectations[i], actual, opponents, recorded_at,
+                    club_id, game_id, kind, pool, hand, seq, position, seat, key[0],
+                    mu, sigma, new_mu, new_sigma, expected, actual, opponents, recorded_at,
                 )
             )  # fmt: skip
     return rows
+
+
+#: a (player, pool) not rated yet: the model's prior, no results
+_PRIOR = (MODEL.mu, MODEL.sigma, 0)
 
 
 def _voided(seq: int, retracts: Iterable[tuple[int, int]]) -> bool:
@@ -264,7 +283,8 @@ class PlayerCorrection:
 @dataclass(frozen=True, slots=True)
 class Correction:
     """What one correction did: the retracts `(game_id, seq)` that took back rated results, how many results
-    it rated again, and each affected player's rating before and after (player id and pool order)."""
+    (events) it rated again, and the rating before and after of each player whose rating it changed (player id
+    and pool order)."""
 
     retracts: tuple[tuple[str, int], ...]
     results: int
@@ -273,7 +293,9 @@ class Correction:
 
 @dataclass(frozen=True, slots=True)
 class _Replay:
-    first_id: int
+    """A correction ready to write: how the stored changes change, the rows the page's begin with, the report."""
+
+    rewrite: Rewrite
     rows: list[ChangeRow]
     report: Correction
 
@@ -297,6 +319,9 @@ class RatingsModel:
         self._at: int | None = None
         #: what each correction this model made did to the players' ratings (a retract of a rated result)
         self.corrections: list[Correction] = []
+        #: a correction that changes at most this share of the changes from its first one changes them in
+        #: place (row by row); more, and it writes them all again from there (one delete, one bulk insert)
+        self.in_place = 0.25
 
     def position(self) -> int:
         return self.store.projection_position(NAME)
@@ -328,10 +353,11 @@ class RatingsModel:
             if correction is False:  # changes this code cannot re-derive from their rows: from zero
                 return read + self.rebuild(progress)
             rows = self._changes(wanted, ratings)
+            rewrite = None
             if correction is not None:
                 rows = correction.rows + rows
-            replace_from = None if correction is None else correction.first_id
-            if self.store.ratings.commit_ratings(NAME, old=old, new=new, rows=rows, replace_from=replace_from):
+                rewrite = correction.rewrite
+            if self.store.ratings.commit_ratings(NAME, old=old, new=new, rows=rows, rewrite=rewrite):
                 read += len(page)
                 self._ratings, self._at = ratings, new
                 if correction is not None:
@@ -364,28 +390,59 @@ class RatingsModel:
         if first is None:
             return None
         stored = self.store.ratings.changes_from(first)
-        kept = [row for row in stored if not _voided(row[5], [(at, to) for g, to, at in voids if g == row[1]])]
-        matches = matches_of_rows(kept)
-        if matches is None:
-            return False
-        before_keys = {(row[8], row[3]) for row in stored}
-        replay: Ratings = dict(self.store.ratings.latest(before_keys, before=first))
-        was = {(row[8], row[3]): (float(row[11]), float(row[12])) for row in stored}  # each key's last
-        rows: list[ChangeRow] = []
+        taken = [_voided(row[5], [(at, to) for g, to, at in voids if g == row[1]]) for row in stored]
+        kept = [row for row, gone in zip(stored, taken, strict=True) if not gone]
+        keys = {(row[8], row[3]) for row in stored}
+        #: the ratings as they stand from `first` on, re-derived; `dirty`: those that differ from the rows'
+        replay: Ratings = dict(self.store.ratings.latest(keys, before=first))
+        dirty = {(row[8], row[3]) for row, gone in zip(stored, taken, strict=True) if gone}
+        rows: list[ChangeRow] = []  # every change from `first` on, as a rewrite from there writes them
+        updates: list[tuple[Any, ...]] = []  # or only those that change, in place
         objects: Objects = {}
-        for match, players, base in matches:
-            rows += rate(match, players, replay, base, objects)
+        results = 0
+        start, count = 0, len(kept)
+        while start < count:  # one event's results at a time (its rows are together)
+            event, end = kept[start], start + 1
+            while end < count and kept[end][6] == event[6] and kept[end][1] == event[1]:
+                end += 1
+            group = kept[start:end]
+            if any((row[8], row[3]) in dirty for row in group):
+                matches = matches_of_rows(group)
+                if matches is None:
+                    return False
+                again: list[ChangeRow] = []
+                for match, players, base in matches:
+                    again += rate(match, players, replay, base, objects)
+                for old, new in zip(group, again, strict=True):
+                    if old[9:16] != new[9:16]:
+                        updates.append((*new[9:14], new[15], old[17]))
+                        if old[11:13] != new[11:13]:
+                            dirty.add((new[8], new[3]))
+                rows += again
+                results += 1
+            else:  # no player of it has a rating other than the rows': its changes stand as they are
+                for row in group:
+                    key = (row[8], row[3])
+                    replay[key] = (row[11], row[12], replay.get(key, _PRIOR)[2] + 1)
+                    rows.append(row[:17])
+            start = end
+        deletes = [row[17] for row, gone in zip(stored, taken, strict=True) if gone]
+        if len(deletes) + len(updates) <= len(stored) * self.in_place:
+            rewrite, rows = Rewrite(deletes=deletes, updates=updates), []
+        else:
+            rewrite = Rewrite(replace_from=first)
+        was = {(row[8], row[3]): (row[11], row[12]) for row in stored}  # each key's last before the correction
         report = []
-        for key in sorted(before_keys):
-            mu, sigma, _ = replay.get(key, (MODEL.mu, MODEL.sigma, 0))
-            report.append(PlayerCorrection(key[0], key[1], *was[key], mu, sigma))
+        for key in sorted(keys):
+            mu, sigma, _ = replay.get(key, _PRIOR)
+            if (mu, sigma) != was[key]:
+                report.append(PlayerCorrection(key[0], key[1], *was[key], mu, sigma))
             if key in replay:
                 ratings[key] = replay[key]
             else:
                 ratings.pop(key, None)
-        self._looked_up |= before_keys
-        results = len({(row[1], row[6]) for row in kept})
-        return _Replay(first, rows, Correction(tuple((g, at) for g, _, at in voids), results, tuple(report)))
+        self._looked_up |= keys
+        return _Replay(rewrite, rows, Correction(tuple((g, at) for g, _, at in voids), results, tuple(report)))
 
     def _forget(self) -> None:
         self._context.clear()
@@ -492,43 +549,44 @@ def matches_of_rows(rows: Sequence[ChangeRow]) -> list[tuple[Match, list[str], t
     the actual results (a better rank has a higher one, a tie the same; openskill reads ranks by order only).
     """
     out: list[tuple[Match, list[str], tuple[int, str, str, int, str]]] = []
-    seats_against = [tuple(o["seat"] for o in loads(row[15])) for row in rows]
     start, count = 0, len(rows)
     while start < count:
         head = rows[start]
-        event = (head[1], head[6])
-        first = start + 1
-        while first < count and seats_against[first] == seats_against[start]:
-            first += 1
-        size = first - start + len(seats_against[start])
-        chunk = rows[start : start + size]
-        opponents = seats_against[start : start + size]
-        if len(chunk) < size or not opponents[0]:
-            return None
+        game_id, hand, seq, position = head[1], head[4], head[5], head[6]
         sides: list[tuple[int, ...]] = []
         pools: list[str] = []
         actuals: list[float] = []
         players: dict[int, str] = {}
-        for i, row in enumerate(chunk):
-            if (row[1], row[6]) != event or row[4] != head[4] or row[5] != head[5]:
+        size, at = 0, start
+        while at < count and (not sides or at < start + size):
+            row = rows[at]
+            if row[1] != game_id or row[6] != position or row[4] != hand or row[5] != seq:
                 return None
-            if i == 0 or opponents[i] != opponents[i - 1]:
-                sides.append(())
-                pools.append(row[3])
-                actuals.append(float(row[14]))
-            sides[-1] += (int(row[7]),)
-            players[int(row[7])] = row[8]
+            opponents = row[15]
+            end = at + 1
+            while end < count and rows[end][15] == opponents and rows[end][1] == game_id and rows[end][6] == position:
+                end += 1  # a side: the rows with the same opponents (the same seats, the same ratings before)
+            against = opponents.count('"seat":')  # one per opponent: a JSON string holds no bare quote
+            if not sides:
+                size = end - at + against
+            elif end - at + against != size:
+                return None
+            side = tuple(int(r[7]) for r in rows[at:end])
+            sides.append(side)
+            pools.append(row[3])
+            actuals.append(float(row[14]))
+            for r in rows[at:end]:
+                players[int(r[7])] = r[8]
+            at = end
         seats = [seat for side in sides for seat in side]
-        if len(set(seats)) != len(seats) or any(
-            opponents[i] != tuple(s for side in sides if chunk[i][7] not in side for s in side) for i in range(size)
-        ):
+        if at != start + size or len(sides) < 2 or len(set(seats)) != size:
             return None
         order = sorted(set(actuals), reverse=True)
         ranks = tuple(order.index(a) for a in actuals)
         seated = [players.get(seat, "") for seat in range(max(seats) + 1)]
-        match = Match(hand=int(head[4]), seq=int(head[5]), sides=tuple(sides), pools=tuple(pools), ranks=ranks)
-        out.append((match, seated, (int(head[0]), str(head[1]), str(head[2]), int(head[6]), str(head[16]))))
-        start += size
+        match = Match(hand=int(hand), seq=int(seq), sides=tuple(sides), pools=tuple(pools), ranks=ranks)
+        out.append((match, seated, (int(head[0]), str(game_id), str(head[2]), int(position), str(head[16]))))
+        start = at
     return out
 
 
