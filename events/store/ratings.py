@@ -21,6 +21,7 @@ from events.store.players import SEATS
 from events.store.tables import RatingChange
 from events.store.tracking import (
     Lost,
+    advance,
     check_checkpoint,
     emptied_fast,
     insert_rows,
@@ -99,6 +100,8 @@ class RatingRecorder:
 
         False, and nothing written, when another process moved the checkpoint first (it did this work).
         """
+        if old != 0 and not rows and rewrite is None:
+            return advance(self.db, name, old, new)
         try:
             with unsynced_write(self.db) as conn:
                 check_checkpoint(conn, name, old)

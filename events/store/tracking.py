@@ -129,6 +129,48 @@ def unsynced_write(db: Database) -> Iterator[Any]:
                     raise
 
 
+def advance(db: Database, name: str, old: int, new: int) -> bool:
+    """Move the checkpoint `name` from `old` (past 0) to `new` with nothing else to write: a page of events the
+    read model needs nothing of (most appends, for each read model). The same transaction `unsynced_write`
+    makes, with the guarded move alone, on a raw connection: SQLAlchemy's connection, transaction and
+    statement cost about 90 us of CPU here against 11 us for the driver's own (measured), which is most of
+    the catch-up of one event. False when another process moved it first.
+    """
+    raw = None
+    with db.one_writer():
+        try:
+            raw = db.engine.raw_connection()
+            cursor = raw.cursor()
+            if db.dialect.name != "sqlite":
+                cursor.execute("SET LOCAL synchronous_commit = off")
+                cursor.execute(_MOVES["postgresql"], (new, utc_now(), name, old))
+                moved = cursor.rowcount == 1
+                raw.commit()
+                return moved
+            level = int(cursor.execute("PRAGMA synchronous").fetchone()[0])
+            if level > 1:
+                cursor.execute("PRAGMA synchronous=NORMAL")
+            try:
+                cursor.execute("BEGIN IMMEDIATE")
+                cursor.execute(_MOVE, (new, utc_now(), name, old))
+                moved = cursor.rowcount == 1
+                cursor.execute("COMMIT")
+            finally:
+                driver: Any = raw.driver_connection
+                if driver.in_transaction:
+                    cursor.execute("ROLLBACK")
+                if level > 1:
+                    cursor.execute(f"PRAGMA synchronous={level}")
+            return moved
+        except BaseException:
+            if raw is not None:  # never hand the pool a connection left unsynced or in a transaction
+                raw.invalidate()
+            raise
+        finally:
+            if raw is not None:
+                raw.close()
+
+
 class TrackingRecorder:
     """Read-model rows and checkpoints; the queries the read model answers."""
 
@@ -160,6 +202,8 @@ class TrackingRecorder:
         yet. False, and nothing written, when another process moved the checkpoint first (it did this
         work).
         """
+        if old != 0 and not (deletes or inserts or once):
+            return advance(self.db, name, old, new)
         try:
             with unsynced_write(self.db) as conn:
                 self._write_hand_facts(conn, name, old, new, deletes, inserts, once)
