@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from api.cli.common import DatabaseOption, JsonOption, console, out
+from api.cli.common import DatabaseOption, JsonOption, console, err, out
 from api.cli.common import fail as _fail
 from api.cli.common import operator_of as _operator
 from api.cli.common import service as _service
@@ -94,6 +94,16 @@ def _club(club: str, database: str | None) -> tuple[Tablebook, Operator]:
     return service, _operator(service, club)
 
 
+def _ratings_caught_up(service: Tablebook) -> None:
+    """The ratings caught up before a command that shows them; a correction that made (a retract of a result
+    already rated) is told on stderr: each player whose rating it changed, before and after."""
+    model = service.ratings()
+    model.catch_up()
+    for correction in model.corrections:
+        for line in correction.lines():
+            err.print(line, highlight=False)
+
+
 def players_list(
     club: ClubOption,
     name: Annotated[str | None, typer.Option(help="only players with this name or alias (any case)")] = None,
@@ -132,6 +142,7 @@ def players_show(
 ) -> None:
     """A player: statistics per game, current ratings, and the rating history, each change explained."""
     service, reader = _club(club, database)
+    _ratings_caught_up(service)
     try:
         page = service.player_profile(reader, player)
     except TablebookError as exc:
@@ -217,6 +228,7 @@ def standings(
 ) -> None:
     """The club's leaderboard of one game: place, player, rating (? while provisional), change, results."""
     service, reader = _club(club, database)
+    _ratings_caught_up(service)
     try:
         table = service.standings(reader, game, since=since, until=until, event=event, round=round)
     except TablebookError as exc:

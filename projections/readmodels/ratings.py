@@ -25,13 +25,17 @@ result is read, with the hand's context kept in memory: the game's `HandContext`
 `rebuild()` empties it and reads the whole log again through the same code, so it gives the same
 rows (tested). A result taken back by a `retract` (its seq between the retract's `to_seq` and the
 retract) is never rated. A retract that takes back a result already rated is a *correction*: every
-later rating depends on that result, so the changes from the first one it takes back (in the rows'
-order, which is the log's) are deleted and re-derived, in the transaction of the page that holds the
-retract, from each player's rating just before that point. The results re-rated are read back from the
-changes' own rows (`matches_of_rows`: the event, the sides, the seats, the ranks) rather than from the
-log, so the cost grows with the results after that point, not with the log; the rows are those a rebuild
-from zero gives (tested), and `RatingsModel.corrections` says what each correction did to each player
-(rating before and after). Rows this code cannot read back as whole results make it rebuild from zero.
+later rating may depend on that result, so the changes from the first one it takes back (in the rows'
+order, which is the log's) are re-derived, in the transaction of the page that holds the retract, from
+each player's rating just before that point. The results are read back from the changes' own rows
+(`matches_of_rows`: the event, the sides, the seats, the ranks) rather than from the log, and only a
+result with a player whose rating the correction changed is rated again (the others' rows stand as they
+are: a retract in one pool changes no other pool, nor the players never met); when few rows change they
+are updated in place and the taken-back ones deleted (the others keep their ids and so their order), else
+all are written again from the first. So the cost grows with the results after that point that it
+touches, not with the log; the rows are those a rebuild from zero gives (tested), and
+`RatingsModel.corrections` (and the log) say what each correction did: each player whose rating it
+changed, before and after. Rows this code cannot read back as whole results make it rebuild from zero.
 A merge of two players rebuilds from zero (their results are now one player's).
 
 Speed (100,000 games is the scale asked for; `python -m bench.ratings` prints where it stands): the
@@ -46,6 +50,7 @@ a third) and this module's own bookkeeping per result (decoding, contexts, expla
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -63,6 +68,8 @@ from projections.core.rating import HandContext as HandContext
 from projections.core.rating import Match as Match
 from projections.core.rating import Rating
 from projections.core.registry import KINDS, rules_for
+
+log = logging.getLogger(__name__)
 
 #: the checkpoint's name in `projection_checkpoint`
 NAME = "ratings"
@@ -290,6 +297,18 @@ class Correction:
     results: int
     players: tuple[PlayerCorrection, ...]
 
+    def lines(self) -> list[str]:
+        """The correction in words: what it took back, then one line per player whose rating it changed."""
+        taken = ", ".join(f"the retract at seq {seq} of {game_id}" for game_id, seq in self.retracts)
+        head = (
+            f"ratings corrected after {taken}: {self.results} results rated again, {len(self.players)} ratings changed"
+        )
+        return [head] + [
+            f"  {p.player_id} {p.pool}: {p.mu_before:.2f} ±{p.sigma_before:.2f} "
+            f"-> {p.mu_after:.2f} ±{p.sigma_after:.2f}"
+            for p in self.players
+        ]
+
 
 @dataclass(frozen=True, slots=True)
 class _Replay:
@@ -362,6 +381,7 @@ class RatingsModel:
                 self._ratings, self._at = ratings, new
                 if correction is not None:
                     self.corrections.append(correction.report)
+                    log.info("%s", "\n".join(correction.report.lines()))
                 if progress is not None:
                     progress(max(0, new - old))
             else:  # another process did this page: our hand contexts may be ahead of it

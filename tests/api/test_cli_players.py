@@ -64,6 +64,25 @@ def test_players_list_add_rename_show_merge_forget_and_standings(tmp_path: objec
     store.dispose()
 
 
+def test_standings_tell_a_correction_of_the_ratings_on_stderr(tmp_path: object) -> None:
+    """A retract of a rated result, then `tablebook standings`: the ratings are corrected as they catch up,
+    and each player whose rating changed is told, before and after."""
+    url = f"sqlite:///{tmp_path}/fix.db"
+    store = _club(url)
+    RatingsModel(store).catch_up()
+    service = Tablebook.open(store)
+    hearts = Operator(club_id=store.ensure_club("Hearts"), club="Hearts")
+    first = store.ratings.rows()[0]
+    retract = {"type": "retract", "to_seq": first["seq"] - 1, "reason": "misrecorded"}
+    service.append(hearts, first["game_id"], [retract])
+    result = CliRunner().invoke(app, ["standings", "schnapsen", "--club", "Hearts", "--database", url])
+    assert result.exit_code == 0, result.output
+    assert f"ratings corrected after the retract at seq {first['seq'] + 1} of {first['game_id']}" in result.stderr
+    assert f"{first['player_id']} schnapsen: {first['mu_after']:.2f}" not in result.stderr  # the last, not the first
+    assert sum(" schnapsen: " in line for line in result.stderr.splitlines()) == 2  # Anna and Ben
+    store.dispose()
+
+
 def test_a_merge_rebuilds_the_ratings_so_both_players_results_are_one_players(tmp_path: object) -> None:
     url = f"sqlite:///{tmp_path}/merge.db"
     store = _club(url, games=1)
