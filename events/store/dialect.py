@@ -64,6 +64,9 @@ class Dialect:
     find: ClassVar[str]
     #: the hint that makes a read of one hand's events walk the `(game_id, hand, seq)` index
     by_hand: ClassVar[str]
+    #: whether an append of one event can be one statement in autocommit: the head moved and the row inserted by
+    #: a data-modifying `WITH` (PostgreSQL; SQLite has none: `EventRecorder._append_in_one`)
+    one_statement_append: ClassVar[bool] = False
 
     def __repr__(self) -> str:
         return f"<dialect {self.name}>"
@@ -86,8 +89,12 @@ class Dialect:
 
     def insert_events(self, cursor: Any, statement: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
         """Insert an append's `event` rows on a raw cursor in its transaction: `statement` (an INSERT of one row
-        of `columns`) for each, or the driver's faster way."""
-        cursor.executemany(statement, rows)
+        of `columns`) for each, or the driver's faster way. One row (an append of one event): `execute`, which
+        spares psycopg's pipeline around an `executemany` (its own sync with the server)."""
+        if len(rows) == 1:
+            cursor.execute(statement, rows[0])
+        else:
+            cursor.executemany(statement, rows)
 
     @contextlib.contextmanager
     def emptied_fast(self, conn: Any) -> Iterator[None]:
@@ -175,6 +182,7 @@ class PostgreSQL(Dialect):
     pushes = True
     find = "strpos"
     by_hand = ""
+    one_statement_append = True
 
     def insert(self, table: Table) -> Any:
         return postgresql.insert(table)
@@ -199,7 +207,7 @@ class PostgreSQL(Dialect):
         measured); the constraints and the triggers hold for a COPY as for an INSERT. Fewer rows: the INSERT,
         one round trip where a COPY takes two."""
         if len(rows) < COPY_FROM:
-            cursor.executemany(statement, rows)
+            super().insert_events(cursor, statement, columns, rows)
             return
         with cursor.copy(f"COPY event ({', '.join(columns)}) FROM STDIN") as copy:
             for row in rows:
