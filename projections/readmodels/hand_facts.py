@@ -107,11 +107,19 @@ def _seat(value: Any) -> int | None:
 
 def facts_of(rules: GameRules[Any], envelope: Mapping[str, Any]) -> list[Fact]:
     """The facts one stored envelope gives (pure: the envelope holds the event and its result)."""
-    event = event_of(envelope)
     result = envelope.get("result") or {}
+    found = _facts(rules, event_of(envelope), result, envelope["hand"], envelope["seq"])
+    return [Fact(hand, seq, tag, seat, once) for hand, seq, tag, seat, once in found]
+
+
+def _facts(
+    rules: GameRules[Any], event: Mapping[str, Any], result: Mapping[str, Any], hand: int, seq: int
+) -> list[tuple[int, int, str, int | None, bool]]:
+    """`facts_of` as plain tuples `(hand, seq, situation, seat, once)`, from the event and its decoded result
+    (what a rebuild makes for every event it reads, so no object more than it needs)."""
     seat = _seat(event.get("seat"))
     owners = rules.fact_owners
-    facts: list[Fact] = []
+    facts: list[tuple[int, int, str, int | None, bool]] = []
     for tag in rules.situations(event, result):
         refs = result.get(tag + "s")
         if (
@@ -119,10 +127,10 @@ def facts_of(rules: GameRules[Any], envelope: Mapping[str, Any]) -> list[Fact]:
             and refs
             and all(isinstance(r, dict) and _seat(r.get("seq")) is not None for r in refs)
         ):
-            facts.extend(Fact(envelope["hand"], r["seq"], tag, _seat(r.get("seat")), once=True) for r in refs)
+            facts.extend((hand, r["seq"], tag, _seat(r.get("seat")), True) for r in refs)
         else:
             owner = _seat(result.get(owners[tag])) if tag in owners else seat
-            facts.append(Fact(envelope["hand"], envelope["seq"], tag, owner))
+            facts.append((hand, seq, tag, owner, False))
     return facts
 
 
@@ -235,8 +243,7 @@ class HandFacts:
                 rules.situation_reads is not None and not rules.situation_reads.admits(kind, data, result)
             ):
                 continue
-            envelope = {"seq": seq, "hand": hand, "type": kind, "data": loads(data), "result": loads(result)}
-            for fact in facts_of(rules, envelope):
-                row = (club_id, game_id, fact.hand, fact.seq, fact.situation, fact.seat)
-                (once if fact.once else inserts).append(row)
+            event = {"type": kind, **loads(data)}  # `event_of` of its envelope
+            for fact_hand, fact_seq, situation, seat, is_once in _facts(rules, event, loads(result) or {}, hand, seq):
+                (once if is_once else inserts).append((club_id, game_id, fact_hand, fact_seq, situation, seat))
         return deletes, inserts, once
