@@ -315,7 +315,7 @@ def lines(name: str, f: dict[str, float]) -> list[str]:
     games, events = f["games"], f["events"]
     facts_ceiling = f["facts_bare_cpu"] + f["facts_write_cpu"]
     ratings_ceiling = f["ratings_bare_cpu"] + f["ratings_write_cpu"] + f["library_cpu"]
-    cpu_note = " (PostgreSQL's own not counted, in the figures as in the ceilings)" if name == "PostgreSQL" else ""
+    cpu_note = " (PostgreSQL's own CPU not counted, in the figures as in the ceilings)" if name == "PostgreSQL" else ""
     scale = TARGET / games
     return [
         f"{name}: {games:,.0f} games, {events:,.0f} events (filled in {f['filled']:.0f} s), "
@@ -327,11 +327,11 @@ def lines(name: str, f: dict[str, float]) -> list[str]:
         f"events read); ceiling: the same rows read bare {f['ratings_bare']:.1f} s + the changes written bare "
         f"{f['ratings_write']:.1f} s + openskill's update and predictions for {f['matches']:,.0f} matches "
         f"{f['library']:.1f} s (its public rate, with its checks and copies: {f['public_rate']:.1f} s)",
-        f"  each rebuild against its ceiling in CPU seconds of this process{cpu_note}: hand facts "
+        f"  (every event of the log read bare, no filter: {f['everything']:.1f} s)",
+        f"  each rebuild against its ceiling, CPU seconds of this process: hand facts "
         f"{f['facts_cpu']:.2f} s / {facts_ceiling:.2f} s = {f['facts_cpu'] / facts_ceiling:.2f}x, ratings "
         f"{f['ratings_cpu']:.2f} s / {ratings_ceiling:.2f} s = {f['ratings_cpu'] / ratings_ceiling:.2f}x "
-        "(target: 1.5x)",
-        f"  (every event of the log read bare, no filter: {f['everything']:.1f} s)",
+        f"(target: 1.5x){cpu_note}",
         f"  both at once (`tablebook rebuild`: the hand facts in a second process): {f['both']:.1f} s, "
         f"{games / f['both']:,.0f} games/s; {TARGET:,} games at this rate: {f['both'] * scale:.0f} s "
         f"(target: under 60 s; the ceiling at this rate, both at once on {min(2, os.cpu_count() or 1)} cores: "
