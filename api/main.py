@@ -516,6 +516,9 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             return ORJSONResponse(error_body("unavailable", message), status_code=503, headers=headers)
         return ORJSONResponse({"ok": True, "database": store.dialect, "version": release}, headers=headers)
 
+    # the innermost: appends answered without the router and the dependency solver, inside every middleware
+    # below and with the exception handlers above (api/routes/events.py)
+    app.add_middleware(events.DirectAppend, handlers=app.exception_handlers)
     app.add_middleware(BodyLimit, settings=settings)
     app.add_middleware(StorableText)  # it refuses before anything is read
     app.add_middleware(HeadAsGet)

@@ -15,9 +15,11 @@ around the function that does it, wrapped here and nowhere else):
 - hash: each envelope sealed into the chain (`engine.sealed`);
 - transaction: the store's append, its commit and the wake-up of the game's streams
   (`EventRecorder.append`, `notify.publish`);
-- response: the answer serialised (`fastapi.routing.serialize_response`, `ORJSONResponse.render`);
-- the rest: the process's CPU time over the run less the stages: routing, the dependencies, the
-  middleware, the threadpool's hops on PostgreSQL, this driver.
+- response: the answer serialised (`ORJSONResponse.render`; and `fastapi.routing.serialize_response`, which
+  an append no longer goes through: `api.routes.events.DirectAppend` answers it without FastAPI's router);
+- the rest: the process's CPU time over the run less the stages: the middleware, `DirectAppend`'s
+  dispatch, the body's read, the threadpool's hop on PostgreSQL (and its publisher thread's NOTIFY),
+  this driver.
 
 Rows (stdout; printed, never asserted):
 

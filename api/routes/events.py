@@ -9,19 +9,29 @@ the body's checks and the append are done in that order in one worker thread, on
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, Header, Query, Request
+from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from api.deps import AppenderDep, PrincipalDep, ServiceDep, appender
+from api.auth import Principal
+from api.deps import AppenderDep, PrincipalDep, ServiceDep, appender, get_appender, service_of
 from api.models import APPEND_EXAMPLES, BODY, GAME, Appended, EventPage, errors
+from api.responses import ORJSONResponse
 from api.service import Tablebook
 from events.errors import InvalidEventError
 
 router = APIRouter(prefix="/v1/games/{game_id}/events", tags=["events"])
+
+#: the longest Idempotency-Key an append takes
+IDEMPOTENCY_KEY_LENGTH = 200
 
 APPEND_BODY = {
     "requestBody": {
@@ -68,12 +78,23 @@ async def append_events(
     request: Request,
     principal: AppenderDep,
     service: ServiceDep,
-    idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+    idempotency_key: Annotated[str | None, Header(max_length=IDEMPOTENCY_KEY_LENGTH)] = None,
 ) -> dict[str, Any]:
     """Append a batch: every event is checked in order; one refusal and nothing is written.
 
     With `expected_seq`, the batch lands only on that head (409 `seq_conflict`
     otherwise). With an `Idempotency-Key`, a retry returns the first result.
+    """
+    return await _append(request, service, game_id, principal, idempotency_key)
+
+
+async def _append(
+    request: Request, service: Tablebook, game_id: str, principal: Principal | None, idempotency_key: str | None
+) -> dict[str, Any]:
+    """The append of `append_events` (and of `DirectAppend`, which calls it without FastAPI's router).
+
+    `principal`: `api.deps.get_appender`'s (SQLite: the key checked, the game's row in `request.state.game`);
+    None on PostgreSQL, where the key, the body and the append are done in one worker thread.
     """
     if principal is None:  # PostgreSQL: the key, the body and the append in one worker thread (api.deps.get_appender)
         body = await request.body()
@@ -109,19 +130,103 @@ async def append_events(
 def _checked_append(
     request: Request, service: Tablebook, game_id: str, body: bytes, idempotency_key: str | None
 ) -> dict[str, Any]:
-    """The key checked, then its role, then the body, then the append, in that order, on one (worker) thread."""
-    principal = appender(request)
-    principal.require("recorder", "auditor")
-    events, expected_seq, document = _parse_append(body)
-    return service.append(
-        principal,
-        game_id,
-        events,
-        expected_seq=expected_seq,
-        idempotency_key=idempotency_key,
-        document=document,
-        game=request.state.game,
-    )
+    """The key checked, then its role, then the body, then the append, in that order, on one (worker) thread, on
+    one pooled connection (`Tablebook.one_connection`)."""
+    with service.one_connection():
+        principal = appender(request)
+        principal.require("recorder", "auditor")
+        events, expected_seq, document = _parse_append(body)
+        return service.append(
+            principal,
+            game_id,
+            events,
+            expected_seq=expected_seq,
+            idempotency_key=idempotency_key,
+            document=document,
+            game=request.state.game,
+        )
+
+
+#: the path `DirectAppend` answers (Starlette's `{game_id}`: one or more characters, no slash)
+_APPEND_PATH = re.compile(r"/v1/games/([^/]+)/events")
+_IDEMPOTENCY_HEADER = b"idempotency-key"
+
+
+class DirectAppend:
+    """ASGI: `POST /v1/games/{game_id}/events` answered by `_append` without FastAPI's router and dependency
+    solver, which cost an append more CPU than its rules, hash and transaction together (FastAPI 0.165:
+    matching the path against the app's routes, then solving `known_query`, `get_appender`, `get_service`
+    and the header; measured with bench/append_profile.py).
+
+    The same request, the same answer: the same dependencies' code (`get_appender`, `service_of`), the same
+    status and body (201 and the service's dict, as `ORJSONResponse`), and the same error answers (the
+    exception handlers the app registered, found as Starlette's `ExceptionMiddleware` finds them; an
+    exception none maps is raised on, to the app's 500 as before). A request it does not take exactly as
+    the route would is passed on to the app unchanged, for FastAPI to answer as before: a query string
+    (`known_query` refuses every parameter of this route), a `root_path`, an Idempotency-Key over its
+    limit, a header sent twice (the route's validation speaks for those). The route stays declared (the
+    OpenAPI schema, and every request passed on).
+
+    Installed by `api.main.create_app` just outside the exception handlers, inside the middlewares (body
+    limit, stored text, HEAD, CORS, nosniff), which see these requests as they see every other.
+    """
+
+    def __init__(self, app: ASGIApp, handlers: Mapping[Any, Callable[..., Any]]) -> None:
+        self.app = app
+        #: what `ExceptionMiddleware` handles (the handlers of `Exception` and 500 are the outer
+        #: `ServerErrorMiddleware`'s, which answers an exception raised on from here as from a route)
+        self.handlers = {cls: h for cls, h in handlers.items() if isinstance(cls, type) and cls is not Exception}
+        #: the route this stands in for (`scope["route"]`, which `api.deps` reads), found on the first request
+        self.route: APIRoute | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        game_id = _direct_append(scope)
+        if game_id is None:
+            await self.app(scope, receive, send)
+            return
+        idempotency_key: str | None = None
+        for name, value in scope["headers"]:
+            if name == _IDEMPOTENCY_HEADER:
+                if idempotency_key is not None or len(value) > IDEMPOTENCY_KEY_LENGTH:
+                    await self.app(scope, receive, send)  # the route's header validation answers it
+                    return
+                idempotency_key = value.decode("latin-1")
+        scope["route"] = self.route or self._route()
+        scope["path_params"] = {"game_id": game_id}
+        request = Request(scope, receive)
+        try:
+            principal = await get_appender(request)
+            answer = await _append(request, service_of(request, None), game_id, principal, idempotency_key)
+            response: Response = ORJSONResponse(answer, status_code=201)
+        except Exception as exc:
+            handler = _handler(self.handlers, exc)
+            if handler is None:
+                raise
+            response = await handler(request, exc)
+        await response(scope, receive, send)
+
+    def _route(self) -> APIRoute:
+        for route in router.routes:
+            if isinstance(route, APIRoute) and route.endpoint is append_events:
+                self.route = route
+                return route
+        raise LookupError("append_events is not a route of this router")  # pragma: no cover - it is, above
+
+
+def _direct_append(scope: Scope) -> str | None:
+    """The game id of a request `DirectAppend` answers itself, or None (passed on to the app)."""
+    if scope["type"] != "http" or scope["method"] != "POST" or scope.get("query_string") or scope.get("root_path"):
+        return None
+    found = _APPEND_PATH.fullmatch(scope["path"])
+    return None if found is None else found[1]
+
+
+def _handler(handlers: Mapping[type, Callable[..., Any]], exc: Exception) -> Callable[..., Any] | None:
+    """The handler of `exc` (its class's or its nearest base's), as Starlette looks it up."""
+    for cls in type(exc).__mro__:
+        if cls in handlers:
+            return handlers[cls]
+    return None
 
 
 @router.get("", summary="Read events", responses={200: {"model": EventPage}, **errors(401, 404, 422)})

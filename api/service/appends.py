@@ -5,6 +5,7 @@ by an auditor for corrections only; idempotent under a key bound to the body's h
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 import orjson
@@ -74,6 +75,11 @@ class Appends(Service):
                 raise
             raise rendered_error(refused, self._players(game_id, reader)) from None
         return {"events": stored}
+
+    def one_connection(self) -> AbstractContextManager[None]:
+        """Around a whole append on PostgreSQL (its key's read, then `append`, on one worker thread): its reads
+        and its write on one pooled connection (`events.store.base.Database.one_connection`). SQLite: nothing."""
+        return self.store.db.one_connection()
 
     def append_if_free(
         self,
