@@ -243,6 +243,31 @@ def test_a_correction_rederives_what_a_rebuild_gives_and_reports_each_player(
     assert store.ratings.rows() == incremental
 
 
+def test_a_process_that_did_not_make_a_correction_rates_on_from_the_corrected_rows(store: Store) -> None:
+    """Two processes: one makes a correction, the other, holding the players' ratings in memory from before
+    it, rates the next game: the checkpoint it finds moved makes it read the corrected rows, not its own."""
+    first, second = RatingsModel(store), RatingsModel(store)
+    service = Tablebook.open(store)
+    club = store.ensure_club("c")
+    rng = random.Random(8)
+    ids = [service.record_demo_game(club, "schnapsen", rng) for _ in range(2)]  # Anna and Ben twice
+    first.catch_up()
+    second.catch_up()  # nothing new: it holds the ratings at this checkpoint
+    service.record_demo_game(club, "schnapsen", rng)
+    second.catch_up()  # and now it is the one that moved the checkpoint last
+    seq = min(r["seq"] for r in store.ratings.rows() if r["game_id"] == ids[0])
+    reader = Operator(club_id=club, club="c")
+    service.append(reader, ids[0], [{"type": "retract", "to_seq": seq - 1, "reason": "misrecorded"}])
+    first.catch_up()
+    assert first.corrections and first.corrections[-1].players
+    service.record_demo_game(club, "schnapsen", rng)
+    second.catch_up()
+    _caught_up(second, store)
+    rows = store.ratings.rows()
+    RatingsModel(store).rebuild()
+    assert store.ratings.rows() == rows
+
+
 def test_a_smear_bid_made_or_set_is_the_bidders_fact_not_the_last_players() -> None:
     """The statistics count bids made and set at the bidder's seat, though the result comes on the last play."""
     from projections.core.registry import rules_for
