@@ -187,12 +187,6 @@ class RatingRecorder:
         query = self.db.sql(f"SELECT {', '.join(CHANGE_COLUMNS)}, id FROM rating_change WHERE id >= ? ORDER BY id")
         return [tuple(row) for row in self.db.rows(query, (first_id,))]
 
-    def rated_after(self, game_id: str, seq: int) -> bool:
-        """Whether the game has a rating change from an event after `seq` (a retract to `seq` voids it)."""
-        query = select(CHANGES.c.id).where(CHANGES.c.game_id == game_id, CHANGES.c.seq > seq).limit(1)
-        with self.db.engine.connect() as conn:
-            return conn.execute(query).first() is not None
-
     def history(self, player_id: str, pool: str | None = None) -> list[dict[str, Any]]:
         """A player's rating changes, oldest first, with the game's creation time."""
         query = (
