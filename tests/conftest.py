@@ -8,6 +8,7 @@ tables: each creates its own clubs and games.
 
 from __future__ import annotations
 
+import gc
 import os
 import secrets
 import shutil
@@ -291,3 +292,18 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
         cache = getattr(models, name, None)
         if cache is not None:
             cache.cache_clear()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Keep the garbage collector off what lives for the whole session, and run it less often.
+
+    Imported modules, their classes, functions and schemas, and the collected tests are never freed in a
+    test process, yet every full collection walked them all: measured 2026-12-06, the HTTP tests spent 20 s
+    of their 130 s of CPU in 98 full collections. `gc.freeze` moves what exists once collection is done to
+    the permanent generation, so later collections walk only what the tests themselves make; a first
+    threshold of 10,000 allocations (CPython's is 700) runs the young collections, and with them the full
+    ones, less often. Together: 130 -> 106 s of CPU for tests/api, 25 -> 9 s of it collecting.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)
