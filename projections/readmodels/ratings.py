@@ -381,7 +381,9 @@ class RatingsModel:
                 self._ratings, self._at = ratings, new
                 if correction is not None:
                     self.corrections.append(correction.report)
-                    log.info("%s", "\n".join(correction.report.lines()))
+                    told = correction.report.lines()
+                    more = f"\n  and {len(told) - 51} more" if len(told) > 51 else ""
+                    log.info("%s%s", "\n".join(told[:51]), more)  # the head and 50 players at most
                 if progress is not None:
                     progress(max(0, new - old))
             else:  # another process did this page: our hand contexts may be ahead of it
