@@ -684,22 +684,30 @@ function renderScore() {
   const details = s.hands.map((hs) => h("details", { class: "score-hand", dataset: { hand: hs.hand } },
     h("summary", {}, `Hand ${hs.hand}: `, seats.map((i) => `${nameOf(Number(i))} ${fieldText(units, "points", hs.points[i] ?? 0, { signed: true })}`).join(", ")),
     h("ul", { class: "lines" }, hs.lines.map((line) => scoreLineEl(line, hs, units)))));
+  // the server deals' section stays shown until its new copy is fetched (it would blink out meanwhile)
+  const shownDeals = document.getElementById("deals");
   box.replaceChildren(scoreTable(s, units), ...details);
   app.scoreHand = null;
   if (!s.hands.length) box.append(h("p", { class: "empty" }, "No hand has finished yet."));
-  if (app.meta.options && app.meta.options.dealing === "server") renderDeals(box);
+  if (app.meta.options && app.meta.options.dealing === "server") {
+    if (shownDeals) box.append(shownDeals);
+    renderDeals(box);
+  }
   renderPrintSheet();
 }
 
 // Server deals (docs/server-deal.md): each hand's commitment and, once revealed, the server's own check
 // of it (GET /deals: the deck recomputed from the revealed seed, every dealt card compared).
+let dealsAsked = 0;
 async function renderDeals(box) {
+  const asked = ++dealsAsked;
   let deals;
   try {
     deals = await api(gamePath("/deals"));
   } catch (error) {
     return;
   }
+  if (asked !== dealsAsked) return;  // a later call asked since: its answer is the newer one
   const mark = (d) => d.verified ? "✓ verified" : d.verified === false ? "✗ does not match" : "not revealed yet";
   // a hand dealt again shows: voided (a new deck for the next hand), cards a retract put back in the deck
   const again = (d) => [
