@@ -13,13 +13,12 @@ around the function that does it, wrapped here and nowhere else):
 - rules: each event decided and folded, and the head's score (`engine.Replay.decide`, `Replay.apply`,
   `recorder.head_of`);
 - hash: each envelope sealed into the chain (`engine.sealed`);
-- transaction: the store's append, its commit and the wake-up of the game's streams
-  (`EventRecorder.append`, `notify.publish`);
+- transaction: the store's append, its commit and the wake-up of the game's streams (`EventRecorder.append`,
+  `notify.publish`; on PostgreSQL the append's statement sends the NOTIFY of the other processes' streams);
 - response: the answer serialised (`ORJSONResponse.render`; and `fastapi.routing.serialize_response`, which
   an append no longer goes through: `api.routes.events.DirectAppend` answers it without FastAPI's router);
 - the rest: the process's CPU time over the run less the stages: the middleware, `DirectAppend`'s
-  dispatch, the body's read, the threadpool's hop on PostgreSQL (and its publisher thread's NOTIFY),
-  this driver.
+  dispatch, the body's read, the threadpool's hop on PostgreSQL, this driver.
 
 Rows (stdout; printed, never asserted):
 

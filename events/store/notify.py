@@ -5,11 +5,13 @@ subscription; an append publishes its game id (`publish`, called by the recorder
 append has committed). Only the subscriptions of that game wake.
 
 - In this process, `publish` wakes the game's subscriptions at once, whatever the database.
-- PostgreSQL, other processes: `publish` also sends `pg_notify('tablebook_events', game_id)` from a
-  publisher thread on a pooled connection (the ids published meanwhile go in one statement, so a burst
-  of appends costs one round trip, off the request's path); one LISTEN connection per process and
-  notifier (a thread, started by the first subscription) wakes the subscriptions of the ids it hears.
-  Its own process's notifications (the backend pids it sent from) are skipped: they woke already.
+- PostgreSQL, other processes: the append itself sends `pg_notify('tablebook_events', payload(db, game_id))`
+  in the statement that moves the game's head (`events/store/recorder.py`), so PostgreSQL delivers it when
+  the append's transaction commits, and never if it rolls back: no statement, round trip or thread of its
+  own (a publisher thread sent it after the commit, until issue 34). One LISTEN connection per process
+  and notifier (a thread, started by the first subscription) wakes the subscriptions of the ids it hears.
+  The payload is the game id and its sender (`sender`: this process and store); the notifications of
+  its own sender are skipped: `publish` woke them already.
 - SQLite, other processes: no NOTIFY; one thread per process and notifier looks at the head of the
   global order every `FALLBACK_SECONDS` (one `max(position)` query, whatever the number of streams),
   and wakes the games whose events it has not seen.
@@ -19,15 +21,15 @@ the head it reads, as before. A lost or spurious wake-up can only delay or repea
 anything, so the threads stay simple: whenever they may have missed something (the LISTEN connection
 was (re)opened, or is down; the SQLite fallback started) they wake every subscription.
 
-The threads stop by themselves `IDLE_SECONDS` after their last subscription (or publication) and hold
-no connection then, so a process that disposes of its store leaks nothing; `close` stops them at once.
+The threads stop by themselves `IDLE_SECONDS` after their last subscription and hold no connection
+then, so a process that disposes of its store leaks nothing; `close` stops them at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import logging
+import os
 import threading
 import time
 import weakref
@@ -46,7 +48,7 @@ CHANNEL = "tablebook_events"
 #: how often a stream learns of another process's appends where nothing pushes them (SQLite, or the
 #: LISTEN connection down)
 FALLBACK_SECONDS = 1.5
-#: how long the threads go on without a subscription (the publisher: without a publication)
+#: how long the threads go on without a subscription
 IDLE_SECONDS = 10.0
 #: the SQLite fallback reads which games moved when at most this many events came in a tick; past
 #: that it wakes every subscription (cheaper than decoding them all)
@@ -105,13 +107,6 @@ class Notifier:
         #: the PostgreSQL listener, or the SQLite fallback
         self._watcher: threading.Thread | None = None
         self._idle_since = time.monotonic()
-        #: PostgreSQL: game ids to send, and the publisher thread
-        self._pending: set[str] = set()
-        self._publish_ready = threading.Condition(self._lock)
-        self._publisher: threading.Thread | None = None
-        self._sending = 0
-        #: backend pids this process has notified from (their notifications woke their games already)
-        self._own_pids: set[int] = set()
         #: how many wake-ups of every subscription the threads made (the tests read it)
         self.wake_alls = 0
 
@@ -171,73 +166,19 @@ class Notifier:
     # ------------------------------------------------------------------ publishing
 
     def publish(self, game_id: str) -> None:
-        """Say that `game_id` moved (after the commit): wake its streams here, and in the other processes.
+        """Say that `game_id` moved (after the commit): wake its streams in this process.
 
-        Never raises and never waits for the database: the append has happened whatever this does.
+        The other processes' streams are woken by the NOTIFY that the append's own statement sent (PostgreSQL),
+        or by their fallback (SQLite). Never raises: the append has happened whatever this does.
         """
         try:
             self._wake((game_id,))
-            if self.pushes:
-                with self._lock:
-                    self._pending.add(game_id)
-                    if self._publisher is None or not self._publisher.is_alive():
-                        self._publisher = threading.Thread(target=self._send, name="tablebook-notify", daemon=True)
-                        self._publisher.start()
-                    self._publish_ready.notify()
         except Exception:  # pragma: no cover - a wake-up is never worth a failed request
-            log.exception("publishing that game %s moved failed", game_id)
-
-    def _send(self) -> None:
-        """The publisher thread: send the pending ids, a batch a statement; stop when idle."""
-        while True:
-            with self._lock:
-                if not self._pending:
-                    self._publish_ready.wait(IDLE_SECONDS)
-                if not self._pending:
-                    if self._publisher is threading.current_thread():
-                        self._publisher = None
-                    return
-                batch, self._pending = sorted(self._pending), set()
-                self._sending += 1
-            try:
-                self._notify(batch)
-            finally:
-                with self._lock:
-                    self._sending -= 1
-
-    def _notify(self, game_ids: list[str]) -> None:
-        try:
-            raw = self.db.engine.raw_connection()
-            try:
-                pid = getattr(getattr(raw.driver_connection, "info", None), "backend_pid", None)
-                if isinstance(pid, int):
-                    with self._lock:
-                        self._own_pids.add(pid)
-                # in autocommit: one round trip, without the BEGIN and the COMMIT psycopg would send around it
-                driver: Any = raw.driver_connection
-                driver.autocommit = True
-                try:
-                    cursor = raw.cursor()
-                    cursor.execute(f"SELECT pg_notify('{CHANNEL}', g) FROM unnest(%s::text[]) AS g", (game_ids,))
-                    cursor.close()
-                finally:
-                    driver.autocommit = False
-            finally:
-                raw.close()
-        except Exception as error:  # the other processes' streams fall back to their next wake-up
-            log.warning("NOTIFY for %d game(s) failed: %s", len(game_ids), error)
+            log.exception("waking the streams of game %s failed", game_id)
 
     def flush(self, timeout: float = 2.0) -> None:
-        """Wait until what was published has been sent (a short-lived process calls it before it exits)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self._lock:
-                if not self._pending and not self._sending:
-                    return
-                publisher = self._publisher
-            if publisher is None or not publisher.is_alive():
-                return
-            time.sleep(0.005)
+        """Nothing to wait for: every NOTIFY goes with its append's commit. (A short-lived process or a test
+        waited here for the publisher thread, which sent them afterwards until issue 34.)"""
 
     # ------------------------------------------------------------------ the watcher threads
 
@@ -267,10 +208,11 @@ class Notifier:
                     self._wake_all()  # whatever was appended before it listened
                     while not self._idle():
                         for note in conn.notifies(timeout=1.0):  # then look whether it is still needed
-                            with self._lock:
-                                own = note.pid in self._own_pids
-                            if not own:
-                                self._wake((note.payload,))
+                            game_id, _, sent_by = note.payload.rpartition(" ")
+                            if not game_id:  # a bare game id (a process of an older version)
+                                self._wake((sent_by,))
+                            elif sent_by != sender(self.db):  # its own appends woke their games already
+                                self._wake((game_id,))
                 finally:
                     raw.close()
                 return
@@ -303,10 +245,8 @@ class Notifier:
 
     def close(self) -> None:
         """Stop the threads (within a second) and wake every subscription (its stream reads once more)."""
-        self.flush()
         with self._lock:
             self._closed = True
-            self._publish_ready.notify_all()
         self._stop.set()
         self._wake(None)
 
@@ -316,30 +256,37 @@ def _set_all(subs: list[Subscription]) -> None:
         sub.wake()
 
 
-#: one notifier per store object (the `Store` facade, as the recorder and the service hold it), kept while it lives
-_notifiers: weakref.WeakKeyDictionary[HoldsDatabase, Notifier] = weakref.WeakKeyDictionary()
+#: one notifier per database object (a `Store` and its parts share one), kept while it lives: its appends'
+#: NOTIFYs carry its `sender`, which its listener skips
+_notifiers: weakref.WeakKeyDictionary[Database, Notifier] = weakref.WeakKeyDictionary()
 _notifiers_lock = threading.Lock()
 
 
 def notifier_for(store: HoldsDatabase) -> Notifier:
-    """The notifier of `store`'s database in this process (one per store object)."""
+    """The notifier of `store`'s database in this process (one per database object)."""
     with _notifiers_lock:
-        found = _notifiers.get(store)
+        found = _notifiers.get(store.db)
         if found is None:
-            found = _notifiers[store] = Notifier(store.db)
+            found = _notifiers[store.db] = Notifier(store.db)
         return found
 
 
 def publish(store: HoldsDatabase, game_id: str) -> None:
-    """Say that `game_id` moved in `store` (its append has committed): wakes its streams everywhere."""
+    """Say that `game_id` moved in `store` (its append has committed): wakes its streams in this process (the
+    append's statement notified the others)."""
     notifier_for(store).publish(game_id)
 
 
-@atexit.register
+def sender(db: Database) -> str:
+    """Who sends the NOTIFYs of `db`'s appends: this process and this database object (a forked process, or
+    a second store on the same database, is another sender and hears them)."""
+    return f"{os.getpid()}.{id(db)}"
+
+
+def payload(db: Database, game_id: str) -> str:
+    """The NOTIFY payload of an append to `game_id` through `db`: the game id, a space, its `sender`."""
+    return f"{game_id} {sender(db)}"
+
+
 def flush_all() -> None:
-    """Send every notification published so far (a short-lived process, the CLI or a script, before it exits;
-    a test before it counts the statements of a read)."""
-    with _notifiers_lock:
-        notifiers = list(_notifiers.values())
-    for notifier in notifiers:
-        notifier.flush()
+    """Nothing to wait for (`Notifier.flush`): kept for the callers that waited for the publisher thread."""

@@ -14,6 +14,9 @@ Guarantees:
   PostgreSQL the appends of one process to one game also take their `turn`, one after the other;
 - all or nothing: a batch is one transaction;
 - idempotency: an `append_request` row per Idempotency-Key, checked inside the append's transaction;
+- wake-ups: on PostgreSQL the statement that moves the head also sends the game's NOTIFY, which the other
+  processes' live streams hear once the append has committed, and never if it rolled back
+  (`events/store/notify.py`);
 - no global lock: appends to different games touch different rows and run in parallel on
   PostgreSQL (SQLite has one writer, `BEGIN IMMEDIATE`). The global order stays gapless for readers
   without one: see `events/store/log.py`.
@@ -42,6 +45,7 @@ from events.envelope import Envelope
 from events.errors import NotFoundError, StreamConflictError
 from events.store.base import DATABASE_ERRORS, EVENTS, GAMES, MAX_SEQ, Database, HeadBusyError, clamp, new_id
 from events.store.mapper import ENVELOPE_SQL, EVENT_FIELDS, envelope_from_values, event_row, row_values
+from events.store.notify import CHANNEL, payload
 from events.store.players import seat_players
 from events.store.registry import GameRecord, Registry, game_row
 from events.store.seeds import INSERT as INSERT_SEED
@@ -180,6 +184,13 @@ _SQL = {
     "head_hash = ?, updated_at = ? WHERE id = ? AND seq = ? RETURNING id) "
     f"INSERT INTO event ({', '.join(EVENT_FIELDS)}) SELECT {', '.join(EVENT_CASTS)} FROM moved",
 }
+#: PostgreSQL: the statements that move the head also send the append's NOTIFY (`events/store/notify.py`), which
+#: PostgreSQL delivers when the transaction commits and never if it rolls back: the wake-up of the other
+#: processes' streams comes after the commit, with no statement of its own (the payload is the last parameter)
+_NOTIFYING = {
+    "move_head": f"{_SQL['move_head']} RETURNING pg_notify('{CHANNEL}', CAST(? AS text))",
+    "move_head_and_insert": f"{_SQL['move_head_and_insert']} RETURNING pg_notify('{CHANNEL}', CAST(? AS text))",
+}
 
 
 class EventRecorder:
@@ -188,7 +199,10 @@ class EventRecorder:
     def __init__(self, db: Database, registry: Registry) -> None:
         self.db = db
         self.registry = registry
-        self._sql = {name: db.sql(sql.replace("{by_hand}", db.dialect.by_hand)) for name, sql in _SQL.items()}
+        statements = {**_SQL, **_NOTIFYING} if db.dialect.pushes else _SQL
+        self._sql = {name: db.sql(sql.replace("{by_hand}", db.dialect.by_hand)) for name, sql in statements.items()}
+        #: PostgreSQL: whether an append's head move carries its NOTIFY (`_NOTIFYING`, payload `notify.payload`)
+        self._notifies = db.dialect.pushes
         #: Test-only: a sleep inside every append transaction (see the module docstring).
         self.commit_delay = commit_delay_from(os.environ.get("TABLEBOOK_TEST_COMMIT_DELAY_MS", ""))
         self._turns = _Turns()
@@ -336,7 +350,7 @@ class EventRecorder:
                     raise DuplicateRequest(PriorRequest(prior[0], prior[1], prior[2]))
             totals = dumps(dict(head.totals))
             moved = (head.seq, head.hand, head.status, totals, head.winner, head.head_hash, now, game_id, base_seq)
-            cursor.execute(sql["move_head"], moved)
+            cursor.execute(sql["move_head"], (*moved, payload(self.db, game_id)) if self._notifies else moved)
             if cursor.rowcount != 1:
                 if idempotency is not None:
                     # the same request, sent again while its first try was still in its transaction: the
@@ -391,7 +405,8 @@ class EventRecorder:
         statement in autocommit (`move_head_and_insert`: the head moved `WHERE seq = :old`, the row inserted
         only if it was), one round trip where BEGIN, UPDATE, INSERT and COMMIT took four, and a quarter of
         psycopg's CPU. All or nothing as before: a statement is its transaction; the unique `(game_id, seq)`
-        key and the row lock of the head's UPDATE work as they do there.
+        key and the row lock of the head's UPDATE work as they do there. The statement also sends the
+        append's NOTIFY (`_NOTIFYING`), delivered at its commit.
 
         Raises:
             StreamConflictError, NotFoundError: as `append`.
@@ -402,7 +417,9 @@ class EventRecorder:
             with self.db.autocommit_connection() as raw:
                 cursor = raw.cursor()
                 try:
-                    cursor.execute(self._sql["move_head_and_insert"], (*moved, game_id, base_seq, *row))
+                    cursor.execute(
+                        self._sql["move_head_and_insert"], (*moved, game_id, base_seq, *row, payload(self.db, game_id))
+                    )
                     landed = cursor.rowcount == 1
                     if not landed:
                         cursor.execute(self._sql["head_seq"], (game_id,))
