@@ -176,10 +176,6 @@ class Notifier:
         except Exception:  # pragma: no cover - a wake-up is never worth a failed request
             log.exception("waking the streams of game %s failed", game_id)
 
-    def flush(self, timeout: float = 2.0) -> None:
-        """Nothing to wait for: every NOTIFY goes with its append's commit. (A short-lived process or a test
-        waited here for the publisher thread, which sent them afterwards until issue 34.)"""
-
     # ------------------------------------------------------------------ the watcher threads
 
     def _idle(self) -> bool:
@@ -286,7 +282,3 @@ def sender(db: Database) -> str:
 def payload(db: Database, game_id: str) -> str:
     """The NOTIFY payload of an append to `game_id` through `db`: the game id, a space, its `sender`."""
     return f"{game_id} {sender(db)}"
-
-
-def flush_all() -> None:
-    """Nothing to wait for (`Notifier.flush`): kept for the callers that waited for the publisher thread."""

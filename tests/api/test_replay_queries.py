@@ -20,7 +20,6 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event
 
 from events.store import Store
-from events.store.notify import flush_all
 from projections.core.registry import rules_for
 from projections.core.simulate import play
 from tests.conftest import BOTH, Club
@@ -74,7 +73,6 @@ def counted(store: Store) -> Iterator[list[str]]:
 
 def reads_of(client: TestClient, store: Store, path: str, headers: dict[str, str]) -> tuple[Any, list[str]]:
     """The answer of GET `path` and the statements after its key check (checked to be one query)."""
-    flush_all()  # the appends' NOTIFY, sent by a thread of their own, is not the read's
     with counted(store) as seen:
         response = client.get(path, headers=headers)
     assert response.status_code == 200, response.text
@@ -144,7 +142,6 @@ def test_every_read_of_the_replay_page(client: TestClient, store: Store, club: C
 
 
 def test_a_hand_the_game_does_not_have(client: TestClient, store: Store, club: Club, game: str) -> None:
-    flush_all()  # the appends' NOTIFY, sent by a thread of their own, is not the read's
     with counted(store) as seen:
         response = client.get(f"/v1/games/{game}/replay?hand=9", headers=club.viewer)
     assert response.status_code == 404

@@ -20,7 +20,6 @@ import pytest
 from api.service import Tablebook
 from events.store import FollowedLog, Store
 from events.store.migrate import upgrade
-from events.store.notify import notifier_for
 from projections.core.registry import KINDS as GAMES
 from projections.readmodels.hand_facts import HandFacts
 from projections.readmodels.ratings import RatingsModel
@@ -54,7 +53,6 @@ def _copy(primary: Store, name: str) -> str:
     """The primary's database copied now: a standby that stays at this point of the log."""
     primary.dispose()
     base, source = primary.url.rsplit("/", 1)
-    notifier_for(primary).flush()
     with psycopg.connect(
         f"{base.replace('postgresql+psycopg://', 'postgresql://')}/postgres", autocommit=True
     ) as admin:
