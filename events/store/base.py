@@ -276,33 +276,26 @@ class Database:
         two round trips of three; the connection goes back to the pool as it came (not in autocommit).
         SQLite's connections begin their transactions themselves (`dialect.py`): a read is one statement there.
         """
-        if getattr(self._local, "sharing", False):  # PostgreSQL, in autocommit already (`one_connection`)
-            with self.autocommit_connection() as shared:
-                cursor = shared.cursor()
+        if self._autocommit_reads:  # PostgreSQL (inside `one_connection`, on this thread's shared connection)
+            with self.autocommit_connection() as raw:
+                cursor = raw.cursor()
                 try:
                     yield cursor
                 finally:
                     cursor.close()
             return
         raw = self.engine.raw_connection()
-        driver = getattr(raw, "driver_connection", None) if self._autocommit_reads else None
         try:
-            if driver is not None:
-                driver.autocommit = True
             cursor = raw.cursor()
             try:
                 yield cursor
             finally:
                 cursor.close()
-            if driver is None:
-                raw.rollback()
+            raw.rollback()
         except DATABASE_ERRORS as error:
             self.lost(raw, error)
             raise
         finally:
-            if driver is not None:
-                with contextlib.suppress(Exception):
-                    driver.autocommit = False
             raw.close()
 
     @contextlib.contextmanager

@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from events.codec import utc_now
 from events.store.base import GAMES, Database
-from events.store.dialect import Dialect, dialect_of
+from events.store.dialect import DIALECTS, Dialect, dialect_of
 from events.store.players import SEATS
 from events.store.registry import GameRecord, filter_games, filter_labels, game_record, newest_first
 from events.store.tables import HandFact, ProjectionCheckpoint
@@ -46,21 +46,19 @@ def check_checkpoint(conn: Any, name: str, old: int) -> None:
         return
     current = conn.execute(select(CHECKPOINTS.c.position).where(CHECKPOINTS.c.name == name)).scalar()
     if current is None:
-        if old != 0:
-            raise Lost()
         try:
             with conn.begin_nested():
                 conn.execute(insert(CHECKPOINTS).values(name=name, position=0, updated_at=utc_now()))
         except IntegrityError:  # another process made the row first: it is catching up
             raise Lost() from None
-    elif int(current) != old:
+    elif int(current) != 0:
         raise Lost()
 
 
 #: the guarded move of a checkpoint, raw (a Core `update` costs more to build than to run: a catch-up of one event
 #: is little else), in each driver's placeholders
 _MOVE = "UPDATE projection_checkpoint SET position = ?, updated_at = ? WHERE name = ? AND position = ?"
-_MOVES = {"sqlite": _MOVE, "postgresql": _MOVE.replace("?", "%s")}
+_MOVES = {name: dialect.sql(_MOVE) for name, dialect in DIALECTS.items()}
 
 
 #: PostgreSQL: the guarded move as one statement in autocommit, its transaction's commit made unsynced by the
@@ -146,19 +144,19 @@ def advance(db: Database, name: str, old: int, new: int) -> bool:
     is most of the catch-up of one event; on PostgreSQL one statement (`_PG_ADVANCE`). False when another
     process moved it first.
     """
+    if db.dialect.name != "sqlite":  # one statement in autocommit, its own transaction, committed unsynced
+        with db.autocommit_connection() as postgres:
+            cursor = postgres.cursor()
+            try:
+                cursor.execute(_PG_ADVANCE, (new, utc_now(), name, old))
+                return bool(cursor.rowcount == 1)
+            finally:
+                cursor.close()
     raw = None
     with db.one_writer():
         try:
             raw = db.engine.raw_connection()
             cursor = raw.cursor()
-            if db.dialect.name != "sqlite":  # one statement in autocommit, its own transaction, committed unsynced
-                postgres: Any = raw.driver_connection
-                postgres.autocommit = True
-                try:
-                    cursor.execute(_PG_ADVANCE, (new, utc_now(), name, old))
-                    return bool(cursor.rowcount == 1)
-                finally:
-                    postgres.autocommit = False  # back to the pool as it came
             level = int(cursor.execute("PRAGMA synchronous").fetchone()[0])
             if level > 1:
                 cursor.execute("PRAGMA synchronous=NORMAL")
