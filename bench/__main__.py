@@ -42,7 +42,9 @@ from bench.folds import best_rates, dict_fold, sealed, simulated
 from bench.growth import ServerClock, backends, no_server
 from events.codec import dumps, utc_now
 from events.store import DURABILITY_MODES, Head, Store, durability_from, make_engine
+from events.store.mapper import row_values
 from events.store.migrate import upgrade
+from events.store.recorder import _SQL as STORE_SQL
 from projections.core import engine
 from projections.core.recorder import Recorder
 from projections.core.registry import rules_for
@@ -107,7 +109,7 @@ def bench_store(url: str, label: str, durability: str) -> None:
     server: ServerClock = no_server if label == "SQLite" else backends(url)
     for batch in (1, 50):
         rates, ceilings = [], []
-        cpu: dict[str, list[float]] = {"store": [], "raw": []}
+        cpu: dict[str, list[float]] = {"store": [], "raw": [], "statements": []}
         for round_no in range(STORE_ROUNDS):
             game = store.create_game(
                 club_id=club,
@@ -140,18 +142,64 @@ def bench_store(url: str, label: str, durability: str) -> None:
                 rate, spent = raw_psycopg(url, envs, batch, PG_SYNCHRONOUS_COMMIT[durability], raw_game, server)
             ceilings.append(rate)
             cpu["raw"].append(spent / len(envs))
+            if label == "SQLite":
+                cpu["statements"].append(store_statements_sqlite(url, store, club, envs, batch, durability))
         share = statistics.median(rate / ceiling for rate, ceiling in zip(rates, ceilings, strict=True))
         cpu_share = statistics.median(raw / ours for ours, raw in zip(cpu["store"], cpu["raw"], strict=True))
         store_us, raw_us = (statistics.median(cpu[who]) * 1e6 for who in ("store", "raw"))
+        floor = ""
+        if cpu["statements"]:
+            floor_us = statistics.median(cpu["statements"]) * 1e6
+            floor = f"; the store's own statements on bare sqlite3 {floor_us:.1f} us: {raw_us / floor_us:.0%} of raw"
         report(
             f"store append, {label} {durability}, batch {batch}",
             statistics.median(rates),
             "ev/s",
             f"raw, {setting}: {statistics.median(ceilings):,.0f} ev/s",
             f"({share:.0%} of raw, median of {STORE_ROUNDS} rounds in turn; CPU an event {store_us:.1f} us, "
-            f"raw {raw_us:.1f} us: {cpu_share:.0%})",
+            f"raw {raw_us:.1f} us: {cpu_share:.0%}{floor})",
         )
     store.dispose()
+
+
+def store_statements_sqlite(
+    url: str, store: Store, club: int, envs: list[dict[str, Any]], batch: int, durability: str
+) -> float:
+    """The CPU seconds an event of the store's own SQL takes on bare sqlite3, with the store's pragmas and no
+    Python layer: `BEGIN IMMEDIATE`, the head's `UPDATE ... WHERE id = ? AND seq = ?`, the event rows with
+    their read flags (`row_values`), `COMMIT`, on a fresh game. The floor under the store's figure: what the
+    store writes beyond raw's one row in one index (the game's head, the event's hand and read-model
+    indexes, the foreign key's check) costs this much whatever the Python above it does."""
+    game = store.create_game(
+        club_id=club,
+        kind="schnapsen",
+        players=["A", "B"],
+        options={},
+        created_at=utc_now(),
+        genesis_hash="g",
+        totals={"0": 7, "1": 7},
+    )
+    conn = sqlite3.connect(url.split("///", 1)[1], isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS[durability]}")
+    conn.execute(f"PRAGMA fullfsync={'ON' if durability == 'full' else 'OFF'}")
+    conn.execute("PRAGMA foreign_keys=ON")
+    values = [row_values(game.id, env) for env in envs]
+    totals = dumps({"0": 7, "1": 7})
+    clock = _cpu(no_server)
+    for i in range(0, len(values), batch):
+        chunk = values[i : i + batch]
+        last = envs[i + len(chunk) - 1]
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(
+            STORE_SQL["move_head"],
+            (last["seq"], last["hand"], "live", totals, None, last["hash"], last["recorded_at"], game.id, i),
+        )
+        conn.executemany(STORE_SQL["insert_event"], chunk)
+        conn.execute("COMMIT")
+    spent = clock()
+    conn.close()
+    return spent / len(envs)
 
 
 def _cpu(server: ServerClock) -> Callable[[], float]:
