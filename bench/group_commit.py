@@ -24,12 +24,12 @@ BENCH_QUICK=1 runs 2 s a measurement instead of 6.
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -81,11 +81,11 @@ def own_server() -> Iterator[tuple[str, int | None]]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     binaries = found[-1]
-    run = {"check": True, "capture_output": True, "cwd": base, "timeout": 120}
-    subprocess.run([*as_postgres, str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"], **run)
+    run = functools.partial(subprocess.run, check=True, capture_output=True, cwd=base, timeout=120)
+    run([*as_postgres, str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"])
     options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c max_connections=100"
     pg_ctl = [*as_postgres, str(binaries / "pg_ctl"), "-D", str(data)]
-    subprocess.run([*pg_ctl, "-o", options, "-l", str(base / "log"), "-w", "start"], **run)
+    run([*pg_ctl, "-o", options, "-l", str(base / "log"), "-w", "start"])
     try:
         pid = int((data / "postmaster.pid").read_text().split()[0])
         yield f"postgresql+psycopg://postgres@127.0.0.1:{port}", pid
@@ -310,4 +310,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
