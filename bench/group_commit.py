@@ -19,7 +19,8 @@ statement into a plain table with the same unique key (no head to move, no queue
 The server is one of the benchmark's own (initdb in a temporary folder, `fsync` and `synchronous_commit` on,
 the defaults), so that `wal_sync` counts this benchmark's work only; without the PostgreSQL binaries it
 falls back to `TABLEBOOK_TEST_PG` (then other databases' work on that server is in the counts: it says so).
-BENCH_QUICK=1 runs 2 s a measurement instead of 6.
+Each figure is over `ROUNDS` rounds of `SECONDS`, the three kinds of run in turn and in another order each round
+(the disk's flush rate swings), with the range of the rounds' events/s. BENCH_QUICK=1 runs one round of 2 s.
 """
 
 from __future__ import annotations
@@ -48,7 +49,9 @@ from events.store import Head, Store
 from events.store.migrate import upgrade
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
-SECONDS = 2.0 if QUICK else 6.0
+SECONDS = 2.0 if QUICK else 5.0
+#: measurements of each kind in turn, their figures summed
+ROUNDS = 1 if QUICK else 3
 CLIENTS = (1, 4, 16)
 SHARED_PG = os.environ.get("TABLEBOOK_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 RAW_TABLE = (
@@ -150,10 +153,27 @@ class Measured:
     client_cpu: float
     server_cpu: float
     sizes: Counter[int]
+    #: each round's events/s
+    rates: tuple[float, ...] = ()
+
+    def __add__(self, other: Measured) -> Measured:
+        """Two rounds' measurements summed (their figures are then over both)."""
+        return Measured(
+            self.events + other.events,
+            self.seconds + other.seconds,
+            self.fsyncs + other.fsyncs,
+            self.transactions + other.transactions,
+            self.client_cpu + other.client_cpu,
+            self.server_cpu + other.server_cpu,
+            self.sizes + other.sizes,
+            (*(self.rates or (self.events / self.seconds,)), other.events / other.seconds),
+        )
 
     def row(self, clients: int, mode: str, ceiling: Measured | None) -> str:
         rate = self.events / self.seconds
         share = f" ({rate / (ceiling.events / ceiling.seconds):.0%})" if ceiling is not None else ""
+        if len(self.rates) > 1:
+            share += f", rounds {min(self.rates):,.0f}-{max(self.rates):,.0f}"
         per_fsync = self.events / self.fsyncs if self.fsyncs else float("nan")
         per_xact = self.events / self.transactions if self.transactions else float("nan")
         cpu = f"{self.client_cpu / self.events * 1e6:,.0f} + {self.server_cpu / self.events * 1e6:,.0f}"
@@ -285,7 +305,8 @@ def main() -> None:
             where = "a server of its own" if postmaster is not None else "the shared server"
             print(
                 f"# PostgreSQL {settings[0]} ({where}), synchronous_commit={settings[1]}, "
-                f"wal_sync_method={settings[2]}, commit_delay={settings[3]}; {SECONDS:.0f} s a measurement, "
+                f"wal_sync_method={settings[2]}, commit_delay={settings[3]}; {ROUNDS} rounds of {SECONDS:.0f} s "
+                f"a measurement, in turn, summed; "
                 f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at the start"
             )
             print(
@@ -298,9 +319,18 @@ def main() -> None:
             )
             print("---|---|---|---|---|---|---")
             for clients in CLIENTS:
-                ceiling = raw_run(dsn, postmaster, clients)
-                on = store_run(url, dsn, postmaster, clients, group=True)
-                off = store_run(url, dsn, postmaster, clients, group=False)
+                runs: dict[str, Callable[[], Measured]] = {
+                    "ceiling": functools.partial(raw_run, dsn, postmaster, clients),
+                    "on": functools.partial(store_run, url, dsn, postmaster, clients, group=True),
+                    "off": functools.partial(store_run, url, dsn, postmaster, clients, group=False),
+                }
+                totals: dict[str, Measured] = {}
+                for round_no in range(ROUNDS):  # in turn, each round in another order (the disk's rate swings)
+                    order = list(runs)[round_no % 3 :] + list(runs)[: round_no % 3]
+                    for what in order if round_no % 2 == 0 else order[::-1]:
+                        measured = runs[what]()
+                        totals[what] = totals[what] + measured if what in totals else measured
+                on, off, ceiling = totals["on"], totals["off"], totals["ceiling"]
                 print(on.row(clients, "group commit on", ceiling), flush=True)
                 print(off.row(clients, "group commit off", ceiling), flush=True)
                 print(ceiling.row(clients, "ceiling: raw psycopg inserts", None), flush=True)
