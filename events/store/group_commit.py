@@ -33,6 +33,12 @@ with a batch either. Within one process a game is in at most one batch at a time
 reported (a server's order differs from what is assumed here), the batch falls back to one statement per
 member, as above.
 
+What it costs: a batch ends when its slowest member's does. A member whose game row is locked by another
+process's transaction (its `hold_head`, an append's transaction) holds up the appends batched with it for that
+transaction's time, where before it held up only its own game's. A waiting follower keeps the connection it
+read on (inside `Database.one_connection`, as the HTTP layer's appends are): the leader writes on its own, which
+it already holds there, so the waiters never leave it without one.
+
 `TABLEBOOK_GROUP_COMMIT=off` turns it off (each append its own statement, as before issue 34): for the
 benchmark's comparison (bench/group_commit.py). SQLite has one writer and never groups.
 """

@@ -19,7 +19,12 @@ Guarantees:
   (`events/store/notify.py`);
 - no global lock: appends to different games touch different rows and run in parallel on
   PostgreSQL (SQLite has one writer, `BEGIN IMMEDIATE`). The global order stays gapless for readers
-  without one: see `events/store/log.py`.
+  without one: see `events/store/log.py`;
+- group commit (PostgreSQL): single-event appends without an Idempotency-Key to different games that arrive
+  while one is being written share one statement, one transaction and one WAL flush
+  (`events/store/group_commit.py`; `TABLEBOOK_GROUP_COMMIT=off` turns it off); each caller is answered after
+  that transaction's commit, with the answer it would have had alone (landed, `StreamConflictError`,
+  `NotFoundError`). A lone append is written at once, with no delay.
 
 `TABLEBOOK_TEST_COMMIT_DELAY_MS=A` or `A-B` (for the reliability tests only, never set in production)
 sleeps A (or uniformly A to B) milliseconds inside every append transaction, after its rows are
