@@ -456,8 +456,7 @@ class EventRecorder:
         Raises:
             StreamConflictError, NotFoundError: as `append`.
         """
-        moved = (head.seq, head.hand, head.status, dumps(dict(head.totals)), head.winner, head.head_hash, now)
-        params = (*moved, game_id, base_seq, *row, payload(self.db, game_id))
+        params = self.one_event_params(game_id, row, now, base_seq, head)
         try:
             done = self.group_commit.append(game_id, params) if self.group_commit is not None else None
             if done is None or done.outcome == "alone":
@@ -474,6 +473,14 @@ class EventRecorder:
         if found is None:
             raise NotFoundError(f"no game {game_id!r}")
         raise StreamConflictError(base_seq, int(found[0]))
+
+    def one_event_params(
+        self, game_id: str, row: Sequence[Any], now: str, base_seq: int, head: Head
+    ) -> tuple[Any, ...]:
+        """The parameters of a single-event append's statement (`move_head_and_insert`, with its NOTIFY's payload
+        last), which are also its column of a batch's arrays (`MOVE_HEADS_AND_INSERT`)."""
+        moved = (head.seq, head.hand, head.status, dumps(dict(head.totals)), head.winner, head.head_hash, now)
+        return (*moved, game_id, base_seq, *row, payload(self.db, game_id))
 
     def _write_alone(self, append: Pending) -> bool:
         """One single-event append in its own statement (`move_head_and_insert`): True if its head moved; if not,

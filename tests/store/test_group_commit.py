@@ -6,10 +6,11 @@ the next batch have queued: the leader's own append is written alone, the queued
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import psycopg
@@ -19,6 +20,7 @@ from events.codec import envelope_hash
 from events.errors import NotFoundError, StreamConflictError
 from events.store import Head, Store, notify
 from events.store.group_commit import BatchFailed, GroupCommit, Pending, enabled
+from events.store.mapper import row_values
 from tests.store.helpers import head_at, new_raw_game, note_envelope
 
 STORES = ("postgres",)
@@ -183,6 +185,81 @@ def test_a_batch_notifies_each_of_its_games_at_its_commit(store: Store) -> None:
     assert heard[0] == notify.payload(store.db, games[0])
     assert sorted(heard[1:4]) == sorted(notify.payload(store.db, g) for g in games[1:4])
     assert heard[4] == notify.payload(store.db, other)
+
+
+def lock_waiters(conn: psycopg.Connection[Any]) -> int:
+    """How many backends of this database wait for a lock now."""
+    row = conn.execute(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def wait_for_waiters(conn: psycopg.Connection[Any], count: int) -> None:
+    deadline = time.monotonic() + 60
+    while lock_waiters(conn) < count:  # a broken build only: they wait at once
+        assert time.monotonic() < deadline, f"{lock_waiters(conn)} of {count} lock waits"
+        time.sleep(0.01)
+
+
+def test_two_batches_over_the_same_games_in_opposite_orders_do_not_deadlock(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes' batches share games A < B; the first lists them A, B, the second B, A (bypassing the queue's
+    own sort, to test the statement's). Each game row is held by another transaction first, released A then B. Were
+    the rows locked in the order given, the first batch would take A and wait for B while the second took B and
+    waited for A: a deadlock, one batch failed. Locked in id order, both wait for A; one lands, the other finds the
+    heads moved."""
+    first, second = sorted(new_raw_game(store) for _ in range(2))
+    recorder = store.recorder
+    given = store.db.autocommit_connection
+
+    @contextlib.contextmanager
+    def by_index() -> Iterator[Any]:
+        """The batches' connections plan the head's UPDATE as a walk of the input, each game found by its key (what
+        the planner picks on a large table): unsorted, it would lock the rows in the order given."""
+        with given() as raw:
+            for setting in ("enable_hashjoin", "enable_mergejoin", "enable_seqscan"):
+                raw.driver_connection.execute(f"SET {setting} = off")
+            yield raw
+
+    monkeypatch.setattr(store.db, "autocommit_connection", by_index)
+    envelope = note_envelope(1)
+
+    def pending(game_id: str) -> Pending:
+        params = recorder.one_event_params(game_id, row_values(game_id, envelope), "now", 0, head_at(1))
+        return Pending(game_id, params)
+
+    answers: dict[str, set[str] | BaseException] = {}
+
+    def write(name: str, batch: list[Pending]) -> None:
+        try:
+            answers[name] = recorder._write_batch(batch)
+        except Exception as error:  # the test looks at it
+            answers[name] = error
+
+    holders = [connect(store) for _ in range(2)]
+    with connect(store) as watcher:
+        try:
+            for holder, game_id in zip(holders, (first, second), strict=True):
+                holder.autocommit = False
+                holder.execute("SELECT id FROM game WHERE id = %s FOR NO KEY UPDATE", (game_id,))
+            ab = threading.Thread(target=write, args=("ab", [pending(first), pending(second)]))
+            ab.start()
+            wait_for_waiters(watcher, 1)  # the first batch waits for A
+            ba = threading.Thread(target=write, args=("ba", [pending(second), pending(first)]))
+            ba.start()
+            wait_for_waiters(watcher, 2)  # the second waits too: for A (in id order), or for B (in its own)
+            holders[0].commit()  # A is free: the first batch takes it and waits for B
+            time.sleep(0.3)  # (a deadlock needs the second to hold B first: this lets the first get to B's wait)
+            holders[1].commit()
+            ab.join(60)
+            ba.join(60)
+        finally:
+            for holder in holders:
+                holder.close()
+    assert answers == {"ab": {first, second}, "ba": set()}, answers
+    assert [store.get_game(g).seq for g in (first, second)] == [1, 1]
 
 
 def chained(game_id: str, count: int) -> list[tuple[dict[str, Any], Head]]:
