@@ -72,6 +72,7 @@ bench: $(BIN)/.installed
 	$(BENCH_RUN) bulk_export bench.bulk_export
 	$(BENCH_RUN) state_at bench.state_at
 	$(BENCH_RUN) store_appends bench.store_appends
+	$(BENCH_RUN) group_commit bench.group_commit
 	$(BENCH_RUN) growth bench.growth
 	$(BENCH_RUN) streams bench.streams
 	$(BENCH_RUN) ratings bench.ratings

@@ -1,7 +1,8 @@
 """The append-only event store, the same code on SQLite and PostgreSQL, split along eventsourcing's seams.
 
 - `recorder.py`, the event recorder: append a batch on an expected seq, once per Idempotency-Key;
-  read a stream. No global lock: appends to different games run in parallel on PostgreSQL.
+  read a stream. No global lock: appends to different games run in parallel on PostgreSQL, and there
+  `group_commit.py` writes single-event appends to different games that arrive together in one transaction.
 - `log.py`, the log reader: every game's events in one global order that a follower reads without
   ever skipping an event that commits late (transaction ids on PostgreSQL; why, in its docstring).
 - `tracking.py`, the tracking recorder: read models' rows with their checkpoints (`ratings.py`: the

@@ -19,7 +19,12 @@ Guarantees:
   (`events/store/notify.py`);
 - no global lock: appends to different games touch different rows and run in parallel on
   PostgreSQL (SQLite has one writer, `BEGIN IMMEDIATE`). The global order stays gapless for readers
-  without one: see `events/store/log.py`.
+  without one: see `events/store/log.py`;
+- group commit (PostgreSQL): single-event appends without an Idempotency-Key to different games that arrive
+  while one is being written share one statement, one transaction and one WAL flush
+  (`events/store/group_commit.py`; `TABLEBOOK_GROUP_COMMIT=off` turns it off); each caller is answered after
+  that transaction's commit, with the answer it would have had alone (landed, `StreamConflictError`,
+  `NotFoundError`). A lone append is written at once, with no delay.
 
 `TABLEBOOK_TEST_COMMIT_DELAY_MS=A` or `A-B` (for the reliability tests only, never set in production)
 sleeps A (or uniformly A to B) milliseconds inside every append transaction, after its rows are
@@ -44,6 +49,7 @@ from events.codec import dumps, loads, utc_now
 from events.envelope import Envelope
 from events.errors import NotFoundError, StreamConflictError
 from events.store.base import DATABASE_ERRORS, EVENTS, GAMES, MAX_SEQ, Database, HeadBusyError, clamp, new_id
+from events.store.group_commit import BatchFailed, GroupCommit, Pending, enabled
 from events.store.mapper import ENVELOPE_SQL, EVENT_FIELDS, envelope_from_values, event_row, row_values
 from events.store.notify import CHANNEL, payload
 from events.store.players import seat_players
@@ -184,6 +190,33 @@ _SQL = {
     "head_hash = ?, updated_at = ? WHERE id = ? AND seq = ? RETURNING id) "
     f"INSERT INTO event ({', '.join(EVENT_FIELDS)}) SELECT {', '.join(EVENT_CASTS)} FROM moved",
 }
+#: PostgreSQL, group commit (`events/store/group_commit.py`): the heads of a batch of single-event appends to
+#: distinct games moved and their events inserted in one statement, from one array a column (`unnest`: the same
+#: text whatever the batch's size, prepared once). The games' rows are locked first, in the order of their ids
+#: (`locked`; see the module docstring of group_commit.py on deadlocks); a head moves only if it is at its
+#: append's base, and only a moved game's event is inserted. Answers the moved games (and sends their NOTIFYs).
+_HEAD_ARRAYS = ("integer", "integer", "text", "text", "integer", "text", "text", "text", "integer")
+_HEAD_NAMES = ("new_seq", "new_hand", "new_status", "new_totals", "new_winner", "new_head_hash", "new_updated_at")
+_INPUT_NAMES = (*_HEAD_NAMES, "id", "base_seq", *(f"e_{name}" for name in EVENT_FIELDS), "payload")
+_INPUT_TYPES = (*_HEAD_ARRAYS, *(cast.removeprefix("?::") for cast in EVENT_CASTS), "text")
+MOVE_HEADS_AND_INSERT = (
+    "WITH input AS MATERIALIZED (SELECT * FROM unnest("
+    + ", ".join(f"?::{kind}[]" for kind in _INPUT_TYPES)
+    + f") AS input({', '.join(_INPUT_NAMES)})), "
+    "locked AS MATERIALIZED (SELECT game.id FROM game JOIN input ON game.id = input.id "
+    "ORDER BY game.id FOR NO KEY UPDATE OF game), "
+    "moved AS (UPDATE game SET seq = new_seq, hand = new_hand, status = new_status, totals = new_totals, "
+    "winner = new_winner, head_hash = new_head_hash, updated_at = new_updated_at FROM input JOIN locked "
+    "ON locked.id = input.id WHERE game.id = input.id AND game.seq = input.base_seq RETURNING game.id), "
+    f"inserted AS (INSERT INTO event ({', '.join(EVENT_FIELDS)}) "
+    f"SELECT {', '.join(f'input.e_{name}' for name in EVENT_FIELDS)} FROM input JOIN moved ON moved.id = input.id) "
+    "SELECT moved.id{notify} FROM moved JOIN input ON input.id = moved.id"
+)
+#: the server's answers after which a batch has certainly rolled back, and each member may write alone: a data
+#: error (22: a value one member's column refuses), an integrity error (23: one member's row collides), a
+#: transaction rollback (40: a deadlock, 40P01), the statement cancelled (57014)
+_BATCH_REFUSALS = ("22", "23", "40")
+
 #: PostgreSQL: the statements that move the head also send the append's NOTIFY (`events/store/notify.py`), which
 #: PostgreSQL delivers when the transaction commits and never if it rolls back: the wake-up of the other
 #: processes' streams comes after the commit, with no statement of its own (the payload is the last parameter)
@@ -207,6 +240,13 @@ class EventRecorder:
         self.commit_delay = commit_delay_from(os.environ.get("TABLEBOOK_TEST_COMMIT_DELAY_MS", ""))
         self._turns = _Turns()
         self._holds = threading.BoundedSemaphore(HOLDS)
+        notify_sql = f", pg_notify('{CHANNEL}', input.payload)" if self._notifies else ""
+        self._batch_sql = db.sql(MOVE_HEADS_AND_INSERT.replace("{notify}", notify_sql))
+        #: PostgreSQL: the queue that groups single-event appends to different games into shared transactions
+        #: (`events/store/group_commit.py`; None: off, `TABLEBOOK_GROUP_COMMIT=off`, or SQLite)
+        self.group_commit: GroupCommit | None = (
+            GroupCommit(self._write_alone, self._write_batch) if db.dialect.one_statement_append and enabled() else None
+        )
 
     # ------------------------------------------------------------------ one append at a time, per game
 
@@ -408,30 +448,77 @@ class EventRecorder:
         key and the row lock of the head's UPDATE work as they do there. The statement also sends the
         append's NOTIFY (`_NOTIFYING`), delivered at its commit.
 
+        With group commit on (`events/store/group_commit.py`), appends to other games that arrive while one is
+        being written are written together in one statement (`MOVE_HEADS_AND_INSERT`), one transaction and one
+        WAL flush; this returns after that statement, so after its commit. An append that finds nothing in
+        flight is written at once, alone, as above.
+
         Raises:
             StreamConflictError, NotFoundError: as `append`.
         """
-        moved = (head.seq, head.hand, head.status, dumps(dict(head.totals)), head.winner, head.head_hash, now)
-        found: Any = None
+        params = self.one_event_params(game_id, row, now, base_seq, head)
         try:
-            with self.db.autocommit_connection() as raw:
-                cursor = raw.cursor()
-                try:
-                    cursor.execute(
-                        self._sql["move_head_and_insert"], (*moved, game_id, base_seq, *row, payload(self.db, game_id))
-                    )
-                    landed = cursor.rowcount == 1
-                    if not landed:
-                        cursor.execute(self._sql["head_seq"], (game_id,))
-                        found = cursor.fetchone()
-                finally:
-                    cursor.close()
+            done = self.group_commit.append(game_id, params) if self.group_commit is not None else None
+            if done is None or done.outcome == "alone":
+                done = Pending(game_id, params)
+                done.outcome = "landed" if self._write_alone(done) else "refused"
         except self.db.integrity_error as exc:
             raise StreamConflictError(base_seq, self.registry.get_game(game_id).seq) from exc
-        if not landed:
-            if found is None:
-                raise NotFoundError(f"no game {game_id!r}")
-            raise StreamConflictError(base_seq, int(found[0]))
+        if done.outcome == "landed":
+            return
+        found = done.found
+        if not done.head_read:  # refused in a batch: its head read now (it only moves on, never back to base_seq)
+            rows = self.db.rows(self._sql["head_seq"], (game_id,))
+            found = rows[0] if rows else None
+        if found is None:
+            raise NotFoundError(f"no game {game_id!r}")
+        raise StreamConflictError(base_seq, int(found[0]))
+
+    def one_event_params(
+        self, game_id: str, row: Sequence[Any], now: str, base_seq: int, head: Head
+    ) -> tuple[Any, ...]:
+        """The parameters of a single-event append's statement (`move_head_and_insert`, with its NOTIFY's payload
+        last), which are also its column of a batch's arrays (`MOVE_HEADS_AND_INSERT`)."""
+        moved = (head.seq, head.hand, head.status, dumps(dict(head.totals)), head.winner, head.head_hash, now)
+        return (*moved, game_id, base_seq, *row, payload(self.db, game_id))
+
+    def _write_alone(self, append: Pending) -> bool:
+        """One single-event append in its own statement (`move_head_and_insert`): True if its head moved; if not,
+        the head's row is read right after on the same connection (`append.found`, None: no such game)."""
+        with self.db.autocommit_connection() as raw:
+            cursor = raw.cursor()
+            try:
+                cursor.execute(self._sql["move_head_and_insert"], append.params)
+                if cursor.rowcount == 1:
+                    return True
+                cursor.execute(self._sql["head_seq"], (append.game_id,))
+                append.found, append.head_read = cursor.fetchone(), True
+                return False
+            finally:
+                cursor.close()
+
+    def _write_batch(self, batch: Sequence[Pending]) -> set[str]:
+        """Single-event appends to distinct games in one statement (`MOVE_HEADS_AND_INSERT`): the games whose
+        heads moved, their events inserted, committed when this returns.
+
+        Raises:
+            BatchFailed: the server refused the statement (`_BATCH_REFUSALS`): it rolled back, nothing landed,
+                and the connection is fine; the members write alone.
+        """
+        arrays = [list(column) for column in zip(*(append.params for append in batch), strict=True)]
+        with self.db.autocommit_connection() as raw:
+            cursor = raw.cursor()
+            try:
+                cursor.execute(self._batch_sql, arrays)
+                return {str(found[0]) for found in cursor.fetchall()}
+            except DATABASE_ERRORS as error:
+                state = str(getattr(error, "sqlstate", None) or "")
+                broken = bool(getattr(raw.driver_connection, "broken", False) or raw.driver_connection.closed)
+                if not broken and (state[:2] in _BATCH_REFUSALS or state == "57014"):
+                    raise BatchFailed(state) from error
+                raise
+            finally:
+                cursor.close()
 
     def import_game(
         self,

@@ -211,6 +211,143 @@ def test_kill_9_in_the_middle_of_appends(store_url: str, store: Store, launch: A
     assert verified == WRITERS and group.bugs_logged() == 0
 
 
+GROUP_WRITERS = 16
+
+
+def shared_transactions(store: Store, game_ids: list[str]) -> tuple[int, int, int]:
+    """(events, events in a transaction with others, most events of one transaction) of the games: each of
+    their appends is one event, so a transaction of several is a group commit's batch."""
+    with store.engine.connect() as conn:
+        sizes = [
+            int(count)
+            for (count,) in conn.execute(
+                text("SELECT count(*) FROM event WHERE game_id = ANY(:ids) GROUP BY xact_id"), {"ids": game_ids}
+            )
+        ]
+    return sum(sizes), sum(size for size in sizes if size > 1), max(sizes, default=0)
+
+
+def batch_in_flight(store: Store) -> bool:
+    """Whether a group commit's statement (several games' appends in one) is running right now."""
+    with store.engine.connect() as conn:
+        running = conn.execute(
+            text(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' "
+                "AND query LIKE 'WITH input AS MATERIALIZED%'"
+            )
+        ).scalar_one()
+    return bool(running)
+
+
+def test_kill_9_during_group_committed_appends_loses_no_acknowledged_event(
+    store_url: str, store: Store, launch: Any, full: bool
+) -> None:
+    """PostgreSQL: 16 clients append one note a request, no Idempotency-Key, each to its own game, so that the
+    server writes them in shared transactions (group commit, events/store/group_commit.py); the server is
+    killed -9 again and again. Every acknowledged event is there after each restart: an append is answered
+    only after the commit of the transaction its event was written in. A request cut by the kill may have
+    landed or not; its client reads the head and goes on."""
+    if store.dialect != "postgresql":
+        pytest.skip("group commit is PostgreSQL's (SQLite has one writer)")
+    kills = 10 if full else 2
+    group = launch(store_url, processes=1)
+    key = make_club(store).keys["recorder"]
+    with Api(group.url, key) as setup:
+        writers = [Writer(client, setup.create_game("schnapsen"), []) for client in range(GROUP_WRITERS)]
+    gate = threading.Event()
+    gate.set()
+    stop = threading.Event()
+    unexpected: list[Any] = []
+
+    def run(writer: Writer) -> None:
+        with Api(group.url, key, timeout=20.0) as api:
+            while not stop.is_set():
+                gate.wait()
+                if stop.is_set():
+                    return
+                if writer.pending is not None:  # cut by a kill: it landed or not, the head says
+                    status, body = api.request("GET", f"/v1/games/{writer.game_id}")
+                    if status != 200:
+                        time.sleep(0.05)
+                        continue
+                    writer.head, writer.pending = body["seq"], None
+                writer.tried += 1
+                batch = [note(f"group/{writer.client}.{writer.tried}/0/1")]
+                status, body = api.append(writer.game_id, batch, expected_seq=writer.head)
+                if status == 201:
+                    landed(writer, batch, body)
+                elif status is None:
+                    writer.unanswered += 1
+                    writer.ledger.unknown_texts.append(batch[0]["text"])
+                    writer.pending = ("", batch, writer.head)
+                    time.sleep(0.05)
+                else:
+                    unexpected.append((writer.game_id, status, body))
+                    return
+
+    threads = [threading.Thread(target=run, args=(w,), daemon=True) for w in writers]
+    for thread in threads:
+        thread.start()
+    rng = random.Random(34)
+    in_flight = 0
+    lost = half = 0
+    problems: list[str] = []
+    restarts: list[float] = []
+    try:
+        for _ in range(kills):
+            time.sleep(rng.uniform(0.3, 0.6))
+            seen = False
+            looked_until = time.monotonic() + 1.0
+            while not seen and time.monotonic() < looked_until:  # a kill while a batch is written, if one comes
+                seen = batch_in_flight(store)
+            in_flight += seen
+            group.kill()
+            gate.clear()
+            time.sleep(0.2)  # let every client see its request cut
+            restarts.append(group.restart())
+            found_lost, found_half, found = check_all(store, writers)
+            lost, half, problems = lost + found_lost, half + found_half, problems + found
+            gate.set()
+        time.sleep(0.5)
+    finally:
+        stop.set()
+        gate.set()
+        for thread in threads:
+            thread.join(timeout=30)
+    assert not any(thread.is_alive() for thread in threads) and not unexpected, unexpected[:3]
+    final_lost, final_half, final = check_all(store, writers)
+    duplicated = sum(check_game(store, w.game_id, w.ledger).duplicated for w in writers)
+    with Api(group.url, key) as api:
+        verified = sum(api.verify(w.game_id)["ok"] for w in writers)
+    events, grouped, largest = shared_transactions(store, [w.game_id for w in writers])
+    tried, acked = sum(w.tried for w in writers), sum(w.acked for w in writers)
+    unanswered = sum(w.unanswered for w in writers)
+    FIGURES.add(
+        appends_tried=tried,
+        acknowledged=acked,
+        unanswered=unanswered,
+        lost=lost + final_lost,
+        duplicated=duplicated,
+        half_batches=half + final_half,
+        crashes=kills,
+        chains_verified=verified,
+    )
+    FIGURES.note(
+        "crashes",
+        f"{store.dialect}: {kills} kill -9 during group-committed appends by {GROUP_WRITERS} clients (one note a "
+        f"request to a game each, no Idempotency-Key; killed as soon as a batch statement was seen running, which "
+        f"it was at {in_flight} of the kills): "
+        f"{tried:,} appends tried, {acked:,} acknowledged, {unanswered} cut by a kill; {events:,} events stored, "
+        f"{grouped:,} of them in transactions shared with other games (at most {largest} in one); "
+        f"lost {lost + final_lost}, duplicated {duplicated}; restart to first answer "
+        f"{min(restarts):.2f}-{max(restarts):.2f} s",
+    )
+    assert acked + unanswered == tried and acked > kills
+    assert (lost, half, final_lost, final_half, duplicated) == (0, 0, 0, 0, 0), (problems + final)[:5]
+    assert not problems and not final, (problems + final)[:5]
+    assert verified == GROUP_WRITERS and group.bugs_logged() == 0
+
+
 def test_kill_9_inside_a_big_batch_leaves_nothing_and_the_retry_lands_once(
     store_url: str, store: Store, launch: Any
 ) -> None:
