@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import threading
 import time
@@ -74,6 +75,23 @@ def test_append_on_a_stale_head_is_a_conflict_and_writes_nothing(store: Store) -
         store.append(game_id, [note_envelope(2)], base_seq=1, head=head_at(2))
     assert (conflict.value.expected, conflict.value.actual) == (1, 2)
     assert [e["seq"] for e in store.read_events(game_id)] == [1, 2]
+
+
+def test_a_head_that_changes_status_moves_only_on_its_base(store: Store) -> None:
+    """SQLite moves a head with its status left out when it is unchanged, and with it when it changes: both
+    on the base seq only, the status written exactly when it differs."""
+    game_id = new_raw_game(store)
+    store.append(game_id, [note_envelope(1)], base_seq=0, head=head_at(1))
+    finished = dataclasses.replace(head_at(2), status="finished", winner=1)
+    with pytest.raises(StreamConflictError):
+        store.append(game_id, [note_envelope(2)], base_seq=0, head=finished)
+    game = store.get_game(game_id)
+    assert (game.seq, game.status, game.winner, game.head_hash) == (1, "live", None, "h1")
+    store.append(game_id, [note_envelope(2)], base_seq=1, head=finished)
+    game = store.get_game(game_id)
+    assert (game.seq, game.status, game.winner, game.head_hash) == (2, "finished", 1, "h2")
+    store.append(game_id, [note_envelope(3)], base_seq=2, head=dataclasses.replace(head_at(3), status="finished"))
+    assert (store.get_game(game_id).seq, store.get_game(game_id).status) == (3, "finished")
 
 
 def test_the_unique_game_seq_key_is_the_backstop(store: Store) -> None:
