@@ -166,10 +166,10 @@ def store_statements_sqlite(
     url: str, store: Store, club: int, envs: list[dict[str, Any]], batch: int, durability: str
 ) -> float:
     """The CPU seconds an event of the store's own SQL takes on bare sqlite3, with the store's pragmas and no
-    Python layer: `BEGIN IMMEDIATE`, the head's `UPDATE ... WHERE id = ? AND seq = ?`, the event rows with
-    their read flags (`row_values`), `COMMIT`, on a fresh game. The floor under the store's figure: what the
-    store writes beyond raw's one row in one index (the game's head, the event's hand and read-model
-    indexes, the foreign key's check) costs this much whatever the Python above it does."""
+    Python layer: `BEGIN IMMEDIATE`, the head's `UPDATE ... WHERE id = ? AND seq = ? AND status = ?`, the
+    event rows with their read flags (`row_values`), `COMMIT`, on a fresh game. The floor under the store's
+    figure: what the store writes beyond raw's one row in one index (the game's head, the event's hand and
+    read-model indexes, the foreign key's check) costs this much whatever the Python above it does."""
     game = store.create_game(
         club_id=club,
         kind="schnapsen",
@@ -192,8 +192,8 @@ def store_statements_sqlite(
         last = envs[i + len(chunk) - 1]
         conn.execute("BEGIN IMMEDIATE")
         conn.execute(
-            STORE_SQL["move_head"],
-            (last["seq"], last["hand"], "live", totals, None, last["hash"], last["recorded_at"], game.id, i),
+            STORE_SQL["move_head_same_status"],
+            (last["seq"], last["hand"], totals, None, last["hash"], last["recorded_at"], game.id, i, "live"),
         )
         conn.executemany(STORE_SQL["insert_event"], chunk)
         conn.execute("COMMIT")
