@@ -141,8 +141,9 @@ def advance(db: Database, name: str, old: int, new: int) -> bool:
     read model needs nothing of (most appends, for each read model). The same transaction `unsynced_write`
     makes, with the guarded move alone, on a raw connection: SQLAlchemy's connection, transaction and
     statement cost about 90 us of CPU here against 11 us for the driver's own (measured on SQLite), which
-    is most of the catch-up of one event; on PostgreSQL one statement (`_PG_ADVANCE`). False when another
-    process moved it first.
+    is most of the catch-up of one event; on PostgreSQL one statement (`_PG_ADVANCE`), where a read model's
+    own read (`LogReader.read_checkpointed`) makes the move itself unless its log is followed on a standby.
+    False when another process moved it first.
     """
     if db.dialect.name != "sqlite":  # one statement in autocommit, its own transaction, committed unsynced
         with db.autocommit_connection() as postgres:

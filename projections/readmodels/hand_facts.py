@@ -189,8 +189,14 @@ class HandFacts:
         """
         read = 0
         while True:
-            old = self.position()
-            new, page = self.store.log.read_filtered(old, self.batch, READS)
+            # the checkpoint and the page in one read (on PostgreSQL one statement, which also moves the
+            # checkpoint over a page that holds nothing for the hand facts: most appends)
+            found = self.store.log.read_checkpointed(NAME, self.batch, READS)
+            old, new, page = found.old, found.upto, found.rows
+            if found.moved:
+                if progress is not None:
+                    progress(max(0, new - old))
+                return read
             if new == old and not page:
                 return read
             deletes, inserts, once = self._changes(page)

@@ -358,10 +358,17 @@ class RatingsModel:
         """
         read = 0
         while True:
-            old = self.position()
+            # the checkpoint and the page in one read (on PostgreSQL one statement, which also moves the
+            # checkpoint over a page that holds nothing for the ratings: most appends)
+            found = self.store.log.read_checkpointed(NAME, self.batch, READS)
+            old, new, page = found.old, found.upto, found.rows
             if old != self._at:  # another process moved it (or first call): what we hold may be behind
                 self._forget()
-            new, page = self.store.log.read_filtered(old, self.batch, READS)
+            if found.moved:  # nothing rated between: the ratings held are those at `new`
+                self._at = new
+                if progress is not None:
+                    progress(max(0, new - old))
+                return read
             if new == old and not page:
                 return read
             self._load_games(row[1] for row in page)
