@@ -443,6 +443,9 @@ class FollowedPlayers(PlayerBook):
     def rated_seats(self, game_ids: Sequence[str]) -> dict[str, list[str]]:
         return self._log.events_read(lambda parts: parts.registry.players.rated_seats(game_ids))
 
+    def rated_games(self, game_ids: Sequence[str]) -> dict[str, tuple[str, int, list[str]]]:
+        return self._log.events_read(lambda parts: parts.registry.players.rated_games(game_ids))
+
 
 class FollowedRatings(RatingRecorder):
     """The ratings' rows of a follower store, written on the primary; the games' retracts read on the page's node."""

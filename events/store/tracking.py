@@ -240,7 +240,8 @@ class TrackingRecorder:
             # the facts already there of the games and tags these rows name, in one read (not one per row)
             game_ids = sorted({r[1] for r in once})
             tags = sorted({r[4] for r in once})
-            seen = {r[1:] for r in rows}
+            named, tagged = set(game_ids), set(tags)  # only these can match a `once` row: not the whole page
+            seen = {r[1:] for r in rows if r[1] in named and r[4] in tagged}
             for start in range(0, len(game_ids), 500):
                 query = select(FACTS.c.game_id, FACTS.c.hand, FACTS.c.seq, FACTS.c.situation, FACTS.c.seat).where(
                     FACTS.c.game_id.in_(game_ids[start : start + 500]), FACTS.c.situation.in_(tags)

@@ -229,8 +229,11 @@ class HandFacts:
     ) -> tuple[list[tuple[str, int, int]], list[FactRow], list[FactRow]]:
         """The deletes and inserts of one page of `read_filtered` rows, in event order.
 
-        Only the rows `READS` admits for the event's own game are decoded (a page holds the union of
-        every game's reads).
+        Every row of the page is decoded and given to its game's `situations`, without asking first whether
+        that game's own `situation_reads` admit it (a page holds the union of every game's reads): an event a
+        game's reads leave out gives it no tag (the promise `tests/projections/test_situation_reads.py`
+        checks), and almost every row the filter admits is one its own game reads (every one, in
+        `python -m bench.ratings`'s games), so the test cost more than the decoding it spared.
         """
         self._load_games(row[1] for row in page)
         games = self._games
@@ -245,11 +248,10 @@ class HandFacts:
                 once = [r for r in once if not (r[1] == game_id and above < r[3] < below)]
                 continue
             rules, club_id = games[game_id]
-            if rules is None or (
-                rules.situation_reads is not None and not rules.situation_reads.admits(kind, data, result)
-            ):
+            if rules is None:
                 continue
-            event = {"type": kind, **loads(data)}  # `event_of` of its envelope
+            event = loads(data)  # `event_of` of its envelope, `{"type": kind, **data}`, without the copy
+            event.setdefault("type", kind)
             for fact_hand, fact_seq, situation, seat, is_once in _facts(rules, event, loads(result) or {}, hand, seq):
                 (once if is_once else inserts).append((club_id, game_id, fact_hand, fact_seq, situation, seat))
         return deletes, inserts, once

@@ -511,9 +511,9 @@ class RatingsModel:
         missing = sorted({g for g in game_ids if g not in self._games})
         if not missing:
             return
-        seats = self.store.players.rated_seats(missing)  # a copy (`copy_of`) is not rated
-        for game_id, (kind, club_id) in self.store.game_kinds(missing).items():
-            self._games[game_id] = (kind, club_id, seats.get(game_id, []), RATED.get(kind))
+        # the kind, club and seats of each game in one read; a copy (`copy_of`) has no seats: it is not rated
+        for game_id, (kind, club_id, seats) in self.store.players.rated_games(missing).items():
+            self._games[game_id] = (kind, club_id, seats, RATED.get(kind))
 
     def _hand_context(self, game_id: str, envelope: Mapping[str, Any], rating: Rating[Any]) -> HandContext:
         """The game's context for this event's hand: kept from earlier pages, or read back from its hand's events."""
