@@ -58,6 +58,7 @@ from events.store.log import LogFilter
 from events.store.mapper import READ_FLAGS
 from projections.core.registry import KINDS, rules_for
 from projections.core.rules import GameRules
+from projections.readmodels.pages import large_page
 
 #: the checkpoint's name in `projection_checkpoint`
 NAME = "hand_facts"
@@ -199,8 +200,10 @@ class HandFacts:
                 return read
             if new == old and not page:
                 return read
-            deletes, inserts, once = self._changes(page)
-            if self.store.commit_hand_facts(NAME, old=old, new=new, deletes=deletes, inserts=inserts, once=once):
+            with large_page(len(page)):  # its facts made and written with the cyclic collector off
+                deletes, inserts, once = self._changes(page)
+                done = self.store.commit_hand_facts(NAME, old=old, new=new, deletes=deletes, inserts=inserts, once=once)
+            if done:
                 read += len(page)
                 if progress is not None:
                     progress(max(0, new - old))

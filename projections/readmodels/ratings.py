@@ -43,7 +43,9 @@ database hands the projection only the events `READS` admits, over migration 001
 (about one in eleven); a rebuild keeps every player's latest rating, and the library's rating object
 for it, in memory from page to page instead of asking the rows, updates those objects in place with
 the library's own update (`update`, the same numbers as `MODEL.rate` without its copies), and writes
-each page's changes with one executemany (PostgreSQL: one COPY). `tablebook rebuild` runs this beside
+each page's changes with one executemany (PostgreSQL: one COPY), a large page with Python's cyclic collector
+off (`projections/readmodels/pages.py`: its walks of the page's objects were a tenth to a quarter of a
+rebuild's CPU, and found nothing). `tablebook rebuild` runs this beside
 the hand facts (`projections/readmodels/rebuild.py`). What is left is the reading and writing of the rows (about
 a third) and this module's own bookkeeping per result (decoding, contexts, explanations).
 """
@@ -68,6 +70,7 @@ from projections.core.rating import HandContext as HandContext
 from projections.core.rating import Match as Match
 from projections.core.rating import Rating
 from projections.core.registry import KINDS, rules_for
+from projections.readmodels.pages import large_page
 
 log = logging.getLogger(__name__)
 
@@ -371,19 +374,16 @@ class RatingsModel:
                 return read
             if new == old and not page:
                 return read
-            self._load_games(row[1] for row in page)
-            events = [self._decoded(row) for row in page]
-            wanted = [e for e in events if e is not None]
-            ratings = dict(self._ratings)
-            correction = self._correct(wanted, ratings)
+            with large_page(len(page)):  # decoded, rated and written with the cyclic collector off
+                self._load_games(row[1] for row in page)
+                events = [self._decoded(row) for row in page]
+                wanted = [e for e in events if e is not None]
+                ratings = dict(self._ratings)
+                correction = self._correct(wanted, ratings)
+                done = correction is not False and self._commit(old, new, wanted, ratings, correction)
             if correction is False:  # changes this code cannot re-derive from their rows: from zero
                 return read + self.rebuild(progress)
-            rows = self._changes(wanted, ratings)
-            rewrite = None
-            if correction is not None:
-                rows = correction.rows + rows
-                rewrite = correction.rewrite
-            if self.store.ratings.commit_ratings(NAME, old=old, new=new, rows=rows, rewrite=rewrite):
+            if done:
                 read += len(page)
                 self._ratings, self._at = ratings, new
                 if correction is not None:
@@ -397,6 +397,23 @@ class RatingsModel:
                 self._forget()
             if len(page) < self.batch:
                 return read
+
+    def _commit(
+        self,
+        old: int,
+        new: int,
+        page: Sequence[tuple[int, str, Mapping[str, Any]]],
+        ratings: Ratings,
+        correction: _Replay | None,
+    ) -> bool:
+        """Rate the page's results (after the correction's rows, if any) and write them with the checkpoint's move
+        from `old` to `new`; False when another process moved it first (nothing written)."""
+        rows = self._changes(page, ratings)
+        rewrite = None
+        if correction is not None:
+            rows = correction.rows + rows
+            rewrite = correction.rewrite
+        return self.store.ratings.commit_ratings(NAME, old=old, new=new, rows=rows, rewrite=rewrite)
 
     def _correct(
         self, page: Sequence[tuple[int, str, Mapping[str, Any]]], ratings: Ratings
