@@ -242,11 +242,13 @@ class TrackingRecorder:
             tags = sorted({r[4] for r in once})
             named, tagged = set(game_ids), set(tags)  # only these can match a `once` row: not the whole page
             seen = {r[1:] for r in rows if r[1] in named and r[4] in tagged}
-            for start in range(0, len(game_ids), 500):
-                query = select(FACTS.c.game_id, FACTS.c.hand, FACTS.c.seq, FACTS.c.situation, FACTS.c.seat).where(
-                    FACTS.c.game_id.in_(game_ids[start : start + 500]), FACTS.c.situation.in_(tags)
+            for start in range(0, len(game_ids), 500):  # raw: a Core IN of as many binds costs more than the read
+                some = game_ids[start : start + 500]
+                query = self.db.sql(
+                    "SELECT game_id, hand, seq, situation, seat FROM hand_fact "
+                    f"WHERE game_id IN ({', '.join('?' * len(some))}) AND situation IN ({', '.join('?' * len(tags))})"
                 )
-                seen.update(tuple(found) for found in conn.execute(query))
+                seen.update(tuple(found) for found in conn.exec_driver_sql(query, (*some, *tags)))
             for row in once:
                 if tuple(row[1:]) not in seen:
                     seen.add(tuple(row[1:]))
