@@ -339,6 +339,10 @@ class RatingsModel:
         self._objects: Objects = {}
         self._looked_up: set[tuple[str, str]] = set()
         self._at: int | None = None
+        #: `_ratings` holds every rating the rows hold: this process has moved the checkpoint from 0 page after
+        #: page (a checkpoint at 0 has no rows: a reset empties them with it, and every write moves it past 0),
+        #: so a rating it does not hold is the prior, and none is looked up (a rebuild's later pages)
+        self._whole = False
         #: what each correction this model made did to the players' ratings (a retract of a rated result)
         self.corrections: list[Correction] = []
         #: a correction that changes at most this share of the changes from its first one changes them in
@@ -367,6 +371,8 @@ class RatingsModel:
             old, new, page = found.old, found.upto, found.rows
             if old != self._at:  # another process moved it (or first call): what we hold may be behind
                 self._forget()
+            if old == 0:
+                self._whole = True
             if found.moved:  # nothing rated between: the ratings held are those at `new`
                 self._at = new
                 if progress is not None:
@@ -493,6 +499,7 @@ class RatingsModel:
     def _forget(self) -> None:
         self._context.clear()
         self._ratings, self._objects, self._looked_up, self._at = {}, {}, set(), None
+        self._whole = False
 
     def _decoded(self, row: Sequence[Any]) -> tuple[int, str, dict[str, Any]] | None:
         """The envelope of a light row that the ratings need (a result, a hand's context, a retract), else None."""
@@ -562,7 +569,7 @@ class RatingsModel:
             for pool in POOLS.get(self._games[gid][0], ())
         }
         missing = keys - self._looked_up
-        if missing and self._at != 0:  # after a rebuild's reset every rating starts from the model's prior
+        if missing and not self._whole:  # else every rating not held is the model's prior (`_whole`)
             ratings.update(self.store.ratings.latest(missing))
         self._looked_up |= missing
         rows: list[ChangeRow] = []
