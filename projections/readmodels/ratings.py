@@ -44,8 +44,8 @@ database hands the projection only the events `READS` admits, over migration 001
 for it, in memory from page to page instead of asking the rows, updates those objects in place with
 the library's own update (`update`, the same numbers as `MODEL.rate` without its copies), and writes
 each page's changes with one executemany (PostgreSQL: one COPY), a large page with Python's cyclic collector
-off (`projections/readmodels/pages.py`: its walks of the page's objects were a tenth to a quarter of a
-rebuild's CPU, and found nothing). `tablebook rebuild` runs this beside
+off (`projections/readmodels/pages.py`: its walks of the page's objects find nothing, and cost a small
+rebuild a third of its CPU). `tablebook rebuild` runs this beside
 the hand facts (`projections/readmodels/rebuild.py`). What is left is the reading and writing of the rows (about
 a third) and this module's own bookkeeping per result (decoding, contexts, explanations).
 """
