@@ -50,7 +50,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from events.envelope import Envelope
 from events.store.base import Database, HoldsDatabase, make_engine
-from events.store.log import LogFilter, LogReader
+from events.store.log import CheckpointPage, LogFilter, LogReader
 from events.store.players import PlayerBook
 from events.store.ratings import RatingRecorder
 from events.store.recorder import EventRecorder
@@ -338,6 +338,14 @@ class FollowedLog(LogReader):
         self._mark(self.primary.db, upto, rows)
         return upto, rows
 
+    def read_checkpointed(self, name: str, limit: int, only: LogFilter | None) -> CheckpointPage:
+        """The checkpoint read on the primary (where the read models write it), then `read_filtered` from it: two
+        statements, never `LogReader`'s one, whose page would come from the primary alone and whose move of the
+        checkpoint a standby cannot make."""
+        old = self.primary.checkpoint(name)
+        upto, rows = self.read_filtered(old, limit, only)
+        return CheckpointPage(old, upto, rows)
+
     def _mark(self, db: Database, upto: int, rows: Sequence[tuple[Any, ...]]) -> None:
         """Remember which event stands at `upto` on the node that gave the page, when the page's last row
         is not it (a filtered page moves the checkpoint past events it leaves out): the next page's
@@ -434,6 +442,9 @@ class FollowedPlayers(PlayerBook):
 
     def rated_seats(self, game_ids: Sequence[str]) -> dict[str, list[str]]:
         return self._log.events_read(lambda parts: parts.registry.players.rated_seats(game_ids))
+
+    def rated_games(self, game_ids: Sequence[str]) -> dict[str, tuple[str, int, list[str]]]:
+        return self._log.events_read(lambda parts: parts.registry.players.rated_games(game_ids))
 
 
 class FollowedRatings(RatingRecorder):

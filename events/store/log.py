@@ -53,6 +53,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from events.codec import utc_now
 from events.envelope import Envelope
 from events.store.base import EVENTS, MAX_POSITION, Database, clamp
 from events.store.dialect import Dialect, dialect_of
@@ -162,6 +163,70 @@ def _pg_filtered(where: str) -> str:
     )
 
 
+def _pg_checkpointed(where: str) -> str:
+    """PostgreSQL: `_pg_filtered` from a read model's own checkpoint, read in the same statement, and the
+    checkpoint moved to the head by the same statement when the page holds nothing (an event the read model
+    needs nothing of: most appends, for each read model): one round trip where the checkpoint's read, the
+    page's and the move took three. Parameters `(name, limit, updated_at, name)`; rows as `_pg_filtered`'s
+    (flag 0: the page; flag 1: the head, with `n` the rows the move changed), and flag 2: the checkpoint
+    read (`position`; NULL when the read model never ran).
+
+    One statement, so one snapshot: the checkpoint, the page and the head are read below one horizon, the
+    argument of the module docstring unchanged. The move is guarded like `tracking.move_checkpoint`'s (the
+    row still at the position this statement read: a process that moved it meanwhile, and committed, is
+    seen by the UPDATE's recheck of the row, and nothing is moved), and commits unsynced like
+    `tracking.advance`'s (`set_config(..., true)` is `SET LOCAL`, for this statement's own transaction in
+    autocommit). A page with rows moves nothing: the read model writes its rows and the move together.
+    """
+    at = "(SELECT position FROM at_mark)"
+    return (
+        "WITH mark AS (SELECT position FROM projection_checkpoint WHERE name = %s), "
+        "at_mark AS (SELECT COALESCE((SELECT position FROM mark), 0) AS position), "
+        f"page AS (SELECT xact_id, {_TEXTS} FROM event WHERE (xact_id, position) > "
+        f"(COALESCE((SELECT xact_id FROM event WHERE position <= {at} ORDER BY position DESC LIMIT 1), "
+        f"'0'::xid8), {at}) AND xact_id < {HORIZON} AND {where} ORDER BY xact_id, position LIMIT %s), "
+        f"head AS (SELECT position FROM event WHERE xact_id < {HORIZON} ORDER BY xact_id DESC, position DESC LIMIT 1), "
+        "moved AS (UPDATE projection_checkpoint SET position = head.position, updated_at = %s "
+        "FROM mark, head, (SELECT set_config('synchronous_commit', 'off', true)) AS unsynced "
+        "WHERE projection_checkpoint.name = %s AND projection_checkpoint.position = mark.position "
+        "AND head.position <> mark.position AND NOT EXISTS (SELECT FROM page) RETURNING 1) "
+        "SELECT 0 AS h, row_number() OVER (ORDER BY xact_id, position) AS n, "
+        "position, game_id, seq, hand, type, data, result, recorded_at FROM page "
+        "UNION ALL SELECT 1, (SELECT count(*) FROM moved), (SELECT position FROM head), "
+        "NULL, NULL, NULL, NULL, NULL, NULL, NULL "
+        "UNION ALL SELECT 2, 0, (SELECT position FROM mark), NULL, NULL, NULL, NULL, NULL, NULL, NULL"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointPage:
+    """A read model's page read from its checkpoint (`LogReader.read_checkpointed`).
+
+    `old`: the checkpoint as read (0 when the read model never ran); `upto` and `rows`: `read_filtered`'s
+    answer from there; `moved`: the read itself moved the checkpoint from `old` to `upto` (the page held
+    nothing for the read model, so it has nothing to write with the move).
+    """
+
+    old: int
+    upto: int
+    rows: list[tuple[Any, ...]]
+    moved: bool = False
+
+
+def _upto(found: Sequence[Sequence[Any]], after: int, limit: int) -> tuple[int, list[tuple[Any, ...]]]:
+    """`read_filtered`'s answer from the rows of `_pg_filtered` (or `_pg_checkpointed`): the page's rows in log
+    order, and where the checkpoint may go: the last row's position when the page is full, else the head."""
+    rows = [tuple(row[2:]) for row in sorted((r for r in found if r[0] == 0), key=_number)]
+    heads = [int(row[2]) for row in found if row[0] == 1 and row[2] is not None]
+    if len(rows) == limit:
+        return int(rows[-1][0]), rows
+    return (heads[0] if heads else after), rows
+
+
+def _number(row: Sequence[Any]) -> int:
+    return int(row[1])
+
+
 class LogReader:
     """Reads the global order (see the module docstring for why it never skips an event)."""
 
@@ -172,6 +237,13 @@ class LogReader:
         self._plain = db.sql(_PLAIN_READ)
         self._plain_texts = db.sql(_PLAIN_TEXTS)
         self._head = db.sql("SELECT MAX(position) FROM event")
+        self._checkpoint = db.sql("SELECT position FROM projection_checkpoint WHERE name = ?")
+        self._checkpoint_and_head = db.sql(
+            "SELECT (SELECT position FROM projection_checkpoint WHERE name = ?), (SELECT MAX(position) FROM event)"
+        )
+        #: each filter's statements, made once (a filter's SQL text costs more to make than a catch-up's Python)
+        self._filtered: dict[LogFilter | None, str] = {}
+        self._checkpointed: dict[LogFilter | None, str] = {}
 
     def read_positions(self, after: int = 0, limit: int = 1000) -> list[tuple[int, str, Envelope]]:
         """`(position, game_id, envelope)` of the events after the one at position `after`, in log order.
@@ -217,26 +289,70 @@ class LogReader:
         query = self.filtered_sql(only)
         if self.horizon:
             found = self.db.rows(query, (after, after, limit))
-            rows = [tuple(row[2:]) for row in sorted(r for r in found if r[0] == 0)]
-            heads = [int(row[2]) for row in found if row[0] == 1 and row[2] is not None]
-            if len(rows) == limit:
-                return int(rows[-1][0]), rows
-            return (heads[0] if heads else after), rows
+            return _upto(found, after, limit)
         head = self.db.rows(self._head, ())
-        top = int(head[0][0] or 0)
+        return self._plain_page(query, after, int(head[0][0] or 0), limit)
+
+    def _plain_page(self, query: str, after: int, top: int, limit: int) -> tuple[int, list[tuple[Any, ...]]]:
+        """`read_filtered` without the horizon (SQLite: one writer commits in order): the rows up to `top`, the
+        head read before them."""
         if top <= after:
             return after, []
         rows = [tuple(row) for row in self.db.rows(query, (after, top, limit))]
         return (int(rows[-1][0]) if len(rows) == limit else top), rows
 
+    def read_checkpointed(self, name: str, limit: int, only: LogFilter | None) -> CheckpointPage:
+        """`read_filtered` from the checkpoint `name` (`projection_checkpoint`, a read model's), with the
+        checkpoint read by the same statement: what a read model's catch-up reads first.
+
+        PostgreSQL (below the horizon): one statement (`_pg_checkpointed`), which also moves the checkpoint to
+        the head when the page holds nothing (`moved`): a catch-up of events the read model needs nothing of is
+        that one round trip. SQLite: the checkpoint and the head in one statement, then the page up to that head
+        (no write: SQLite's writes queue behind `one_writer`, and the read model moves its checkpoint itself).
+        """
+        limit = min(max(limit, 1), MAX_POSITION)
+        if self.horizon:
+            statement = self._checkpointed.get(only)
+            if statement is None:
+                statement = self._checkpointed[only] = _pg_checkpointed(self._condition(only))
+            found = self.db.rows(statement, (name, limit, utc_now(), name))
+            marks = [row[2] for row in found if row[0] == 2]
+            old = int(marks[0] or 0) if marks else 0
+            upto, rows = _upto(found, old, limit)
+            moved = any(row[0] == 1 and row[1] for row in found)
+            return CheckpointPage(old, upto, rows, moved)
+        found = self.db.rows(self._checkpoint_and_head, (name,))
+        old, top = int(found[0][0] or 0), int(found[0][1] or 0)
+        if old >= MAX_POSITION:
+            return CheckpointPage(old, old, [])
+        upto, rows = self._plain_page(self.filtered_sql(only), old, top, limit)
+        return CheckpointPage(old, upto, rows)
+
+    def checkpoint(self, name: str) -> int:
+        """The position of the checkpoint `name` in this database (0: the read model never ran)."""
+        found = self.db.rows(self._checkpoint, (name,))
+        return int(found[0][0] or 0) if found else 0
+
     def filtered_sql(self, only: LogFilter | None) -> str:
         """The statement `read_filtered` runs: with the horizon `(after, after, limit)`, else `(after, upto, limit)`."""
-        where = only.sql(self.db.dialect) if only is not None else "(1 = 1)"
-        if self.horizon:
-            return _pg_filtered(where)
-        return self.db.sql(
-            f"SELECT {_TEXTS} FROM event WHERE position > ? AND position <= ? AND {where} ORDER BY position LIMIT ?"
-        )
+        statement = self._filtered.get(only)
+        if statement is None:
+            where = self._condition(only)
+            statement = self._filtered[only] = (
+                _pg_filtered(where)
+                if self.horizon
+                else self.db.sql(
+                    f"SELECT {_TEXTS} FROM event WHERE position > ? AND position <= ? AND {where} "
+                    "ORDER BY position LIMIT ?"
+                )
+            )
+        return statement
+
+    def _condition(self, only: LogFilter | None) -> str:
+        if len(self._filtered) + len(self._checkpointed) > 64:  # statements of filters made on the fly: kept few
+            self._filtered.clear()
+            self._checkpointed.clear()
+        return only.sql(self.db.dialect) if only is not None else "(1 = 1)"
 
     def head_position(self) -> int:
         """The position of the last event in log order that a reader can read now (0: none)."""

@@ -33,6 +33,11 @@ SEATS = GamePlayer.__table__  # type: ignore[attr-defined]
 _FACTS = HandFact.__table__  # type: ignore[attr-defined]
 #: the most ids one `IN (...)` names (PostgreSQL and SQLite both take far more; pages keep statements small)
 _PAGE = 500
+#: the games and their seats, in seat order (`PlayerBook.rated_games`)
+_RATED_GAMES = (
+    "SELECT game.id, game.kind, game.club_id, game.copy_of, game_player.player_id FROM game "
+    "LEFT JOIN game_player ON game_player.game_id = game.id WHERE game.id IN ({}) ORDER BY game.id, game_player.seat"
+)
 
 #: what an erased player's name reads as, wherever it is shown
 ERASED = "(erased)"
@@ -222,6 +227,23 @@ class PlayerBook:
         for game_id in self.copies(seats):
             del seats[game_id]
         return seats
+
+    def rated_games(self, game_ids: Sequence[str]) -> dict[str, tuple[str, int, list[str]]]:
+        """`{game_id: (kind, club_id, [player_id by seat])}` for these games: `game_kinds` and `rated_seats` in one
+        raw read (a page's worth of games at a time: the ratings ask it once a page, for every game the page
+        names), a copy with no seats (its results do not count) as a game with none."""
+        ids = sorted(set(game_ids))
+        out: dict[str, tuple[str, int, list[str]]] = {}
+        for start in range(0, len(ids), _PAGE):
+            page = ids[start : start + _PAGE]
+            statement = self.db.sql(_RATED_GAMES.format(", ".join("?" * len(page))))
+            for game_id, kind, club_id, copy_of, player_id in self.db.rows(statement, page):
+                found = out.get(game_id)
+                if found is None:
+                    found = out[game_id] = (str(kind), int(club_id), [])
+                if player_id is not None and copy_of is None:
+                    found[2].append(str(player_id))
+        return out
 
     def situation_counts(self, player_id: str) -> dict[str, dict[str, int]]:
         """`{kind: {situation: count}}` of the hand facts at the player's own seats, copies left out."""

@@ -141,8 +141,9 @@ def advance(db: Database, name: str, old: int, new: int) -> bool:
     read model needs nothing of (most appends, for each read model). The same transaction `unsynced_write`
     makes, with the guarded move alone, on a raw connection: SQLAlchemy's connection, transaction and
     statement cost about 90 us of CPU here against 11 us for the driver's own (measured on SQLite), which
-    is most of the catch-up of one event; on PostgreSQL one statement (`_PG_ADVANCE`). False when another
-    process moved it first.
+    is most of the catch-up of one event; on PostgreSQL one statement (`_PG_ADVANCE`), where a read model's
+    own read (`LogReader.read_checkpointed`) makes the move itself unless its log is followed on a standby.
+    False when another process moved it first.
     """
     if db.dialect.name != "sqlite":  # one statement in autocommit, its own transaction, committed unsynced
         with db.autocommit_connection() as postgres:
@@ -239,12 +240,15 @@ class TrackingRecorder:
             # the facts already there of the games and tags these rows name, in one read (not one per row)
             game_ids = sorted({r[1] for r in once})
             tags = sorted({r[4] for r in once})
-            seen = {r[1:] for r in rows}
-            for start in range(0, len(game_ids), 500):
-                query = select(FACTS.c.game_id, FACTS.c.hand, FACTS.c.seq, FACTS.c.situation, FACTS.c.seat).where(
-                    FACTS.c.game_id.in_(game_ids[start : start + 500]), FACTS.c.situation.in_(tags)
+            named, tagged = set(game_ids), set(tags)  # only these can match a `once` row: not the whole page
+            seen = {r[1:] for r in rows if r[1] in named and r[4] in tagged}
+            for start in range(0, len(game_ids), 500):  # raw: a Core IN of as many binds costs more than the read
+                some = game_ids[start : start + 500]
+                query = self.db.sql(
+                    "SELECT game_id, hand, seq, situation, seat FROM hand_fact "
+                    f"WHERE game_id IN ({', '.join('?' * len(some))}) AND situation IN ({', '.join('?' * len(tags))})"
                 )
-                seen.update(tuple(found) for found in conn.execute(query))
+                seen.update(tuple(found) for found in conn.exec_driver_sql(query, (*some, *tags)))
             for row in once:
                 if tuple(row[1:]) not in seen:
                     seen.add(tuple(row[1:]))

@@ -43,7 +43,9 @@ database hands the projection only the events `READS` admits, over migration 001
 (about one in eleven); a rebuild keeps every player's latest rating, and the library's rating object
 for it, in memory from page to page instead of asking the rows, updates those objects in place with
 the library's own update (`update`, the same numbers as `MODEL.rate` without its copies), and writes
-each page's changes with one executemany (PostgreSQL: one COPY). `tablebook rebuild` runs this beside
+each page's changes with one executemany (PostgreSQL: one COPY), a large page with Python's cyclic collector
+off (`projections/readmodels/pages.py`: its walks of the page's objects find nothing, and cost a small
+rebuild a third of its CPU). `tablebook rebuild` runs this beside
 the hand facts (`projections/readmodels/rebuild.py`). What is left is the reading and writing of the rows (about
 a third) and this module's own bookkeeping per result (decoding, contexts, explanations).
 """
@@ -68,6 +70,7 @@ from projections.core.rating import HandContext as HandContext
 from projections.core.rating import Match as Match
 from projections.core.rating import Rating
 from projections.core.registry import KINDS, rules_for
+from projections.readmodels.pages import large_page
 
 log = logging.getLogger(__name__)
 
@@ -336,6 +339,10 @@ class RatingsModel:
         self._objects: Objects = {}
         self._looked_up: set[tuple[str, str]] = set()
         self._at: int | None = None
+        #: `_ratings` holds every rating the rows hold: this process has moved the checkpoint from 0 page after
+        #: page (a checkpoint at 0 has no rows: a reset empties them with it, and every write moves it past 0),
+        #: so a rating it does not hold is the prior, and none is looked up (a rebuild's later pages)
+        self._whole = False
         #: what each correction this model made did to the players' ratings (a retract of a rated result)
         self.corrections: list[Correction] = []
         #: a correction that changes at most this share of the changes from its first one changes them in
@@ -358,25 +365,31 @@ class RatingsModel:
         """
         read = 0
         while True:
-            old = self.position()
+            # the checkpoint and the page in one read (on PostgreSQL one statement, which also moves the
+            # checkpoint over a page that holds nothing for the ratings: most appends)
+            found = self.store.log.read_checkpointed(NAME, self.batch, READS)
+            old, new, page = found.old, found.upto, found.rows
             if old != self._at:  # another process moved it (or first call): what we hold may be behind
                 self._forget()
-            new, page = self.store.log.read_filtered(old, self.batch, READS)
+            if old == 0:
+                self._whole = True
+            if found.moved:  # nothing rated between: the ratings held are those at `new`
+                self._at = new
+                if progress is not None:
+                    progress(max(0, new - old))
+                return read
             if new == old and not page:
                 return read
-            self._load_games(row[1] for row in page)
-            events = [self._decoded(row) for row in page]
-            wanted = [e for e in events if e is not None]
-            ratings = dict(self._ratings)
-            correction = self._correct(wanted, ratings)
+            with large_page(len(page)):  # decoded, rated and written with the cyclic collector off
+                self._load_games(row[1] for row in page)
+                events = [self._decoded(row) for row in page]
+                wanted = [e for e in events if e is not None]
+                ratings = dict(self._ratings)
+                correction = self._correct(wanted, ratings)
+                done = correction is not False and self._commit(old, new, wanted, ratings, correction)
             if correction is False:  # changes this code cannot re-derive from their rows: from zero
                 return read + self.rebuild(progress)
-            rows = self._changes(wanted, ratings)
-            rewrite = None
-            if correction is not None:
-                rows = correction.rows + rows
-                rewrite = correction.rewrite
-            if self.store.ratings.commit_ratings(NAME, old=old, new=new, rows=rows, rewrite=rewrite):
+            if done:
                 read += len(page)
                 self._ratings, self._at = ratings, new
                 if correction is not None:
@@ -390,6 +403,23 @@ class RatingsModel:
                 self._forget()
             if len(page) < self.batch:
                 return read
+
+    def _commit(
+        self,
+        old: int,
+        new: int,
+        page: Sequence[tuple[int, str, Mapping[str, Any]]],
+        ratings: Ratings,
+        correction: _Replay | None,
+    ) -> bool:
+        """Rate the page's results (after the correction's rows, if any) and write them with the checkpoint's move
+        from `old` to `new`; False when another process moved it first (nothing written)."""
+        rows = self._changes(page, ratings)
+        rewrite = None
+        if correction is not None:
+            rows = correction.rows + rows
+            rewrite = correction.rewrite
+        return self.store.ratings.commit_ratings(NAME, old=old, new=new, rows=rows, rewrite=rewrite)
 
     def _correct(
         self, page: Sequence[tuple[int, str, Mapping[str, Any]]], ratings: Ratings
@@ -469,6 +499,7 @@ class RatingsModel:
     def _forget(self) -> None:
         self._context.clear()
         self._ratings, self._objects, self._looked_up, self._at = {}, {}, set(), None
+        self._whole = False
 
     def _decoded(self, row: Sequence[Any]) -> tuple[int, str, dict[str, Any]] | None:
         """The envelope of a light row that the ratings need (a result, a hand's context, a retract), else None."""
@@ -504,9 +535,9 @@ class RatingsModel:
         missing = sorted({g for g in game_ids if g not in self._games})
         if not missing:
             return
-        seats = self.store.players.rated_seats(missing)  # a copy (`copy_of`) is not rated
-        for game_id, (kind, club_id) in self.store.game_kinds(missing).items():
-            self._games[game_id] = (kind, club_id, seats.get(game_id, []), RATED.get(kind))
+        # the kind, club and seats of each game in one read; a copy (`copy_of`) has no seats: it is not rated
+        for game_id, (kind, club_id, seats) in self.store.players.rated_games(missing).items():
+            self._games[game_id] = (kind, club_id, seats, RATED.get(kind))
 
     def _hand_context(self, game_id: str, envelope: Mapping[str, Any], rating: Rating[Any]) -> HandContext:
         """The game's context for this event's hand: kept from earlier pages, or read back from its hand's events."""
@@ -538,7 +569,7 @@ class RatingsModel:
             for pool in POOLS.get(self._games[gid][0], ())
         }
         missing = keys - self._looked_up
-        if missing and self._at != 0:  # after a rebuild's reset every rating starts from the model's prior
+        if missing and not self._whole:  # else every rating not held is the model's prior (`_whole`)
             ratings.update(self.store.ratings.latest(missing))
         self._looked_up |= missing
         rows: list[ChangeRow] = []

@@ -6,6 +6,7 @@ import dataclasses
 import itertools
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,7 +15,9 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from events.codec import dumps, envelope_hash
 from events.errors import StreamConflictError
-from events.store import DuplicateRequest, Store
+from events.store import DuplicateRequest, Store, new_id
+from events.store.log import CheckpointPage, LogFilter
+from events.store.tracking import advance
 from projections.core.recorder import Recorder
 from projections.reading.verify import verify_game
 from tests.projections.helpers import load_example
@@ -268,6 +271,81 @@ def test_the_log_waits_for_a_late_commit_instead_of_skipping_it(store: Store, st
     rows = _log_after(store, start, {slow, fast}, 2)
     assert [gid for _, gid, _ in rows] == [slow, fast] and rows[0][0] < rows[1][0]
     assert [r for r in store.read_positions(after=rows[0][0]) if r[1] in (slow, fast)] == rows[1:]
+
+
+#: a read model's filter for the raw games' notes: a game's first event (a note at seq 1), nothing after it
+FIRSTS = LogFilter(first_events=True)
+
+
+def _checkpoint_at(store: Store, position: int) -> str:
+    """A new read model's checkpoint, made at `position`; its name."""
+    name = f"test-{new_id()}"
+    with store.db.write() as conn, conn.begin():
+        conn.execute(text("INSERT INTO projection_checkpoint (name, position, updated_at) VALUES (:n, :p, 'now')"),
+                     {"n": name, "p": position})  # fmt: skip
+    return name
+
+
+def _read_until(store: Store, name: str, done: Callable[[CheckpointPage], bool]) -> CheckpointPage:
+    """`read_checkpointed` until its page is `done` (within 10 s: see `_log_after` on the horizon)."""
+    deadline = time.monotonic() + 10
+    while True:
+        page = store.log.read_checkpointed(name, 100, FIRSTS)
+        if done(page) or time.monotonic() > deadline:
+            return page
+        time.sleep(0.05)
+
+
+def test_a_read_model_reads_its_checkpoint_with_its_page_and_an_empty_page_moves_it(store: Store) -> None:
+    """`read_checkpointed`: the checkpoint and the page from it; a page with rows moves nothing (the read model
+    writes its rows with the move); on PostgreSQL a page with none moves the checkpoint to the head itself."""
+    game = new_raw_game(store)
+    start = store.head_position()
+    name = _checkpoint_at(store, start)
+    store.append(game, [note_envelope(1)], base_seq=0, head=head_at(1))  # a first event: the filter takes it
+    page = _read_until(store, name, lambda p: any(row[1] == game for row in p.rows))
+    assert page.old == start and [(row[1], row[2]) for row in page.rows] == [(game, 1)] and not page.moved
+    assert store.projection_position(name) == start
+    assert advance(store.db, name, start, page.upto)
+    store.append(game, [note_envelope(2)], base_seq=1, head=head_at(2))  # a note the filter leaves out
+    last = store.head_position()
+    page = _read_until(store, name, lambda p: p.upto == last or p.old == last)
+    if store.dialect == "postgresql":  # moved by the read itself
+        assert page.old < last and page.upto == last and page.rows == [] and page.moved
+    else:  # SQLite: the read model moves it (its writes queue behind the process's writer lock)
+        assert page.upto == last and page.rows == [] and not page.moved
+        assert advance(store.db, name, page.old, page.upto)
+    assert store.projection_position(name) == last
+    again = store.log.read_checkpointed(name, 100, FIRSTS)
+    assert (again.old, again.upto, again.rows, again.moved) == (last, last, [], False)
+    never = store.log.read_checkpointed(f"test-{new_id()}", 100, FIRSTS)  # no checkpoint: read from 0, made by none
+    assert never.old == 0 and not never.moved and store.projection_position(f"test-{new_id()}") == 0
+
+
+def test_a_read_models_empty_page_never_moves_its_checkpoint_past_a_late_commit(store: Store, store_url: str) -> None:
+    """The move made by `read_checkpointed` stays below the horizon: an event whose transaction is still open
+    (its position before one committed after it) is read once it commits, never passed over."""
+    if store.dialect != "postgresql":
+        pytest.skip("SQLite has one writer: positions commit in order")
+    slow, fast = new_raw_game(store), new_raw_game(store)
+    start = store.head_position()
+    name = _checkpoint_at(store, start)
+    late = Store(store_url)
+    late.recorder.commit_delay = (1.0, 1.0)
+    thread = threading.Thread(
+        target=late.append, args=(slow, [note_envelope(1)]), kwargs={"base_seq": 0, "head": head_at(1)}
+    )
+    try:
+        thread.start()
+        time.sleep(0.4)  # the slow first event has its position and waits before its commit
+        store.append(fast, [note_envelope(2)], base_seq=0, head=head_at(2))  # not a first event: left out
+        page = store.log.read_checkpointed(name, 100, FIRSTS)
+        assert page.rows == [] and not page.moved and store.projection_position(name) == start
+        thread.join()
+    finally:
+        late.dispose()
+    page = _read_until(store, name, lambda p: any(row[1] == slow for row in p.rows))
+    assert [(row[1], row[2]) for row in page.rows if row[1] in (slow, fast)] == [(slow, 1)] and not page.moved
 
 
 def test_a_key_and_its_clubs_game_are_read_in_one_round_trip(store: Store) -> None:
