@@ -37,6 +37,7 @@ from itertools import combinations, pairwise
 from typing import Any
 
 from events.cards import RANKS, SUITS
+from projections.core.fastreplace import fast_init
 
 #: A low (index 0) ... K high (index 12).
 RANK_INDEX = {r: i for i, r in enumerate(RANKS)}
@@ -86,6 +87,7 @@ def ordered_meld(cards: Iterable[str]) -> tuple[str, ...]:
     return sort_cards(cards)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Melding:
     """An arrangement of cards: disjoint melds and the deadwood left over."""
