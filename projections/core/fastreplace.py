@@ -34,7 +34,7 @@ def replace(obj: T, /, **changes: Any) -> T:
 
 
 def _make_replacer(cls: type) -> Callable[..., Any]:
-    fields = dataclasses.fields(cls)
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     if _dict_eligible(cls, fields):
         return _dict_replacer(cls, frozenset(f.name for f in fields))
     eligible = (
@@ -117,7 +117,7 @@ def fast_init(cls: type[T]) -> type[T]:
     namespace: dict[str, Any] = {}
     args = []
     for f in fields:
-        assert f.init and not f.kw_only and f.default_factory is dataclasses.MISSING, (cls, f.name)  # type: ignore[misc]
+        assert f.init and not f.kw_only and f.default_factory is dataclasses.MISSING, (cls, f.name)
         assert f.name.isidentifier() and not f.name.startswith("_"), (cls, f.name)
         namespace[f"_set_{f.name}"] = cls.__dict__[f.name].__set__
         if f.default is dataclasses.MISSING:
@@ -132,5 +132,5 @@ def fast_init(cls: type[T]) -> type[T]:
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    cls.__init__ = init  # type: ignore[misc]
+    setattr(cls, "__init__", init)  # noqa: B010 - a method of a class made elsewhere, set once
     return cls
