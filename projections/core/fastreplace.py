@@ -34,7 +34,7 @@ def replace(obj: T, /, **changes: Any) -> T:
 
 
 def _make_replacer(cls: type) -> Callable[..., Any]:
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    fields = dataclasses.fields(cls)
     if _dict_eligible(cls, fields):
         return _dict_replacer(cls, frozenset(f.name for f in fields))
     eligible = (
