@@ -513,22 +513,19 @@ def fold(
     n = len(envelopes)
     if not n:
         return initial
+    reshaped = data_reshaped(rules.events)  # the types whose older envelopes' data is upcast (none: no cost)
+    if boundaries is None and not reshaped and initial.deal is None:
+        return _plain_fold(rules, initial, envelopes, boundaries, every)
     if initial.deal is not None or not _WALKED.isdisjoint([env["type"] for env in envelopes]):
         return _walked_fold(rules, initial, envelopes, boundaries, every)
     evolve = rules.evolve
-    reshaped = data_reshaped(rules.events)  # the types whose older envelopes' data is upcast (none: no cost)
     floor = initial.retract_floor
     game = initial.game
     marking = boundaries is not None
     marks: list[tuple[int, Position[S]]] = boundaries if boundaries is not None else []
     in_hand = rules.hand_in_progress(game) if marking else False
     last = n - 1
-    if not marking and not reshaped:  # the commonest fold (a rebuild, a read): the game's state alone
-        for env in islice(envelopes, last):
-            kind = env["type"]
-            if kind not in ENGINE_EVENTS:
-                game = evolve(game, {"type": kind, **env["data"]}, env["seq"])[0]
-    for i in range(last if not marking and not reshaped else 0, last):  # the other folds: snapshots, upcasts
+    for i in range(last):  # the folds that mark snapshots' places, or upcast
         env = envelopes[i]
         kind = env["type"]
         if kind in ENGINE_EVENTS:
@@ -556,6 +553,41 @@ def fold(
     ):
         marks.append((position.seq, position))
     return position
+
+
+#: The envelope types a fold hands to no game's `evolve`: the engine's own, and a server-dealt game's deck's.
+_NOT_THE_GAMES = ENGINE_EVENTS | DEAL_EVENTS
+
+
+def _plain_fold(
+    rules: GameRules[S],
+    initial: Position[S],
+    envelopes: Sequence[Mapping[str, Any]],
+    boundaries: list[tuple[int, Position[S]]] | None,
+    every: int,
+) -> Position[S]:
+    """`fold` of the commonest kind (a rebuild, a read): no places to mark, nothing to upcast, no deck of its own.
+
+    Only the game's state is carried from event to event, and a `Position` is made for the last. The
+    envelopes are not looked over first for a `retract` or a deck's event (a pass over every envelope):
+    the loop meets one, if any, and the record is folded again through `walk`, the rare case.
+    """
+    evolve = rules.evolve
+    game = initial.game
+    last = len(envelopes) - 1
+    for env in islice(envelopes, last):
+        kind = env["type"]
+        if kind in _NOT_THE_GAMES:
+            if kind in _WALKED:
+                return _walked_fold(rules, initial, envelopes, boundaries, every)
+            continue
+        game = evolve(game, {"type": kind, **env["data"]}, env["seq"])[0]
+    env = envelopes[last]
+    kind = env["type"]
+    if kind in _WALKED:
+        return _walked_fold(rules, initial, envelopes, boundaries, every)
+    before = _position(game, envelopes[last - 1]["seq"] if last else initial.seq, EMPTY, initial.retract_floor)
+    return apply(rules, before, {"type": kind, **env["data"]}, env["seq"])
 
 
 def _facts(rules: GameRules[S], before: S, after: S, facts: Facts) -> Facts:

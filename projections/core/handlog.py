@@ -22,6 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from itertools import chain, islice
+from operator import add
 from typing import Any, overload
 
 from projections.core.rules import HandScore
@@ -98,11 +99,11 @@ class HandLog(Sequence[HandScore]):
     def _of(
         cls, hands: list[HandScore], totals: list[tuple[int, ...]], n: int, base: StoredHands | None = None
     ) -> HandLog:
-        log = object.__new__(cls)
-        object.__setattr__(log, "_base", base)
-        object.__setattr__(log, "_hands", hands)
-        object.__setattr__(log, "_totals", totals)
-        object.__setattr__(log, "_n", n)
+        log = _new(cls)
+        _set_base(log, base)
+        _set_hands(log, hands)
+        _set_totals(log, totals)
+        _set_n(log, n)
         return log
 
     @classmethod
@@ -125,9 +126,16 @@ class HandLog(Sequence[HandScore]):
     def append(self, hand: HandScore) -> HandLog:
         """This log with one more hand, in O(seats): the shared list grows when this log is its longest prefix."""
         n = self._n
-        tail = n - self._k
-        last = self.totals(len(hand.points))
-        totals = tuple(t + p for t, p in zip(last, hand.points, strict=True))
+        base = self._base
+        tail = n - base.n if base is not None else n
+        points = hand.points
+        if tail:
+            last = self._totals[tail - 1]
+        else:
+            last = base.totals if base is not None else (0,) * len(points)
+        if len(last) != len(points):
+            raise ValueError(f"a hand of {len(points)} seats appended to a log of {len(last)}")
+        totals = tuple(map(add, last, points))  # a fold appends every hand: no generator, no zip(strict=True)
         with _lock:
             hands, sums = self._hands, self._totals
             if tail == 0 or len(hands) != tail:
@@ -207,6 +215,13 @@ def _build(hands: Sequence[HandScore]) -> HandLog:
         log = log.append(hand)
     return log
 
+
+_new = object.__new__
+#: each slot's own setter (a `HandLog` refuses `setattr`): `_of` makes a log on every hand a fold appends
+_set_base = HandLog.__dict__["_base"].__set__
+_set_hands = HandLog.__dict__["_hands"].__set__
+_set_totals = HandLog.__dict__["_totals"].__set__
+_set_n = HandLog.__dict__["_n"].__set__
 
 #: The log of no hands (appending to it starts a list of its own).
 EMPTY_LOG = HandLog._of([], [], 0)

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from projections.core import phrases
+from projections.core.fastreplace import fast_init
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ScoreLine:
     """One reason for points: who, how many, which rule, why, from which events."""
@@ -48,6 +50,7 @@ class ScoreLine:
         }
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class HandScore:
     """A finished hand's points per seat and the lines that explain them."""

@@ -361,8 +361,9 @@ def _capture(state: CasinoState, values: dict[str, Any], seat: int, card: str, t
             builds = tuple([b for b in builds if b.id not in items])
             for b in gone:
                 cards += b.cards
-    won = state.won
-    values["won"] = (*won[:seat], (*won[seat], *[(c, seq) for c in cards]), *won[seat + 1 :])
+    won = list(state.won)
+    won[seat] += tuple([(c, seq) for c in cards])
+    values["won"] = tuple(won)
     values["loose"] = loose
     values["builds"] = builds
     values["last_capture"] = (seat, seq)

@@ -80,7 +80,18 @@ def partition(cards: Sequence[str], target: int) -> list[tuple[str, ...]] | None
     `splits` answers whether cards split without building the groups. The first group holds the
     first card, and so on; a build's few cards make this quick.
     """
-    values = [VALUES.get(c[0], 0) for c in cards]
+    found = _partition_masks(tuple([VALUES.get(c[0], 0) for c in cards]), target)
+    if found is None:
+        return None
+    n = len(cards)
+    return [tuple([cards[i] for i in range(n) if g >> i & 1]) for g in found]
+
+
+@lru_cache(maxsize=65536)
+def _partition_masks(values: tuple[int, ...], target: int) -> tuple[int, ...] | None:
+    """`partition`'s groups as bit masks of the cards' positions, or None: a function of the cards' values
+    alone, so worked out once for each row of values (a fold splits a multiple build's cards at every
+    build, and the rows a table holds are few), as `_splits` is."""
     n = len(values)
     masks = groups(values, target)
     full = (1 << n) - 1
@@ -97,9 +108,7 @@ def partition(cards: Sequence[str], target: int) -> list[tuple[str, ...]] | None
         return None
 
     found = walk(0)
-    if found is None:
-        return None
-    return [tuple(cards[i] for i in range(n) if g >> i & 1) for g in found]
+    return None if found is None else tuple(found)
 
 
 def packings(values: Sequence[int], target: int, forced: int = 0) -> set[int]:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from events.errors import ImpossibleEventError
+from projections.core.fastreplace import fast_init
 from projections.core.phrases import card as card_marker
 from projections.core.phrases import cards as cards_marker
 from projections.core.phrases import seat as seat_marker
@@ -20,6 +21,7 @@ from projections.games.casino._groups import splits, value_of
 from projections.games.casino._state import FACES, Build, CasinoState, fits
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BuildMove:
     """A `build` event read against the table.

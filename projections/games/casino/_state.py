@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from events.cards import FULL_DECK
+from projections.core.fastreplace import fast_init
 from projections.core.handlog import EMPTY_LOG, HandLog
 from projections.core.rules import BaseState
 from projections.games.casino._groups import value_of
@@ -17,6 +18,7 @@ FACES = frozenset("JQK")
 DEALS = {2: 6, 3: 4, 4: 3}
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Build:
     """A build on the table: captured later as one unit by a card of its value.

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from projections.core.fastreplace import fast_init
 from projections.core.phrases import card as card_marker
 from projections.core.phrases import seat as seat_marker
 from projections.core.rules import HandScore, ScoreLine, hand_score
@@ -27,6 +28,7 @@ SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 Play = tuple[int, str, int]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Trick:
     """A finished trick: its number in the hand (1-6), its plays in order, its winner."""
@@ -73,6 +75,7 @@ def game_value(cards: Sequence[str]) -> int:
     return sum([get(c[0], 0) for c in cards])
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Points:
     """Who took High, Low, Jack and Game (so far, or at the end of the hand)."""
@@ -163,6 +166,7 @@ def count_points(
     return Points(high, low, jack, game, tuple(counts), top)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class HandResult:
     """A finished hand: its score lines and the facts a reader needs."""

@@ -8,6 +8,7 @@ from typing import Any
 
 from events.cards import FULL_DECK
 from projections.core.dealing import DEALING
+from projections.core.fastreplace import fast_init
 from projections.core.handlog import EMPTY_LOG, HandLog
 from projections.core.rules import ENFORCEMENT, BaseState, OptionSpec, opt_bool, opt_choice, opt_int
 
@@ -73,6 +74,7 @@ OPTIONS: dict[str, OptionSpec] = {
 }
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Knock:
     """A knock as declared: the record, never re-arranged by the server."""
@@ -91,6 +93,7 @@ class Knock:
         return self.count == 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Layout:
     """The defender's lay-out: its own melds, its lay-offs, and what stays deadwood."""

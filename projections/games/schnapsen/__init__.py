@@ -429,13 +429,17 @@ def _evolve_follow(state: SchnapsenState, event: Play, seq: int) -> tuple[Schnap
     marriages = state.marriages
     credited = 0  # the winner's marriages, credited now or before
     if marriages:
-        pending = state.pending(winner)
+        pending = 0  # `state.pending(winner)`, in the same pass
+        for m in marriages:
+            if m.seat == winner:
+                credited += m.points
+                if not m.credited:
+                    pending += m.points
         if pending:
             facts["marriages_credited"] = pending
             marriages = tuple(
                 replace(m, credited=True) if m.seat == winner and not m.credited else m for m in marriages
             )
-        credited = sum(m.points for m in marriages if m.seat == winner)
     old_hands, old_won, old_points, old_tricks = state.hands, state.won, state.trick_points, state.tricks
     held = old_hands[seat] - {card}
     hands = (held, old_hands[1]) if seat == 0 else (old_hands[0], held)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from events.cards import rank, suit
+from projections.core.fastreplace import fast_init
 from projections.core.handlog import EMPTY_LOG, HandLog
 from projections.core.rules import BaseState
 
@@ -16,6 +17,7 @@ MATCH_POINTS = 7
 TARGET = 66
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Marriage:
     """A declared marriage: pending until its declarer wins a trick."""

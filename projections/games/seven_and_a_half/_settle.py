@@ -139,8 +139,10 @@ def settle(
     bank: Hand | None = None
     bank_total = bank_seq = 0
     bank_status = bank_kind = against = ""
+    banker = player(b)  # the seats' markers, made once a settlement and once a seat, not once a sentence
     for seat in ORDERS[state.seats][b]:
         seat_hands = hands[seat]
+        mark = player(seat)
         for index, hand in enumerate(seat_hands):
             status = hand.status
             if status == BUST:
@@ -174,16 +176,16 @@ def settle(
             else:
                 wins, multiple, rule, note = _verdict(kind, bank_status, bank_kind, mine, bank_total)
             amount = hand.stake * multiple
-            name = player(seat) if len(seat_hands) == 1 else f"{player(seat)}'s hand {index}"
+            name = mark if len(seat_hands) == 1 else f"{mark}'s hand {index}"
             if wins:
                 reason = (
                     f"{name}: {text} at event {hand.end_seq}{against}"
-                    f"the banker, {player(b)}, pays {chips(amount)} to {player(seat)}{note}"
+                    f"the banker, {banker}, pays {chips(amount)} to {mark}{note}"
                 )
             else:
                 reason = (
                     f"{name}: {text} at event {hand.end_seq}{against}"
-                    f"{player(seat)} pays {chips(amount)} to the banker, {player(b)}{note}"
+                    f"{mark} pays {chips(amount)} to the banker, {banker}{note}"
                 )
                 amount = -amount
             stake_seq, end_seq = hand.stake_seq, hand.end_seq
