@@ -100,39 +100,72 @@ class Load:
     busy: float = 0.0
 
     def machine_bound(self) -> float:
-        """The rate at which this machine's cores would be saturated at this run's CPU cost per request."""
-        per_request = sum(self.cpu_ms.values()) / 1000
+        """The rate at which this machine's cores would be saturated at this run's CPU cost per request: the
+        server's, its database backends' and wrk's (`other` is the rest of the machine, maybe shared)."""
+        per_request = sum(ms for who, ms in self.cpu_ms.items() if who != "other") / 1000
         return (os.cpu_count() or 1) / per_request if per_request else float("inf")
 
 
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_by_owner(server_group: int) -> dict[str, float]:
-    """CPU seconds used so far by each owner: the server's process group, PostgreSQL, wrk, the rest.
+@dataclass(frozen=True)
+class CpuSnapshot:
+    """The CPU seconds used so far by each live process we count (its owner and seconds, by pid), and the
+    whole machine's busy seconds."""
 
-    Read from /proc (utime + stime of every live process, and the whole machine's busy time), so that
-    a run can say where its CPU went and how close it came to the machine's own bound.
+    processes: dict[int, tuple[str, float]]
+    busy: float
+
+
+def cpu_snapshot(server_group: int, database: str | None = None) -> CpuSnapshot:
+    """Where the CPU has gone so far, read from /proc (utime + stime of every live process we count, and the
+    whole machine's busy time): the server's process group (`server`), and the PostgreSQL backends serving
+    `database` (`postgres`; none without it). Other processes, other databases' backends and PostgreSQL's
+    shared background processes are left to `other`: the machine may be shared, and another cluster's or
+    another database's backends are no cost of these requests.
     """
-    owners = {"server": 0.0, "postgres": 0.0, "wrk": 0.0}
+    processes: dict[int, tuple[str, float]] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         try:
             stat = Path(entry.path, "stat").read_text()
-        except OSError:
-            continue
-        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2 :].split()
-        seconds = (int(fields[11]) + int(fields[12])) / _TICK
-        group = int(fields[2])
-        owner = "server" if group == server_group else "postgres" if comm.startswith("postgres") else comm
-        if owner in owners:
-            owners[owner] += seconds
+            comm = stat[stat.index("(") + 1 : stat.rindex(")")]
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if int(fields[2]) == server_group:
+                owner = "server"
+            elif database is not None and comm.startswith("postgres"):
+                # a backend's title: `postgres: [cluster: ]user database host(port) state`
+                title = Path(entry.path, "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                if f" {database} " not in title:
+                    continue
+                owner = "postgres"
+            else:
+                continue
+        except (OSError, ValueError, IndexError):
+            continue  # it ended while we read it
+        processes[int(entry.name)] = (owner, (int(fields[11]) + int(fields[12])) / _TICK)
     cpu = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
     idle = int(cpu[3]) + int(cpu[4])
-    owners["busy"] = (sum(int(x) for x in cpu[:8]) - idle) / _TICK
-    owners["other"] = owners["busy"] - owners["server"] - owners["postgres"] - owners["wrk"]
+    return CpuSnapshot(processes, (sum(int(x) for x in cpu[:8]) - idle) / _TICK)
+
+
+def cpu_spent(before: CpuSnapshot, after: CpuSnapshot, wrk_seconds: float) -> dict[str, float]:
+    """CPU seconds between two snapshots by owner (`server`, `postgres`, `wrk`, `other`), and `busy`.
+
+    Process by process: each live process's time since the first snapshot (all of it for one started since),
+    so that a process that ended meanwhile (a backend that disconnected) subtracts nothing from its owner's
+    sum; what such a process used is left in `other`, with the rest of the machine. wrk's is given
+    (`wrk_seconds`: it has exited by the second snapshot, its time is in our children's).
+    """
+    owners = {"server": 0.0, "postgres": 0.0, "wrk": wrk_seconds}
+    for pid, (owner, seconds) in after.processes.items():
+        earlier = before.processes.get(pid)
+        owners[owner] += seconds - (earlier[1] if earlier is not None and earlier[0] == owner else 0.0)
+    busy = after.busy - before.busy
+    owners["other"] = busy - owners["server"] - owners["postgres"] - owners["wrk"]
+    owners["busy"] = busy
     return owners
 
 
@@ -213,27 +246,36 @@ def serve_bare(tmp: Path) -> Server:
     return start(command, server_env("sqlite:///unused.db"), port, tmp / f"bare-{port}.log")
 
 
-def wrk(url: str, requests: Path, key: str, seconds: float, repeat: bool = False, server: Server | None = None) -> Load:
+def wrk(
+    url: str,
+    requests: Path,
+    key: str,
+    seconds: float,
+    repeat: bool = False,
+    server: Server | None = None,
+    database: str | None = None,
+) -> Load:
     """One wrk run: CLIENTS threads of one connection each, the bodies of `requests/requests-<n>.txt`.
 
-    With `server`, the CPU each request cost is measured too, by owner (`cpu_by_owner`).
+    With `server`, the CPU each request cost is measured too, by owner (`cpu_snapshot`, `cpu_spent`; `database`:
+    the PostgreSQL database whose backends are counted as `postgres`).
     """
     command = [WRK, f"-t{CLIENTS}", f"-c{CLIENTS}", f"-d{seconds:g}s", "--timeout", "10s", "-s", str(LUA), url]
     command += ["--", str(requests), key] + (["cycle"] if repeat else [])
     group = os.getpgid(server.proc.pid) if server is not None else -1
-    before, began, ours = cpu_by_owner(group), time.monotonic(), os.times()
+    before, began, ours = cpu_snapshot(group, database), time.monotonic(), os.times()
     done = subprocess.run(command, capture_output=True, text=True, check=True)
-    after, wall, done_times = cpu_by_owner(group), time.monotonic() - began, os.times()
+    after, wall, done_times = cpu_snapshot(group, database), time.monotonic() - began, os.times()
     # wrk has exited by now: its CPU is in our children's times, not in /proc
-    after["wrk"] = before["wrk"] + done_times.children_user + done_times.children_system
-    after["wrk"] -= ours.children_user + ours.children_system
+    wrk_seconds = done_times.children_user + done_times.children_system - ours.children_user - ours.children_system
+    spent = cpu_spent(before, after, wrk_seconds)
     lines = {line.split(" ", 1)[0]: line for line in done.stdout.splitlines() if line[:6] in ("RESULT", "FIRST ")}
     if "RESULT" not in lines:
         raise RuntimeError(f"wrk printed no result: {done.stdout[-1500:]} {done.stderr[-1500:]}")
     count, duration, p50, p99, refused, exhausted, errors = (int(x) for x in lines["RESULT"].split()[1:])
     first = lines.get("FIRST", "FIRST ")[6:]
-    busy = (after.pop("busy") - before.pop("busy")) / wall / (os.cpu_count() or 1)
-    per_request = {who: (after[who] - before[who]) * 1000 / max(count, 1) for who in before}
+    busy = spent.pop("busy") / wall / (os.cpu_count() or 1)
+    per_request = {who: seconds * 1000 / max(count, 1) for who, seconds in spent.items()}
     load = Load(count / (duration / 1e6), p50 / 1000, p99 / 1000, refused, exhausted, errors, first)
     if server is not None:
         load.cpu_ms, load.busy = per_request, busy
@@ -268,6 +310,11 @@ def make_key(database_url: str) -> str:
         store.dispose()
 
 
+def database_name(database_url: str) -> str | None:
+    """The PostgreSQL database a URL names (whose backends the CPU figures count), or None (SQLite)."""
+    return database_url.rsplit("/", 1)[1].split("?", 1)[0] if database_url.startswith("postgresql") else None
+
+
 def drive_appends(database_url: str, workers: int, tmp: Path, name: str) -> Load:
     """Warm up, then one timed wrk run of appends against `tablebook serve --workers N`."""
     server = serve(database_url, workers, tmp)
@@ -280,7 +327,7 @@ def drive_appends(database_url: str, workers: int, tmp: Path, name: str) -> Load
             per_client = min(MAX_EVENTS, int(max(guess, 100) * SECONDS / CLIENTS * 2.5) + 100)
             for attempt in range(3):
                 run = write_requests(tmp / f"{name}-run{attempt}", http, games, per_client)
-                load = wrk(server.url, run, key, SECONDS, server=server)
+                load = wrk(server.url, run, key, SECONDS, server=server, database=database_name(database_url))
                 if not load.exhausted or per_client == MAX_EVENTS:
                     return load
                 per_client = min(MAX_EVENTS, per_client * 3)  # the warm-up underestimated the rate

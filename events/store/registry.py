@@ -272,7 +272,7 @@ class Registry:
         For a request that names a game (an append): its key is checked and its game's head read at once, both
         in the database, now (neither is cached: a revoked key or another process's append counts at once).
         """
-        rows = self.db.records(self._find_key_and_game, (game_id, key_id))
+        rows = self.db.records(self._find_key_and_game, (game_id, key_id), on_writer=True)
         if not rows:
             return None, None
         row = rows[0]

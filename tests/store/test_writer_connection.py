@@ -51,3 +51,45 @@ def test_dispose_closes_the_kept_connection(store_url: str) -> None:
         assert [e["seq"] for e in again.read_events(game_id)] == [1]
     finally:
         again.dispose()
+
+
+def test_a_key_read_on_the_kept_connection_sees_what_has_committed_and_no_open_transaction(store: Store) -> None:
+    """SQLite reads an append's key and game on the kept connection when the writer lock is free and the connection
+    in no transaction; else on a pooled one, which sees only what has committed, as it does."""
+    import threading
+
+    game_id = new_raw_game(store)
+    key_id = "kept1"
+    store.add_key(key_id=key_id, club_id=store.get_game(game_id).club_id, role="recorder", key_hash="h", label="")
+    store.append(game_id, [note_envelope(1)], base_seq=0, head=head_at(1))
+    key, game = store.find_key_and_game(key_id, game_id)
+    assert key is not None and game is not None and game.seq == 1
+    if store.dialect == "postgresql":
+        return
+    kept = store.db.writer_connection()
+    assert kept is not None
+    with store.db.one_writer():  # this thread holds the lock (re-entrant), the kept connection in a transaction
+        cursor = kept.cursor()
+        cursor.execute("BEGIN IMMEDIATE")
+        cursor.execute("UPDATE game SET seq = 7 WHERE id = ?", (game_id,))
+        assert store.find_key_and_game(key_id, game_id)[1].seq == 1  # type: ignore[union-attr]
+        kept.rollback()
+        cursor.close()
+    held, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with store.db.one_writer():
+            held.set()
+            release.wait(10)
+
+    other = threading.Thread(target=holder)
+    other.start()
+    try:
+        held.wait(10)
+        assert store.find_key_and_game(key_id, game_id)[1].seq == 1  # type: ignore[union-attr]
+    finally:
+        release.set()
+        other.join()
+    store.append(game_id, [note_envelope(2)], base_seq=1, head=head_at(2))
+    assert store.find_key_and_game(key_id, game_id)[1].seq == 2  # type: ignore[union-attr]
+    assert not kept.driver_connection.in_transaction
