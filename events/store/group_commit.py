@@ -8,14 +8,19 @@ moment (and `commit_delay` is off by default). Here the grouping is explicit and
 
 How (a leader/follower queue, one per `EventRecorder`: per process and database):
 
-- An append that finds no batch in flight is the leader of a batch of one, and writes it at once with the
-  one-event statement: a lone append has no extra latency and no extra statement.
-- An append that finds a batch in flight queues its parameters and waits (on no connection).
+- An append that finds fewer than `IN_FLIGHT` (2) writes in flight is the leader of a batch of one, and writes
+  it at once with the one-event statement: a lone append has no extra latency and no extra statement.
+- An append that finds `IN_FLIGHT` writes in flight queues its parameters and waits (on no connection).
 - The leader, its batch written and answered, hands the lead to the first waiter, with every queued append
   to a game not yet in that batch (a second append to the same game waits for the next batch: its base is
   the head the first one moves); that leader writes them all in ONE autocommit statement
   (`EventRecorder`'s `move_heads_and_insert`: its text is the same whatever the batch's size, so the driver
-  prepares it once). No delay is ever added: batches grow by themselves while a commit's flush is in flight.
+  prepares it once). No delay is ever added: batches grow by themselves while commits' flushes are in flight.
+- Why two in flight, not one: with one, a process's appends never overlapped in the database, and at 4 clients
+  (batches of 2) group commit halved the rate of one statement each (1,521 against 2,626 events a second,
+  `bench/group_commit.py`, 2026-12-07), and it cost a one-worker HTTP server 0.2 ms of CPU a request; two
+  writes in flight keep the database as busy as 2 appends at once would, and while both wait for their
+  flushes the others still gather into the next batches.
 - The statement returns after its commit (`synchronous_commit` as configured), so every member's caller
   is answered after the commit of its own event, as before. It returns the games whose heads moved;
   the other members get the same `StreamConflictError` / `NotFoundError` as alone (each reads its head).
@@ -29,9 +34,11 @@ Deadlocks: the statement locks its games' rows in the order of their ids (a `FOR
 batch `ORDER BY id`, taken before any head moves), so two batches of two processes that share games take
 their locks in the same order and never wait for each other in a circle. Every other append holds at most
 one game row (the one-event statement, an append's transaction, `hold_head`), so it cannot close a circle
-with a batch either. Within one process a game is in at most one batch at a time. Should a deadlock still be
-reported (a server's order differs from what is assumed here), the batch falls back to one statement per
-member, as above.
+with a batch either. Within one batch a game is at most once; two batches in flight may both hold a game only
+when one process appends to it from two threads at once outside `EventRecorder.turn` (the HTTP service never
+does): then the second waits for the first's row lock and finds its head moved, a conflict, as it would alone.
+Should a deadlock still be reported (a server's order differs from what is assumed here), the batch falls
+back to one statement per member, as above.
 
 What it costs: a batch ends when its slowest member's does. A member whose game row is locked by another
 process's transaction (its `hold_head`, an append's transaction) holds up the appends batched with it for that
@@ -54,6 +61,8 @@ from typing import Any
 
 #: the environment variable that turns group commit off ("off", "0", "false", "no")
 SWITCH = "TABLEBOOK_GROUP_COMMIT"
+#: how many writes (a lone append or a batch) one process has in flight at most (see the module docstring)
+IN_FLIGHT = 2
 
 
 def enabled(value: str | None = None) -> bool:
@@ -94,19 +103,27 @@ class BatchFailed(Exception):
 class GroupCommit:
     """The queue of one recorder's single-event appends on PostgreSQL (see the module docstring)."""
 
-    def __init__(self, write_one: WriteOne, write_batch: WriteBatch) -> None:
+    def __init__(self, write_one: WriteOne, write_batch: WriteBatch, in_flight: int = IN_FLIGHT) -> None:
         #: writes one append alone (the one-event statement): True if its head moved
         self._write_one = write_one
         #: writes a batch of appends to distinct games in one statement: the games that landed
         self._write_batch = write_batch
         self._lock = threading.Lock()
         self._queue: list[Pending] = []
-        self._busy = False
+        #: how many writes may be in flight at once (a test sets 1 to make a batch of everything queued)
+        self.in_flight = in_flight
+        #: how many are now
+        self._writing = 0
         #: how many batches of each size were written (the benchmark prints it)
         self.sizes: Counter[int] = Counter()
         #: test-only: called by the leader with its batch's size before it writes it (a test holds it there
         #: until the appends it wants in the next batch have queued)
         self.before_write: Callable[[int], None] | None = None
+
+    def writing(self) -> int:
+        """How many writes are in flight now (the tests look at it)."""
+        with self._lock:
+            return self._writing
 
     def waiting(self) -> int:
         """How many appends wait for a batch now (the tests poll it)."""
@@ -119,11 +136,11 @@ class GroupCommit:
         (a batch's lost connection: every member gets it)."""
         mine = Pending(game_id, params)
         with self._lock:
-            if self._busy:
+            if self._writing >= self.in_flight:
                 self._queue.append(mine)
                 lead = False
             else:
-                self._busy = True
+                self._writing += 1
                 mine.batch = [mine]
                 lead = True
         if not lead:
@@ -164,7 +181,7 @@ class GroupCommit:
                 self.sizes[len(batch)] += 1
                 following = self._next_batch()
                 if not following:
-                    self._busy = False
+                    self._writing -= 1
             for member in batch[1:]:  # the first is this thread
                 member.done.set()
             if following:

@@ -19,7 +19,7 @@ import pytest
 from events.codec import envelope_hash
 from events.errors import NotFoundError, StreamConflictError
 from events.store import Head, Store, notify
-from events.store.group_commit import BatchFailed, GroupCommit, Pending, enabled
+from events.store.group_commit import IN_FLIGHT, BatchFailed, GroupCommit, Pending, enabled
 from events.store.mapper import row_values
 from tests.store.helpers import head_at, new_raw_game, note_envelope
 
@@ -71,6 +71,7 @@ def held_batch(store: Store, appends: Sequence[Callable[[], None]]) -> list[Base
             outcomes[index] = error
 
     queue.before_write = hold
+    queue.in_flight = 1  # everything that queues behind the held leader, in one batch
     try:
         threads = [threading.Thread(target=run, args=(i,)) for i in range(len(appends))]
         threads[0].start()
@@ -87,6 +88,7 @@ def held_batch(store: Store, appends: Sequence[Callable[[], None]]) -> list[Base
         assert not any(thread.is_alive() for thread in threads)
     finally:
         queue.before_write = None
+        queue.in_flight = IN_FLIGHT
         release.set()
     assert calls[:2] == [1, len(appends) - 1], calls  # the leader alone, then every other one in one batch
     return outcomes
@@ -346,7 +348,7 @@ def test_the_queue_hands_a_failed_batch_to_its_members_and_a_lost_one_to_all() -
         answers.append(",".join(a.game_id for a in batch))
         raise BatchFailed("23505")
 
-    queue = GroupCommit(write_one, failing)
+    queue = GroupCommit(write_one, failing, in_flight=1)
     release = threading.Event()
     queue.before_write = lambda size: None if size > 1 else (release.wait(10), None)[1]
     got: dict[str, list[str]] = {"a": [], "b": [], "c": []}
@@ -376,7 +378,7 @@ def test_the_queue_hands_a_failed_batch_to_its_members_and_a_lost_one_to_all() -
     def losing(batch: Sequence[Pending]) -> set[str]:
         raise lost
 
-    queue = GroupCommit(write_one, losing)
+    queue = GroupCommit(write_one, losing, in_flight=1)
     release.clear()
     queue.before_write = lambda size: None if size > 1 else (release.wait(10), None)[1]
     errors: list[BaseException] = []
@@ -398,4 +400,46 @@ def test_the_queue_hands_a_failed_batch_to_its_members_and_a_lost_one_to_all() -
     for thread in threads:
         thread.join(10)
     assert errors == [lost, lost]  # both members of the lost batch, and not the leader that wrote alone before
-    assert queue.waiting() == 0 and not queue._busy
+    assert queue.waiting() == 0 and queue.writing() == 0
+
+
+def test_two_writes_are_in_flight_before_appends_queue() -> None:
+    """A second append while one is written goes straight to the database too (the process's appends overlap
+    there, as without group commit); the third waits, and the appends queued behind both leave as one batch
+    when the first write ends."""
+    written: list[str] = []
+    entered = {"a": threading.Event(), "b": threading.Event()}
+    release = {"a": threading.Event(), "b": threading.Event()}
+
+    def write_one(append: Pending) -> bool:
+        entered[append.game_id].set()
+        assert release[append.game_id].wait(10)
+        written.append(append.game_id)
+        return True
+
+    def write_batch(batch: Sequence[Pending]) -> set[str]:
+        written.append(",".join(a.game_id for a in batch))
+        return {a.game_id for a in batch}
+
+    queue = GroupCommit(write_one, write_batch)
+    assert queue.in_flight == IN_FLIGHT == 2
+    threads = {g: threading.Thread(target=queue.append, args=(g, ())) for g in ("a", "b", "c", "d")}
+    threads["a"].start()
+    assert entered["a"].wait(10)
+    threads["b"].start()
+    assert entered["b"].wait(10)  # b did not wait for a
+    assert queue.writing() == 2 and queue.waiting() == 0
+    threads["c"].start()
+    threads["d"].start()
+    deadline = time.monotonic() + 10
+    while queue.waiting() < 2:
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    release["a"].set()
+    threads["a"].join(10)
+    threads["c"].join(10)
+    threads["d"].join(10)
+    assert written[:2] == ["a", "c,d"]  # a's end handed the lead to c and d together, while b was still writing
+    release["b"].set()
+    threads["b"].join(10)
+    assert written == ["a", "c,d", "b"] and queue.writing() == 0 and dict(queue.sizes) == {1: 2, 2: 1}
