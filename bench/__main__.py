@@ -40,7 +40,8 @@ import psycopg
 import projections.readmodels  # noqa: F401  (the event rows get their read flags, as in a server)
 from bench.folds import best_rates, dict_fold, sealed, simulated
 from bench.growth import ServerClock, backends, no_server
-from events.codec import dumps, utc_now
+from bench.scratch import new_games
+from events.codec import dumps
 from events.store import DURABILITY_MODES, Head, Store, durability_from, make_engine
 from events.store.mapper import row_values
 from events.store.migrate import upgrade
@@ -111,15 +112,7 @@ def bench_store(url: str, label: str, durability: str) -> None:
         rates, ceilings = [], []
         cpu: dict[str, list[float]] = {"store": [], "raw": [], "statements": []}
         for round_no in range(STORE_ROUNDS):
-            game = store.create_game(
-                club_id=club,
-                kind="schnapsen",
-                players=["A", "B"],
-                options={},
-                created_at=utc_now(),
-                genesis_hash="g",
-                totals={"0": 7, "1": 7},
-            )
+            game_id = new_games(store, club, 1, {"0": 7, "1": 7})[0]
             clock = _cpu(server)
             start = time.perf_counter()
             for i in range(0, len(envs), batch):
@@ -132,7 +125,7 @@ def bench_store(url: str, label: str, durability: str) -> None:
                     winner=None,
                     head_hash=chunk[-1]["hash"],
                 )
-                store.append(game.id, chunk, base_seq=i, head=head)
+                store.append(game_id, chunk, base_seq=i, head=head)
             rates.append(len(envs) / (time.perf_counter() - start))
             cpu["store"].append(clock() / len(envs))
             raw_game = f"raw{batch}-{durability}-{round_no}"
@@ -170,21 +163,13 @@ def store_statements_sqlite(
     event rows with their read flags (`row_values`), `COMMIT`, on a fresh game. The floor under the store's
     figure: what the store writes beyond raw's one row in one index (the game's head, the event's hand and
     read-model indexes, the foreign key's check) costs this much whatever the Python above it does."""
-    game = store.create_game(
-        club_id=club,
-        kind="schnapsen",
-        players=["A", "B"],
-        options={},
-        created_at=utc_now(),
-        genesis_hash="g",
-        totals={"0": 7, "1": 7},
-    )
+    game_id = new_games(store, club, 1, {"0": 7, "1": 7})[0]
     conn = sqlite3.connect(url.split("///", 1)[1], isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS[durability]}")
     conn.execute(f"PRAGMA fullfsync={'ON' if durability == 'full' else 'OFF'}")
     conn.execute("PRAGMA foreign_keys=ON")
-    values = [row_values(game.id, env) for env in envs]
+    values = [row_values(game_id, env) for env in envs]
     totals = dumps({"0": 7, "1": 7})
     clock = _cpu(no_server)
     for i in range(0, len(values), batch):
@@ -193,7 +178,7 @@ def store_statements_sqlite(
         conn.execute("BEGIN IMMEDIATE")
         conn.execute(
             STORE_SQL["move_head_same_status"],
-            (last["seq"], last["hand"], totals, None, last["hash"], last["recorded_at"], game.id, i, "live"),
+            (last["seq"], last["hand"], totals, None, last["hash"], last["recorded_at"], game_id, i, "live"),
         )
         conn.executemany(STORE_SQL["insert_event"], chunk)
         conn.execute("COMMIT")

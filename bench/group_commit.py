@@ -28,9 +28,6 @@ from __future__ import annotations
 import functools
 import os
 import secrets
-import shutil
-import socket
-import subprocess
 import tempfile
 import threading
 import time
@@ -43,6 +40,7 @@ from typing import Any
 
 import psycopg
 
+from bench.scratch import new_games, postgres_binaries, start_private_postgres
 from events.codec import dumps, utc_now
 from events.envelope import seal
 from events.store import Head, Store
@@ -69,32 +67,15 @@ RAW_INSERT = (
 @contextmanager
 def own_server() -> Iterator[tuple[str, int | None]]:
     """A PostgreSQL server of this benchmark's own (URL without a database, postmaster pid); else the shared one."""
-    found = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: [int(x) for x in p.parent.name.split(".")])
-    if not found:
+    if postgres_binaries() is None:
         print(f"# no PostgreSQL binaries: the shared server {SHARED_PG} (its other work is in the fsync counts)")
         yield SHARED_PG.rsplit("/", 1)[0], None
         return
-    base = Path(tempfile.mkdtemp(prefix="tablebook-bench-pg-"))
-    as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-    base.chmod(0o755)
-    if as_postgres:
-        shutil.chown(base, "postgres", "postgres")
-    data = base / "data"
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    binaries = found[-1]
-    run = functools.partial(subprocess.run, check=True, capture_output=True, cwd=base, timeout=120)
-    run([*as_postgres, str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"])
-    options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c max_connections=100"
-    pg_ctl = [*as_postgres, str(binaries / "pg_ctl"), "-D", str(data)]
-    run([*pg_ctl, "-o", options, "-l", str(base / "log"), "-w", "start"])
+    server = start_private_postgres(Path(tempfile.mkdtemp(prefix="tablebook-bench-pg-")), max_connections=100)
     try:
-        pid = int((data / "postmaster.pid").read_text().split()[0])
-        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}", pid
+        yield server.url, server.postmaster
     finally:
-        subprocess.run([*pg_ctl, "-m", "fast", "-w", "stop"], capture_output=True, cwd=base, timeout=60, check=False)
-        shutil.rmtree(base, ignore_errors=True)
+        server.stop()
 
 
 def server_cpu(postmaster: int | None) -> float:
@@ -226,18 +207,7 @@ def store_run(url: str, dsn: str, postmaster: int | None, clients: int, group: b
     if not group:
         store.recorder.group_commit = None
     club = store.ensure_club("bench")
-    games = [
-        store.create_game(
-            club_id=club,
-            kind="schnapsen",
-            players=["A", "B"],
-            options={},
-            created_at=utc_now(),
-            genesis_hash="0" * 64,
-            totals={},
-        ).id
-        for _ in range(clients)
-    ]
+    games = new_games(store, club, clients)
     for game_id in games:
         store.read_events(game_id, 0, 1)
 

@@ -52,7 +52,7 @@ import psycopg
 
 import projections.readmodels  # noqa: F401  (the event rows get their read flags, as in a server)
 from bench.folds import players_for, sealed, simulated
-from events.codec import utc_now
+from bench.scratch import new_games
 from events.envelope import Envelope
 from events.store import DURABILITY_MODES, Head, Store, make_engine, new_id
 from events.store.mapper import EVENT_FIELDS, row_values
@@ -261,18 +261,7 @@ class Round:
 
 def append_round(store: Store, club: int, envs: Sequence[dict[str, Any]], server: ServerClock) -> Round:
     """`envs` appended one a transaction to each of `GAMES` new games in turn; the time an append took."""
-    games = [
-        store.create_game(
-            club_id=club,
-            kind="schnapsen",
-            players=["A", "B"],
-            options={},
-            created_at=utc_now(),
-            genesis_hash="0" * 64,
-            totals={"0": 7, "1": 7},
-        ).id
-        for _ in range(GAMES)
-    ]
+    games = new_games(store, club, GAMES, {"0": 7, "1": 7})
     served = server()
     wall, cpu = time.perf_counter(), time.process_time()
     for i, env in enumerate(envs):

@@ -26,6 +26,7 @@ from typing import Any
 
 import psycopg
 
+from bench.scratch import new_games
 from events.codec import dumps, utc_now
 from events.envelope import seal
 from events.store import Head, Store
@@ -127,18 +128,7 @@ def main() -> None:
         club = store.ensure_club("bench")
         store_rates, raw_rates = [], []
         for round_no in range(ROUNDS):
-            games = [
-                store.create_game(
-                    club_id=club,
-                    kind="schnapsen",
-                    players=["A", "B"],
-                    options={},
-                    created_at=utc_now(),
-                    genesis_hash="0" * 64,
-                    totals={},
-                ).id
-                for _ in range(WRITERS)
-            ]
+            games = new_games(store, club, WRITERS)
             store_rates.append(run(store_writer, url, games))
             raw_rates.append(run(raw_writer, url, [f"raw{round_no}-{w}" for w in range(WRITERS)]))
             print(

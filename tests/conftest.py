@@ -11,14 +11,11 @@ from __future__ import annotations
 import gc
 import os
 import secrets
-import shutil
-import socket
 import subprocess
 import tempfile
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +29,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from api.auth import create_key  # noqa: E402
 from api.main import create_app  # noqa: E402
 from api.settings import Settings  # noqa: E402
+from bench.scratch import start_private_postgres  # noqa: E402
 from events.store import Store  # noqa: E402
 from events.store.migrate import upgrade  # noqa: E402
 
@@ -111,53 +109,23 @@ def store_url(request: pytest.FixtureRequest) -> str:
     return url
 
 
-def _own_server(base: Path) -> tuple[str, Callable[[], None]]:
-    """A PostgreSQL server of this test session's own, from the machine's PostgreSQL binaries: its data in
-    `base` (a folder `postgres` may enter), listening on 127.0.0.1 at a free port, trust auth; with the
-    function that stops it. As root, it runs as `postgres` (PostgreSQL refuses root)."""
-    found = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: [int(x) for x in p.parent.name.split(".")])
-    binaries = found[-1] if found else Path(shutil.which("initdb") or "initdb").parent
-    as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-    base.chmod(0o755)
-    if as_postgres:
-        shutil.chown(base, "postgres", "postgres")
-    data = base / "data"
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    run = partial(subprocess.run, check=True, capture_output=True, cwd=base, timeout=120)
-    run([*as_postgres, str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"])
-    options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c max_connections=200"
-    run(
-        [*as_postgres, str(binaries / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(base / "log"), "-w", "start"]
-    )
-
-    def stop() -> None:
-        subprocess.run(
-            [*as_postgres, str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
-            capture_output=True,
-            cwd=base,
-            timeout=60,
-        )
-        shutil.rmtree(base, ignore_errors=True)
-
-    return f"postgresql+psycopg://postgres@127.0.0.1:{port}", stop
-
-
 @pytest.fixture(scope="session")
 def own_postgres_server() -> Iterator[str]:
-    """A PostgreSQL server of this session's own (`_own_server`): its URL without a database."""
+    """A PostgreSQL server of this session's own (`bench.scratch.start_private_postgres`), its URL without a
+    database: from the machine's binaries, 200 connections, stopped `immediate` at the session's end."""
     try:
-        server, stop = _own_server(Path(tempfile.mkdtemp(prefix="tablebook-pg-")))
+        server = start_private_postgres(
+            Path(tempfile.mkdtemp(prefix="tablebook-pg-")), max_connections=200, stop_mode="immediate"
+        )
     except (OSError, subprocess.SubprocessError) as exc:  # pragma: no cover - the machine has PostgreSQL
         message = f"could not start a PostgreSQL server of the tests' own: {exc}"
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(message)
         pytest.skip(message)
     try:
-        yield server
+        yield server.url
     finally:
-        stop()
+        server.stop()
 
 
 @pytest.fixture(scope="session")
