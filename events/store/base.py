@@ -161,6 +161,11 @@ class Database:
         self.integrity_error: type[Exception] = engine.dialect.loaded_dbapi.IntegrityError
         #: re-entrant: `writer_if_free` holds it around a whole append, whose write takes it again
         self._writer = threading.RLock() if self.dialect.single_writer else None
+        #: `one_writer`'s lock itself, for the appends: a `with` on the lock costs a tenth of one on the generator
+        #: (about 0.3 us against 3, measured); PostgreSQL: a lock of nothing
+        self.writer_lock: contextlib.AbstractContextManager[Any] = (
+            self._writer if self._writer is not None else contextlib.nullcontext()
+        )
         #: PostgreSQL: a raw read runs in autocommit (`_reading`)
         self._autocommit_reads = self.dialect.name == "postgresql"
         #: SQLite: the raw connection this process's appends write on, kept out of the pool (`writer_connection`)
