@@ -158,17 +158,27 @@ def bench_store(url: str, label: str, durability: str) -> None:
 def store_statements_sqlite(
     url: str, store: Store, club: int, envs: list[dict[str, Any]], batch: int, durability: str
 ) -> float:
-    """The CPU seconds an event of the store's own SQL takes on bare sqlite3, with the store's pragmas and no
-    Python layer: `BEGIN IMMEDIATE`, the head's `UPDATE ... WHERE id = ? AND seq = ? AND status = ?`, the
-    event rows with their read flags (`row_values`), `COMMIT`, on a fresh game. The floor under the store's
-    figure: what the store writes beyond raw's one row in one index (the game's head, the event's hand and
-    read-model indexes, the foreign key's check) costs this much whatever the Python above it does."""
+    """The CPU seconds an event of the store's own SQL takes on bare sqlite3, with the pragmas of the store's
+    append connection and no Python layer: `BEGIN IMMEDIATE`, the head's `UPDATE ... WHERE id = ? AND seq = ?
+    AND status = ?`, the event rows with their read flags (`row_values`), `COMMIT`, on a fresh game (foreign
+    keys off, as on `Database.writer_connection`: the head's UPDATE has found the game). The floor under the
+    store's figure: what the store writes beyond raw's one row in one index (the game's head, the event's hand and
+    read-model indexes) costs this much whatever the Python above it does.
+
+    Where it goes (issue 34, measured on the WAL's frames): a commit of one event writes 4 to 5 pages where raw
+    writes 2 (the event table's last leaf and its `(game_id, seq)` key's, as raw's; the hand index's, the
+    `game` row's, and a read-model index's for an event it reads: 0.1-0.5 a commit), each page a frame of
+    the WAL, two `pwrite`s and its share of the fsync: about 6 us of CPU a page in `fast`, most of the
+    difference at batch 1. In a batch of 50 the pages are shared and the rows' own work is left: the hand
+    index's entry (about 0.8 us an event of 6-7), the partial indexes' WHEREs. Every one of these indexes is
+    read by a query (`EXPLAIN QUERY PLAN`: `read_events` the key, the reading marks the hand index, the read
+    models' log reads their partial indexes, `retracts` its own), and the head is what appends race on."""
     game_id = new_games(store, club, 1, {"0": 7, "1": 7})[0]
     conn = sqlite3.connect(url.split("///", 1)[1], isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS[durability]}")
     conn.execute(f"PRAGMA fullfsync={'ON' if durability == 'full' else 'OFF'}")
-    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA foreign_keys=OFF")
     values = [row_values(game_id, env) for env in envs]
     totals = dumps({"0": 7, "1": 7})
     clock = _cpu(no_server)

@@ -106,7 +106,8 @@ class ReadFlags:
 
     def __init__(self) -> None:
         self._filters: dict[int, ReadFilter | None] = {}
-        self._test: FlagTest | None = None
+        #: the test of every bit (`of`), None while a bit has no filter: `row_values` calls it directly
+        self.test: FlagTest | None = None
 
     def register(self, flag: int, only: ReadFilter | None) -> None:
         """Bit `flag` is set for the events `only` admits (None: for every event).
@@ -117,11 +118,11 @@ class ReadFlags:
         if flag not in self.BITS or (only is not None and only.flag != flag):
             raise ValueError(f"read flag {flag}: not one of {self.BITS} or not the filter's own ({only!r})")
         self._filters[flag] = only
-        self._test = self._compile() if set(self._filters) == set(self.BITS) else None
+        self.test = self._compile() if set(self._filters) == set(self.BITS) else None
 
     def of(self, kind: str, seq: int, data: str, result: str) -> int | None:
         """The bits of an event with these stored values; None while a bit has no filter."""
-        test = self._test
+        test = self.test
         return None if test is None else test(kind, seq, data, result)
 
     def _compile(self) -> FlagTest:
@@ -166,9 +167,13 @@ READ_FLAGS = ReadFlags()
 
 
 def row_values(game_id: str, env: Envelope) -> tuple[Any, ...]:
-    """The values of an envelope's `event` row, in `EVENT_FIELDS` order."""
-    data, result, violation = payload_texts(env)
+    """The values of an envelope's `event` row, in `EVENT_FIELDS` order.
+
+    Called once a row of every append: `payload_texts` and `ReadFlags.of` are inlined (two Python calls of the
+    row's 1.1 us, measured on Schnapsen and Seven and a Half)."""
+    data, result, violation = env.texts if isinstance(env, SealedEnvelope) else payload_texts(env)
     kind, seq = env["type"], env["seq"]
+    test = READ_FLAGS.test
     return (
         game_id,
         seq,
@@ -182,7 +187,7 @@ def row_values(game_id: str, env: Envelope) -> tuple[Any, ...]:
         env["actor"],
         env["prev_hash"],
         env["hash"],
-        READ_FLAGS.of(kind, seq, data, result),
+        None if test is None else test(kind, seq, data, result),
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from events.errors import StreamConflictError
+from events.errors import NotFoundError, StreamConflictError
 from events.store import Store
 from tests.store.helpers import head_at, new_raw_game, note_envelope
 
@@ -93,3 +93,44 @@ def test_a_key_read_on_the_kept_connection_sees_what_has_committed_and_no_open_t
     store.append(game_id, [note_envelope(2)], base_seq=1, head=head_at(2))
     assert store.find_key_and_game(key_id, game_id)[1].seq == 2  # type: ignore[union-attr]
     assert not kept.driver_connection.in_transaction
+
+
+def test_the_kept_connection_alone_checks_no_foreign_key_and_is_never_pooled(store: Store) -> None:
+    """SQLite: the kept connection's foreign keys are off (an append's head UPDATE has found its game), and it is
+    closed, not given back to the pool, when dropped: every pooled connection checks them as before."""
+    if store.dialect == "postgresql":
+        return
+    kept = store.db.writer_connection()
+    assert kept is not None
+    assert kept.driver_connection.execute("PRAGMA foreign_keys").fetchone() == (0,)
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar_one() == 1
+    driver = kept.driver_connection
+    store.db.drop_writer_connection()
+    with pytest.raises(Exception, match="closed"):
+        driver.execute("SELECT 1")
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar_one() == 1
+        with pytest.raises(Exception, match="FOREIGN KEY"):
+            conn.exec_driver_sql(
+                "INSERT INTO append_request (game_id, idempotency_key, body_hash, first_seq, last_seq, created_at) "
+                "VALUES ('g-none', 'k', 'b', 1, 1, 'now')"
+            )
+    assert store.db.writer_connection().driver_connection.execute("PRAGMA foreign_keys").fetchone() == (0,)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("events", [1, 3])
+def test_an_append_to_no_game_writes_nothing_without_the_foreign_key(store: Store, events: int) -> None:
+    """The foreign key's check, off on the kept connection, is the head's: an append, with an Idempotency-Key or
+    not, to a game that is not there is refused and leaves no row behind."""
+    envelopes = [note_envelope(seq) for seq in range(1, events + 1)]
+    with pytest.raises(NotFoundError):
+        store.append("g-none", envelopes, base_seq=0, head=head_at(events))
+    with pytest.raises(NotFoundError):
+        store.append("g-none", envelopes, base_seq=0, head=head_at(events), idempotency=("k", "b"))
+    with store.engine.connect() as conn:
+        counts = [
+            conn.exec_driver_sql(f"SELECT COUNT(*) FROM {table} WHERE game_id = 'g-none'").scalar_one()
+            for table in ("event", "append_request")
+        ]
+    assert counts == [0, 0]
