@@ -197,10 +197,10 @@ class Recorder:
         if entry is not None and entry.state.seq == game.seq:
             return entry if entry.game == game else Live(game, entry.rules, entry.state, entry.head_hash)
         if entry is not None and entry.state.seq < game.seq:
-            newer = self.store.read_events(game_id, entry.state.seq, upto=game.seq)
-            if newer and newer[-1]["seq"] == game.seq and all(env["type"] != "retract" for env in newer):
+            newer, head = self.store.read_for_fold(game_id, entry.state.seq, game.seq)
+            if head is not None and all(env["type"] != "retract" for env in newer):  # read up to the head
                 state = engine.fold(entry.rules, entry.state, newer)
-                caught_up = Live(game, entry.rules, state, newer[-1]["hash"])
+                caught_up = Live(game, entry.rules, state, head)
                 self.cache.put(caught_up)
                 return caught_up
         return self._load(game)

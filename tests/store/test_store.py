@@ -72,6 +72,27 @@ def test_the_folds_read_is_the_envelopes_seq_type_version_and_data_with_the_head
     assert state.head_hash == whole[-1]["hash"] and state.state.seq == 139
 
 
+def test_a_recorder_catches_up_with_another_ones_appends_from_the_folds_read(store: Store) -> None:
+    """A process's cached state, behind the head another process moved, is caught up by folding the events
+    since (`read_for_fold`): the same position and head hash as a fold from the first event, and its next
+    append chains to that hash."""
+    example = load_example("schnapsen-9001.json")
+    club_id = store.ensure_club(f"store-tests-{store.dialect}")
+    mine, theirs = Recorder(store), Recorder(store)
+    game = mine.create_game(
+        club_id=club_id, kind=example["game"], players=example["players"], options=example["options"]
+    )
+    events = example["events"]
+    mine.append(game.id, events[:10], club_id=club_id, actor="test")
+    theirs.append(game.id, events[10:25], club_id=club_id, actor="test")
+    caught_up = mine.live(game.id)
+    fresh = Recorder(store, snapshots=False).live(game.id, fresh=True)
+    assert caught_up.state == fresh.state and caught_up.state.seq == 25
+    assert caught_up.head_hash == fresh.head_hash == store.read_events(game.id, 24)[0]["hash"]
+    mine.append(game.id, events[25:30], club_id=club_id, actor="test")
+    assert verify_game(store.get_game(game.id), store.read_events(game.id)).ok
+
+
 def test_update_and_delete_on_event_are_refused_by_the_database(store: Store) -> None:
     game_id = record_example(store, batch=139)
     for statement in ("UPDATE event SET type = 'x' WHERE game_id = :g", "DELETE FROM event WHERE game_id = :g"):
