@@ -9,7 +9,7 @@ player name, so names can be erased without breaking a chain.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -39,9 +39,10 @@ def dumps(value: Any) -> str:
     return canonical(value).decode()
 
 
-def loads(text: str | bytes) -> Any:
-    """Parse JSON text (strict: orjson rejects NaN, trailing commas, bad UTF-8)."""
-    return orjson.loads(text)
+#: Parse JSON text (strict: orjson rejects NaN, trailing commas, bad UTF-8). orjson's own function, not a
+#: function calling it: a read decodes two or three texts a row, and the call in between cost 0.06-0.13 us
+#: of the 2.3-2.6 us a row of `Store.read_events` takes (issue 34, A/B in one process)
+loads: Callable[[str | bytes], Any] = orjson.loads
 
 
 def sha256_hex(data: bytes) -> str:

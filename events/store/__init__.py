@@ -180,6 +180,7 @@ class Store:
         self.import_game = recorder.import_game
         self.find_request = recorder.find_request
         self.read_events = recorder.read_events
+        self.read_for_fold = recorder.read_for_fold
         self.iter_events = recorder.iter_events
         self.first_seq_from_hand = recorder.first_seq_from_hand
         self.retracts = recorder.retracts

@@ -429,6 +429,9 @@ class FollowedRecorder(EventRecorder):
     ) -> list[Envelope]:
         return self._log.events_read(lambda parts: parts.recorder.read_events(game_id, after, limit, upto=upto))
 
+    def read_for_fold(self, game_id: str, after: int, upto: int) -> tuple[list[Envelope], str | None]:
+        return self._log.events_read(lambda parts: parts.recorder.read_for_fold(game_id, after, upto))
+
 
 class FollowedPlayers(PlayerBook):
     """The player book of a follower store: the seats of the page's games read on the page's node."""

@@ -50,7 +50,15 @@ from events.envelope import Envelope
 from events.errors import NotFoundError, StreamConflictError
 from events.store.base import DATABASE_ERRORS, EVENTS, GAMES, MAX_SEQ, Database, HeadBusyError, clamp, new_id
 from events.store.group_commit import BatchFailed, GroupCommit, Pending, enabled
-from events.store.mapper import ENVELOPE_SQL, EVENT_FIELDS, envelope_from_values, event_row, row_values
+from events.store.mapper import (
+    ENVELOPE_SQL,
+    EVENT_FIELDS,
+    FOLD_SQL,
+    envelope_from_values,
+    event_row,
+    fold_envelope_from_values,
+    row_values,
+)
 from events.store.notify import CHANNEL, payload
 from events.store.players import seat_players
 from events.store.registry import GameRecord, Registry, game_row
@@ -176,6 +184,7 @@ _SQL = {
     "insert_request": "INSERT INTO append_request (game_id, idempotency_key, body_hash, first_seq, last_seq, "
     "created_at) VALUES (?, ?, ?, ?, ?, ?)",
     "read_events": f"SELECT {ENVELOPE_SQL} FROM event WHERE game_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+    "read_for_fold": f"SELECT {FOLD_SQL} FROM event WHERE game_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
     # SQLite, without statistics, would take MIN(seq) from the (game_id, seq) key and walk the whole game
     # from seq 1 (1.3 ms at 10,000 events); the hand index finds it among the last hands' rows
     "first_seq_from_hand": "SELECT MIN(seq) FROM event {by_hand} WHERE game_id = ? AND hand >= ? AND seq <= ?",
@@ -609,6 +618,19 @@ class EventRecorder:
         upto = MAX_SEQ if upto is None else clamp(upto)
         rows = self.db.rows(self._sql["read_events"], (game_id, max(after, -1), upto, limit))
         return [envelope_from_values(row) for row in rows]
+
+    def read_for_fold(self, game_id: str, after: int, upto: int) -> tuple[list[Envelope], str | None]:
+        """What a fold of a game's events with `after < seq <= upto` reads: each event's `seq`, `type`, `v` and
+        `data` (`mapper.fold_envelope_from_values`), in seq order, and the hash of the event at `upto` (None
+        when there is none): the state a load folds, and the head hash its next append chains to.
+
+        The envelopes are partial, for `engine.fold` only: no hash, time, actor nor stored result is read.
+        """
+        if after >= MAX_SEQ:
+            return [], None
+        upto = clamp(upto)
+        rows = self.db.rows(self._sql["read_for_fold"], (upto, game_id, max(after, -1), upto))
+        return [fold_envelope_from_values(row) for row in rows], rows[-1][4] if rows else None
 
     def iter_events(self, game_id: str, batch: int = 1000, *, upto: int | None = None) -> Iterator[Envelope]:
         """A game's envelopes in seq order (up to seq `upto`), read in pages (constant memory)."""

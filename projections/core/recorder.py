@@ -197,10 +197,10 @@ class Recorder:
         if entry is not None and entry.state.seq == game.seq:
             return entry if entry.game == game else Live(game, entry.rules, entry.state, entry.head_hash)
         if entry is not None and entry.state.seq < game.seq:
-            newer = self.store.read_events(game_id, entry.state.seq, upto=game.seq)
-            if newer and newer[-1]["seq"] == game.seq and all(env["type"] != "retract" for env in newer):
+            newer, head = self.store.read_for_fold(game_id, entry.state.seq, game.seq)
+            if head is not None and all(env["type"] != "retract" for env in newer):  # read up to the head
                 state = engine.fold(entry.rules, entry.state, newer)
-                caught_up = Live(game, entry.rules, state, newer[-1]["hash"])
+                caught_up = Live(game, entry.rules, state, head)
                 self.cache.put(caught_up)
                 return caught_up
         return self._load(game)
@@ -208,11 +208,11 @@ class Recorder:
     def _load(self, game: GameRecord) -> Live:
         """Fold a game up to the head its row names, from its newest snapshot, and cache it."""
         rules = rules_for(game.kind)
-        start, envelopes = self._start(game, rules, game.seq)
+        start, envelopes, head = self._start(game, rules, game.seq, whole=False)
         state = self._fold(game, rules, start, envelopes)
-        if envelopes:
-            head_hash = envelopes[-1]["hash"]
-        elif state.seq:  # the snapshot is at the head: its event's hash
+        if head is not None:  # the hash of the event at the head, read with the events folded
+            head_hash = head
+        elif state.seq:  # the snapshot is at the head (or the rows end below it): the last event's hash
             head_hash = self.store.read_events(game.id, state.seq - 1, 1, upto=state.seq)[0]["hash"]
         else:
             head_hash = game.genesis_hash
@@ -224,21 +224,28 @@ class Recorder:
     # ------------------------------------------------------------------ snapshots
 
     def _start(
-        self, game: GameRecord, rules: GameRules[Any], upto: int, at_most: int | None = None
-    ) -> tuple[Any, list[Envelope]]:
-        """Where a fold to `upto` starts: a state (a snapshot, or the initial state) and the envelopes after it.
+        self, game: GameRecord, rules: GameRules[Any], upto: int, at_most: int | None = None, *, whole: bool = True
+    ) -> tuple[Any, list[Envelope], str | None]:
+        """Where a fold to `upto` starts: a state (a snapshot, or the initial state), the envelopes after it, and
+        (unless `whole`) the hash of the event at `upto` (None: no event after the state is there).
 
         The newest snapshot at or below `at_most` (default `upto`), unless a retract after it restores an
         older state: then the newest at or below that retract's `to_seq`, and so on
-        (`projections/core/snapshots.py`).
+        (`projections/core/snapshots.py`). `whole`: the envelopes as stored (a replay shows them); else
+        only what a fold reads of them (`Store.read_for_fold`: about half the cost of a whole envelope's
+        read and decode, which a load of a game's state spent on hashes, times and results it never read).
         """
         bound = upto if at_most is None else min(at_most, upto)
+        head: str | None = None
         while True:
             start = self._snapshot(game, rules, bound)
-            envelopes = self.store.read_events(game.id, start.seq, upto=upto)
+            if whole:
+                envelopes = self.store.read_events(game.id, start.seq, upto=upto)
+            else:
+                envelopes, head = self.store.read_for_fold(game.id, start.seq, upto)
             lowest = snapshots.lowest_target(envelopes, start.seq)
             if lowest is None:
-                return start, envelopes
+                return start, envelopes, head
             bound = lowest
 
     def _snapshot(self, game: GameRecord, rules: GameRules[Any], at_most: int) -> Any:
@@ -274,7 +281,7 @@ class Recorder:
 
     def fold_to(self, game: GameRecord, rules: GameRules[Any], seq: int) -> Any:
         """The state after event `seq` (at most the head of `game`), folded from the nearest snapshot."""
-        start, envelopes = self._start(game, rules, seq)
+        start, envelopes, _ = self._start(game, rules, seq, whole=False)
         return self._fold(game, rules, start, envelopes)
 
     def span(self, live: Live, at_most: int, upto: int) -> tuple[Any, list[Envelope]]:
@@ -282,7 +289,8 @@ class Recorder:
         a state at or before `at_most` (the newest snapshot there, or the initial state) and every envelope
         after it up to `upto`, in two reads. Earlier still when a retract among them restores a state
         before it, so that `engine.walk` finds every position it returns to."""
-        return self._start(live.game, live.rules, upto, at_most)
+        start, envelopes, _ = self._start(live.game, live.rules, upto, at_most)
+        return start, envelopes
 
     def forget(self, game_id: str) -> None:
         """Drop a game from the cache (after an erasure, say)."""

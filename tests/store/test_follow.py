@@ -78,10 +78,10 @@ def test_read_models_read_the_standby_and_write_the_primary_with_the_rows_of_a_r
 ) -> None:
     url, standby_name = pair
     primary = Store(url)
-    _play(primary, 5, seed=1)
+    first = _play(primary, 5, seed=1)
     standby_url = _copy(primary, standby_name)
     on_standby = _count(primary)
-    _play(primary, 5, seed=2)  # the standby lags these
+    later = _play(primary, 5, seed=2)  # the standby lags these
     standby = Store(standby_url)
     assert _count(standby) == on_standby < _count(primary)
 
@@ -93,6 +93,11 @@ def test_read_models_read_the_standby_and_write_the_primary_with_the_rows_of_a_r
     assert alone.read_from["standby"] > 0 and alone.read_from["primary"] == 0  # (the events the models read)
     assert HandFacts(primary).position() == standby.log.head_position() < Store(url).log.head_position()
     assert standby.hand_fact_rows() == [] and standby.ratings.rows() == []  # nothing written on the standby
+    # what a fold reads of a game's events (`read_for_fold`) comes from the node the pages came from too
+    lean, _ = primary.follower.read_for_fold(first[0], 0, 10**6)
+    wanted = standby.read_events(first[0])
+    assert lean == [{k: env[k] for k in ("seq", "type", "v", "data") if k in env} for env in wanted]
+    assert primary.follower.read_for_fold(later[0], 0, 10**6) == ([], None) != primary.read_for_fold(later[0], 0, 10**6)
 
     # then with the tail on the primary: the rest, from the standby's last event on
     tail = FollowedLog(primary, lambda: ("copy", standby_url), recheck=0)

@@ -55,6 +55,44 @@ def test_recorded_game_reads_back_and_verifies(store: Store) -> None:
     assert report.ok and report.events == 139 and report.head_hash == game.head_hash
 
 
+def test_the_folds_read_is_the_envelopes_seq_type_version_and_data_with_the_heads_hash(store: Store) -> None:
+    """`read_for_fold` (what a load of a game's state reads) gives, of each envelope `read_events` gives, its seq,
+    type, version and data, and the hash of the event at `upto`: None when no event there was read."""
+    game_id = record_example(store)
+    whole = store.read_events(game_id)
+    keys = ("seq", "type", "v", "data")
+    for after, upto in ((0, 139), (0, 20), (19, 21), (138, 139)):
+        lean, head = store.read_for_fold(game_id, after, upto)
+        wanted = [env for env in whole if after < env["seq"] <= upto]
+        assert lean == [{k: env[k] for k in keys if k in env} for env in wanted]
+        assert head == wanted[-1]["hash"]
+    assert store.read_for_fold(game_id, 139, 139) == ([], None)
+    assert store.read_for_fold(game_id, 130, 500) == (store.read_for_fold(game_id, 130, 139)[0], None)
+    state = Recorder(store, snapshots=False).live(game_id, fresh=True)
+    assert state.head_hash == whole[-1]["hash"] and state.state.seq == 139
+
+
+def test_a_recorder_catches_up_with_another_ones_appends_from_the_folds_read(store: Store) -> None:
+    """A process's cached state, behind the head another process moved, is caught up by folding the events
+    since (`read_for_fold`): the same position and head hash as a fold from the first event, and its next
+    append chains to that hash."""
+    example = load_example("schnapsen-9001.json")
+    club_id = store.ensure_club(f"store-tests-{store.dialect}")
+    mine, theirs = Recorder(store), Recorder(store)
+    game = mine.create_game(
+        club_id=club_id, kind=example["game"], players=example["players"], options=example["options"]
+    )
+    events = example["events"]
+    mine.append(game.id, events[:10], club_id=club_id, actor="test")
+    theirs.append(game.id, events[10:25], club_id=club_id, actor="test")
+    caught_up = mine.live(game.id)
+    fresh = Recorder(store, snapshots=False).live(game.id, fresh=True)
+    assert caught_up.state == fresh.state and caught_up.state.seq == 25
+    assert caught_up.head_hash == fresh.head_hash == store.read_events(game.id, 24)[0]["hash"]
+    mine.append(game.id, events[25:30], club_id=club_id, actor="test")
+    assert verify_game(store.get_game(game.id), store.read_events(game.id)).ok
+
+
 def test_update_and_delete_on_event_are_refused_by_the_database(store: Store) -> None:
     game_id = record_example(store, batch=139)
     for statement in ("UPDATE event SET type = 'x' WHERE game_id = :g", "DELETE FROM event WHERE game_id = :g"):
