@@ -78,6 +78,8 @@ class Pending:
     game_id: str
     #: the one-event statement's parameters, in the order `EventRecorder` gives them
     params: tuple[Any, ...]
+    #: `EventRecorder.append_checked`'s check of the game's head and the key, written with the append (None: none)
+    check: tuple[Any, ...] | None = None
     done: threading.Event = field(default_factory=threading.Event)
     #: set by the leader: "landed", "refused" (its head was not at its base: the caller reads it), "alone"
     #: (the batch failed as a whole and rolled back: write it alone), "lead" (lead the batch `batch`), "error"
@@ -130,11 +132,11 @@ class GroupCommit:
         with self._lock:
             return len(self._queue)
 
-    def append(self, game_id: str, params: tuple[Any, ...]) -> Pending:
+    def append(self, game_id: str, params: tuple[Any, ...], check: tuple[Any, ...] | None = None) -> Pending:
         """Write one append, alone or with others; its `outcome`: "landed", "refused" (the head was not at its
-        base) or "alone" (its batch rolled back: the caller writes it alone now). Raises what its write raised
-        (a batch's lost connection: every member gets it)."""
-        mine = Pending(game_id, params)
+        base, or its `check` failed) or "alone" (its batch rolled back: the caller writes it alone now). Raises
+        what its write raised (a batch's lost connection: every member gets it)."""
+        mine = Pending(game_id, params, check=check)
         with self._lock:
             if self._writing >= self.in_flight:
                 self._queue.append(mine)
