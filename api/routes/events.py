@@ -4,7 +4,9 @@ Deciding a batch and writing it, or reading and redacting a page, is blocking wo
 the event loop: the read is a plain `def` (FastAPI's threadpool); the append awaits its body on the loop
 (on SQLite after the key's role is checked, as before) and then runs the service call in the same
 threadpool (a small SQLite batch on the loop, when the writer is free). On PostgreSQL the key, its role,
-the body's checks and the append are done in that order in one worker thread, one hop a request.
+the body's checks and the append are done in that order in one worker thread, one hop a request; an event by
+a key this process has read before is first tried in one statement that checks the key and the game's head
+as it writes (`_append_known`).
 """
 
 from __future__ import annotations

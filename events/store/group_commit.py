@@ -24,6 +24,9 @@ How (a leader/follower queue, one per `EventRecorder`: per process and database)
 - The statement returns after its commit (`synchronous_commit` as configured), so every member's caller
   is answered after the commit of its own event, as before. It returns the games whose heads moved;
   the other members get the same `StreamConflictError` / `NotFoundError` as alone (each reads its head).
+- A member may carry a check (`EventRecorder.append_checked`: the head's hash it chains to and its key's row, as
+  its process read them on an earlier request); its head moves only if the check holds in the database, else it
+  is "refused" like a member whose head moved, and its caller appends as before. Members without one carry NULLs.
 - A batch that fails as a whole with the server's answer (a unique key hit by one member, a deadlock, a
   value one member's column refuses) has certainly rolled back: each member then writes alone, so one bad
   member never fails the others. A batch whose connection was lost may or may not have committed: each

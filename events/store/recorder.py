@@ -20,6 +20,9 @@ Guarantees:
 - no global lock: appends to different games touch different rows and run in parallel on
   PostgreSQL (SQLite has one writer, `BEGIN IMMEDIATE`). The global order stays gapless for readers
   without one: see `events/store/log.py`;
+- an append checked as it is written (PostgreSQL, `append_checked`): one event decided on a process's cached
+  state, by a key that process read on an earlier request, written only if the head and the key's row are still
+  those in the database, in the same statement; else nothing is written and the caller appends as above;
 - group commit (PostgreSQL): single-event appends without an Idempotency-Key to different games that arrive
   while one is being written share one statement, one transaction and one WAL flush
   (`events/store/group_commit.py`; `TABLEBOOK_GROUP_COMMIT=off` turns it off); each caller is answered after
