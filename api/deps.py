@@ -22,10 +22,10 @@ from typing import Annotated
 from fastapi import Depends, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from api.auth import Principal, authenticate, authenticate_for_game
+from api.auth import Principal, authenticate, authenticate_for_game, known_key
 from api.service import Tablebook
 from events.errors import ForbiddenError, InvalidEventError, NotFoundError
-from events.store import GameRecord, Store
+from events.store import GameRecord, KeyRecord, Store
 from events.store.replicas import PRIMARY, ReadRoutes
 
 #: the routes (templates) a share token may read
@@ -186,6 +186,13 @@ def appender(request: Request) -> Principal:
     _admit(request, principal)
     request.state.game = game
     return principal
+
+
+def known_appender(request: Request) -> tuple[Principal, KeyRecord] | None:
+    """PostgreSQL, an append: the principal of the request's key and the key's row as this process read it on an
+    earlier request (`api.auth.known_key`), for the append's statement to check in the database
+    (`api.routes.events._append_known`); None if this process has not read that key valid. Nothing is read."""
+    return known_key(_store(request), request.headers.get("authorization"))
 
 
 async def _authenticated(request: Request, *, with_game: bool) -> tuple[Principal, GameRecord | None]:

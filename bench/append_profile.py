@@ -7,14 +7,16 @@ ratio of the two is the ratio the wrk runs measure, without the socket and uvico
 same for both). Each stage is timed by the CPU time of the thread that runs it (`time.thread_time`,
 around the function that does it, wrapped here and nowhere else):
 
-- auth: the key checked and the game's row read with it (`api.deps.authenticate_for_game`);
+- auth: the key checked and the game's row read with it (`api.deps.authenticate_for_game`), or, on PostgreSQL,
+  the key's row of an earlier request matched (`api.auth.known_key`: the append's statement checks it);
 - body: the body parsed and checked (`api.routes.events._parse_append`);
 - game: the game at its head (`Recorder.live`: the cached state checked against that row);
 - rules: each event decided and folded, and the head's score (`engine.Replay.decide`, `Replay.apply`,
   `recorder.head_of`);
 - hash: each envelope sealed into the chain (`engine.sealed`);
 - transaction: the store's append, its commit and the wake-up of the game's streams (`EventRecorder.append`,
-  `notify.publish`; on PostgreSQL the append's statement sends the NOTIFY of the other processes' streams);
+  `EventRecorder.append_checked`, `notify.publish`; on PostgreSQL the append's statement sends the NOTIFY of
+  the other processes' streams);
 - response: the answer serialised (`ORJSONResponse.render`; and `fastapi.routing.serialize_response`, which
   an append no longer goes through: `api.routes.events.DirectAppend` answers it without FastAPI's router);
 - the rest: the process's CPU time over the run less the stages: the middleware, `DirectAppend`'s
@@ -92,6 +94,7 @@ def install() -> None:
     from events.store import notify
 
     api.deps.authenticate_for_game = timed("auth", api.deps.authenticate_for_game)  # type: ignore[assignment]
+    api.deps.known_key = timed("auth", api.deps.known_key)  # type: ignore[assignment]
     api.routes.events._parse_append = timed("body", api.routes.events._parse_append)  # type: ignore[assignment]
     recorder = projections.core.recorder
     recorder.Recorder.live = timed("game", recorder.Recorder.live)  # type: ignore[method-assign]
@@ -102,6 +105,7 @@ def install() -> None:
     engine.sealed = timed("hash", engine.sealed)  # type: ignore[assignment]
     store = events.store.recorder.EventRecorder
     store.append = timed("transaction", store.append)  # type: ignore[method-assign]
+    store.append_checked = timed("transaction", store.append_checked)  # type: ignore[method-assign]
     notify.publish = timed("transaction", notify.publish)  # type: ignore[assignment]
     fastapi.routing.serialize_response = timed_async("response", fastapi.routing.serialize_response)  # type: ignore[assignment]
     response = api.responses.ORJSONResponse

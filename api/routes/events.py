@@ -4,7 +4,9 @@ Deciding a batch and writing it, or reading and redacting a page, is blocking wo
 the event loop: the read is a plain `def` (FastAPI's threadpool); the append awaits its body on the loop
 (on SQLite after the key's role is checked, as before) and then runs the service call in the same
 threadpool (a small SQLite batch on the loop, when the writer is free). On PostgreSQL the key, its role,
-the body's checks and the append are done in that order in one worker thread, one hop a request.
+the body's checks and the append are done in that order in one worker thread, one hop a request; an event by
+a key this process has read before is first tried in one statement that checks the key and the game's head
+as it writes (`_append_known`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from api.auth import Principal
-from api.deps import AppenderDep, PrincipalDep, ServiceDep, appender, get_appender, service_of
+from api.deps import AppenderDep, PrincipalDep, ServiceDep, appender, get_appender, known_appender, service_of
 from api.models import APPEND_EXAMPLES, BODY, GAME, Appended, EventPage, errors
 from api.responses import ORJSONResponse
 from api.service import Tablebook
@@ -131,8 +133,14 @@ def _checked_append(
     request: Request, service: Tablebook, game_id: str, body: bytes, idempotency_key: str | None
 ) -> dict[str, Any]:
     """The key checked, then its role, then the body, then the append, in that order, on one (worker) thread, on
-    one pooled connection (`Tablebook.one_connection`)."""
+    one pooled connection (`Tablebook.one_connection`). First, for one event without an Idempotency-Key by a key
+    this process has read before, in one statement that checks the key and the game's head as it writes
+    (`_append_known`); if that wrote nothing, as before."""
     with service.one_connection():
+        if idempotency_key is None:
+            done = _append_known(request, service, game_id, body)
+            if done is not None:
+                return done
         principal = appender(request)
         principal.require("recorder", "auditor")
         events, expected_seq, document = _parse_append(body)
@@ -145,6 +153,23 @@ def _checked_append(
             document=document,
             game=request.state.game,
         )
+
+
+def _append_known(request: Request, service: Tablebook, game_id: str, body: bytes) -> dict[str, Any] | None:
+    """PostgreSQL: an append by a key whose row this process read on an earlier request (`api.deps.known_appender`),
+    decided on the game's cached state and written by a statement that checks in the database that the key and
+    the game's head are still those (`Tablebook.append_checked`): one round trip where the key's read took one
+    of its own. None: nothing written (not such an append, a body or an event refused, a key or a head that
+    changed); `_checked_append` then answers as before, its refusals in their order."""
+    known = known_appender(request)
+    if known is None:
+        return None
+    try:
+        events, expected_seq, _ = _parse_append(body)
+    except InvalidEventError:
+        return None
+    principal, key = known
+    return service.append_checked(principal, key, game_id, events, expected_seq=expected_seq)
 
 
 #: the path `DirectAppend` answers (Starlette's `{game_id}`: one or more characters, no slash)

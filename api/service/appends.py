@@ -14,7 +14,7 @@ from api.service.base import Service
 from api.service.documents import rendered_error
 from events.codec import canonical, sha256_hex
 from events.errors import ForbiddenError, InvalidEventError, TablebookError
-from events.store import GameRecord
+from events.store import GameRecord, KeyRecord
 from projections.core import engine, phrases
 from projections.reading.visibility import Reader
 
@@ -50,15 +50,7 @@ class Appends(Service):
             InvalidEventError / ImpossibleEventError / IllegalEventError, StreamConflictError,
                 IdempotencyMismatchError: as `Recorder.append`.
         """
-        reader.require("recorder", "auditor")
-        if reader.role == "auditor":
-            for index, event in enumerate(events):
-                kind = event.get("type") if isinstance(event, dict) else None
-                if kind not in CORRECTIONS:
-                    raise ForbiddenError(
-                        f"an auditor key appends only corrections ({', '.join(sorted(CORRECTIONS))}), not {kind!r}",
-                        index=index,
-                    )
+        may_append(reader, events)
         idempotency = (idempotency_key, body_hash(document)) if idempotency_key else None
         try:
             stored = self.recorder.append(
@@ -75,6 +67,24 @@ class Appends(Service):
                 raise
             raise rendered_error(refused, self._players(game_id, reader)) from None
         return {"events": stored}
+
+    def append_checked(
+        self, reader: Reader, key: KeyRecord, game_id: str, events: Sequence[Any], *, expected_seq: int | None
+    ) -> dict[str, Any] | None:
+        """`append` of one event without an Idempotency-Key by the key `key` (its row, as this process read it on
+        an earlier request, and its principal `reader`), checked in the statement that writes it
+        (`Recorder.append_checked`), with no read before: the answer `append` would give, or None, nothing
+        written (a refusal, or anything that changed): then `append`, after the key's read, answers."""
+        try:
+            may_append(reader, events)
+        except ForbiddenError:
+            return None
+        if reader.club_id is None:
+            return None
+        stored = self.recorder.append_checked(
+            game_id, events, club_id=reader.club_id, actor=reader.actor, expected_seq=expected_seq, key=key
+        )
+        return None if stored is None else {"events": stored}
 
     def one_connection(self) -> AbstractContextManager[None]:
         """Around a whole append on PostgreSQL (its key's read, then `append`, on one worker thread): its reads
@@ -115,6 +125,23 @@ class Appends(Service):
                 document=document,
                 game=game,
             )
+
+
+def may_append(reader: Reader, events: Sequence[Any]) -> None:
+    """Whether `reader` may append `events`: a recorder, or an auditor appending corrections only.
+
+    Raises:
+        ForbiddenError: it may not.
+    """
+    reader.require("recorder", "auditor")
+    if reader.role == "auditor":
+        for index, event in enumerate(events):
+            kind = event.get("type") if isinstance(event, dict) else None
+            if kind not in CORRECTIONS:
+                raise ForbiddenError(
+                    f"an auditor key appends only corrections ({', '.join(sorted(CORRECTIONS))}), not {kind!r}",
+                    index=index,
+                )
 
 
 def body_hash(document: Any) -> str:

@@ -24,6 +24,9 @@ How (a leader/follower queue, one per `EventRecorder`: per process and database)
 - The statement returns after its commit (`synchronous_commit` as configured), so every member's caller
   is answered after the commit of its own event, as before. It returns the games whose heads moved;
   the other members get the same `StreamConflictError` / `NotFoundError` as alone (each reads its head).
+- A member may carry a check (`EventRecorder.append_checked`: the head's hash it chains to and its key's row, as
+  its process read them on an earlier request); its head moves only if the check holds in the database, else it
+  is "refused" like a member whose head moved, and its caller appends as before. Members without one carry NULLs.
 - A batch that fails as a whole with the server's answer (a unique key hit by one member, a deadlock, a
   value one member's column refuses) has certainly rolled back: each member then writes alone, so one bad
   member never fails the others. A batch whose connection was lost may or may not have committed: each
@@ -78,6 +81,8 @@ class Pending:
     game_id: str
     #: the one-event statement's parameters, in the order `EventRecorder` gives them
     params: tuple[Any, ...]
+    #: `EventRecorder.append_checked`'s check of the game's head and the key, written with the append (None: none)
+    check: tuple[Any, ...] | None = None
     done: threading.Event = field(default_factory=threading.Event)
     #: set by the leader: "landed", "refused" (its head was not at its base: the caller reads it), "alone"
     #: (the batch failed as a whole and rolled back: write it alone), "lead" (lead the batch `batch`), "error"
@@ -130,11 +135,11 @@ class GroupCommit:
         with self._lock:
             return len(self._queue)
 
-    def append(self, game_id: str, params: tuple[Any, ...]) -> Pending:
+    def append(self, game_id: str, params: tuple[Any, ...], check: tuple[Any, ...] | None = None) -> Pending:
         """Write one append, alone or with others; its `outcome`: "landed", "refused" (the head was not at its
-        base) or "alone" (its batch rolled back: the caller writes it alone now). Raises what its write raised
-        (a batch's lost connection: every member gets it)."""
-        mine = Pending(game_id, params)
+        base, or its `check` failed) or "alone" (its batch rolled back: the caller writes it alone now). Raises
+        what its write raised (a batch's lost connection: every member gets it)."""
+        mine = Pending(game_id, params, check=check)
         with self._lock:
             if self._writing >= self.in_flight:
                 self._queue.append(mine)

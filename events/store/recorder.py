@@ -20,6 +20,9 @@ Guarantees:
 - no global lock: appends to different games touch different rows and run in parallel on
   PostgreSQL (SQLite has one writer, `BEGIN IMMEDIATE`). The global order stays gapless for readers
   without one: see `events/store/log.py`;
+- an append checked as it is written (PostgreSQL, `append_checked`): one event decided on a process's cached
+  state, by a key that process read on an earlier request, written only if the head and the key's row are still
+  those in the database, in the same statement; else nothing is written and the caller appends as above;
 - group commit (PostgreSQL): single-event appends without an Idempotency-Key to different games that arrive
   while one is being written share one statement, one transaction and one WAL flush
   (`events/store/group_commit.py`; `TABLEBOOK_GROUP_COMMIT=off` turns it off); each caller is answered after
@@ -61,7 +64,7 @@ from events.store.mapper import (
 )
 from events.store.notify import CHANNEL, payload
 from events.store.players import seat_players
-from events.store.registry import GameRecord, Registry, game_row
+from events.store.registry import GameRecord, KeyRecord, Registry, game_row
 from events.store.seeds import INSERT as INSERT_SEED
 from events.store.seeds import SeedRow
 
@@ -204,6 +207,25 @@ _SQL = {
     "head_hash = ?, updated_at = ? WHERE id = ? AND seq = ? RETURNING id) "
     f"INSERT INTO event ({', '.join(EVENT_FIELDS)}) SELECT {', '.join(EVENT_CASTS)} FROM moved",
 }
+
+
+def _key_still(key_id: str, key_hash: str, role: str, club: str) -> str:
+    """The condition that an API key is still the row a process read on an earlier request (a `KeyRecord`): the same
+    hash, not revoked, the same role, of the game's club under the same name; what `api.auth` checks of the row
+    it reads (`Registry.find_key_and_game`), checked by the statement that appends (`append_checked`)."""
+    return (
+        "EXISTS (SELECT 1 FROM api_key JOIN club ON club.id = api_key.club_id "
+        f"WHERE api_key.id = {key_id} AND api_key.key_hash = {key_hash} AND api_key.revoked_at IS NULL "
+        f"AND api_key.role = {role} AND api_key.club_id = game.club_id AND club.name = {club})"
+    )
+
+
+#: PostgreSQL, `append_checked`: `move_head_and_insert` that moves the head only if the game's row is still the one
+#: the event was decided on (its seq, its head's hash, its club) and the key still `_key_still`; parameters: those of
+#: `move_head_and_insert` with the check's (`_check`) after the base seq
+_SQL["move_head_and_insert_checked"] = _SQL["move_head_and_insert"].replace(
+    " RETURNING id)", f" AND head_hash = ? AND club_id = ? AND {_key_still('?', '?', '?', '?')} RETURNING id)", 1
+)
 #: PostgreSQL, group commit (`events/store/group_commit.py`): the heads of a batch of single-event appends to
 #: distinct games moved and their events inserted in one statement, from one array a column (`unnest`: the same
 #: text whatever the batch's size, prepared once). The games' rows are locked first, in the order of their ids
@@ -211,8 +233,15 @@ _SQL = {
 #: append's base, and only a moved game's event is inserted. Answers the moved games (and sends their NOTIFYs).
 _HEAD_ARRAYS = ("integer", "integer", "text", "text", "integer", "text", "text", "text", "integer")
 _HEAD_NAMES = ("new_seq", "new_hand", "new_status", "new_totals", "new_winner", "new_head_hash", "new_updated_at")
-_INPUT_NAMES = (*_HEAD_NAMES, "id", "base_seq", *(f"e_{name}" for name in EVENT_FIELDS), "payload")
-_INPUT_TYPES = (*_HEAD_ARRAYS, *(cast.removeprefix("?::") for cast in EVENT_CASTS), "text")
+#: a member's check (`_check`; all NULL: an append whose key was read in its own request, written as before)
+_CHECK_NAMES = ("k_base_hash", "k_club_id", "k_id", "k_hash", "k_role", "k_club")
+_CHECK_TYPES = ("text", "integer", "text", "text", "text", "text")
+_INPUT_NAMES = (*_HEAD_NAMES, "id", "base_seq", *(f"e_{name}" for name in EVENT_FIELDS), "payload", *_CHECK_NAMES)
+_INPUT_TYPES = (*_HEAD_ARRAYS, *(cast.removeprefix("?::") for cast in EVENT_CASTS), "text", *_CHECK_TYPES)
+_CHECKED = (
+    "(input.k_id IS NULL OR (game.head_hash = input.k_base_hash AND game.club_id = input.k_club_id AND "
+    f"{_key_still('input.k_id', 'input.k_hash', 'input.k_role', 'input.k_club')}))"
+)
 MOVE_HEADS_AND_INSERT = (
     "WITH input AS MATERIALIZED (SELECT * FROM unnest("
     + ", ".join(f"?::{kind}[]" for kind in _INPUT_TYPES)
@@ -221,7 +250,8 @@ MOVE_HEADS_AND_INSERT = (
     "ORDER BY game.id FOR NO KEY UPDATE OF game), "
     "moved AS (UPDATE game SET seq = new_seq, hand = new_hand, status = new_status, totals = new_totals, "
     "winner = new_winner, head_hash = new_head_hash, updated_at = new_updated_at FROM input JOIN locked "
-    "ON locked.id = input.id WHERE game.id = input.id AND game.seq = input.base_seq RETURNING game.id), "
+    "ON locked.id = input.id WHERE game.id = input.id AND game.seq = input.base_seq "
+    f"AND {_CHECKED} RETURNING game.id), "
     f"inserted AS (INSERT INTO event ({', '.join(EVENT_FIELDS)}) "
     f"SELECT {', '.join(f'input.e_{name}' for name in EVENT_FIELDS)} FROM input JOIN moved ON moved.id = input.id) "
     "SELECT moved.id{notify} FROM moved JOIN input ON input.id = moved.id"
@@ -237,7 +267,19 @@ _BATCH_REFUSALS = ("22", "23", "40")
 _NOTIFYING = {
     "move_head": f"{_SQL['move_head']} RETURNING pg_notify('{CHANNEL}', CAST(? AS text))",
     "move_head_and_insert": f"{_SQL['move_head_and_insert']} RETURNING pg_notify('{CHANNEL}', CAST(? AS text))",
+    "move_head_and_insert_checked": f"{_SQL['move_head_and_insert_checked']} "
+    f"RETURNING pg_notify('{CHANNEL}', CAST(? AS text))",
 }
+#: a `Pending` append's check columns in a batch when it has none
+_NO_CHECK = (None,) * len(_CHECK_NAMES)
+#: where the check's parameters go in `move_head_and_insert_checked`'s: after the head's 7, the game id and base seq
+_BASE_END = len(_HEAD_NAMES) + 2
+
+
+def _check(envelope: Envelope, key: KeyRecord) -> tuple[Any, ...]:
+    """`append_checked`'s check of one event by `key`, in the order of `_CHECK_NAMES`: the hash the event chains to
+    (the game's head hash it was decided on), the key's club, id, hash, role and club name."""
+    return (envelope["prev_hash"], key.club_id, key.id, key.key_hash, key.role, key.club)
 
 
 class EventRecorder:
@@ -503,6 +545,34 @@ class EventRecorder:
             raise NotFoundError(f"no game {game_id!r}")
         raise StreamConflictError(base_seq, int(found[0]))
 
+    def append_checked(
+        self, game_id: str, envelope: Envelope, *, base_seq: int, head: Head, key: KeyRecord
+    ) -> bool:
+        """PostgreSQL: append one event decided on this process's cached state of the game at `base_seq`, by the
+        key whose row this process read on an earlier request, checking both in the statement that writes it
+        (`move_head_and_insert_checked`): the head is still at `base_seq` with the hash the event chains to, the
+        game is of the key's club, and the key is the same row, not revoked (`_key_still`). One round trip for
+        the key's read and the append, where the append read the key and the game first in a round trip of its
+        own: the cache decides nothing that the database has not confirmed by the time the event is written.
+
+        True: written (as `append`'s one-statement append, through group commit when it is on). False: nothing
+        written, something changed (or SQLite, or the reliability tests' delay): the caller appends as before,
+        reading the key and the game, and its answer is the one it would have been.
+        """
+        if not self.db.dialect.one_statement_append or self.commit_delay is not None:
+            return False
+        row = row_values(game_id, envelope)
+        params = self.one_event_params(game_id, row, envelope["recorded_at"], base_seq, head)
+        check = _check(envelope, key)
+        try:
+            done = self.group_commit.append(game_id, params, check) if self.group_commit is not None else None
+            if done is None or done.outcome == "alone":
+                done = Pending(game_id, params, check=check)
+                done.outcome = "landed" if self._write_alone(done) else "refused"
+        except self.db.integrity_error:
+            return False  # another append took the seq: written as before, the caller says what happened
+        return done.outcome == "landed"
+
     def one_event_params(
         self, game_id: str, row: Sequence[Any], now: str, base_seq: int, head: Head
     ) -> tuple[Any, ...]:
@@ -513,10 +583,15 @@ class EventRecorder:
 
     def _write_alone(self, append: Pending) -> bool:
         """One single-event append in its own statement (`move_head_and_insert`): True if its head moved; if not,
-        the head's row is read right after on the same connection (`append.found`, None: no such game)."""
+        the head's row is read right after on the same connection (`append.found`, None: no such game). With a
+        check (`append_checked`): `move_head_and_insert_checked`, and nothing read after."""
         with self.db.autocommit_connection() as raw:
             cursor = raw.cursor()
             try:
+                if append.check is not None:  # `append_checked`: its check after the base seq; refused, no read
+                    params = (*append.params[:_BASE_END], *append.check, *append.params[_BASE_END:])
+                    cursor.execute(self._sql["move_head_and_insert_checked"], params)
+                    return bool(cursor.rowcount == 1)
                 cursor.execute(self._sql["move_head_and_insert"], append.params)
                 if cursor.rowcount == 1:
                     return True
@@ -534,7 +609,8 @@ class EventRecorder:
             BatchFailed: the server refused the statement (`_BATCH_REFUSALS`): it rolled back, nothing landed,
                 and the connection is fine; the members write alone.
         """
-        arrays = [list(column) for column in zip(*(append.params for append in batch), strict=True)]
+        members = (append.params + (append.check or _NO_CHECK) for append in batch)
+        arrays = [list(column) for column in zip(*members, strict=True)]
         with self.db.autocommit_connection() as raw:
             cursor = raw.cursor()
             try:

@@ -25,7 +25,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from events.codec import genesis_hash, utc_now
 from events.envelope import Envelope, event_of
 from events.errors import ImpossibleEventError, InvalidEventError, NotFoundError, StreamConflictError, TablebookError
-from events.store import DuplicateRequest, GameRecord, Head, HeldHead, SeedRow, Store, notify
+from events.store import DuplicateRequest, GameRecord, Head, HeldHead, KeyRecord, SeedRow, Store, notify
+from events.store.base import HeadBusyError
 from projections.core import dealing, engine, snapshots
 from projections.core.boards import Board, BoardDealer, TableLink
 from projections.core.registry import rules_for
@@ -387,6 +388,56 @@ class Recorder:
                 if link is not None:
                     self._played(link, entry.rules, state)
                 return envelopes
+
+    def append_checked(
+        self,
+        game_id: str,
+        raw_events: Sequence[Any],
+        *,
+        club_id: int,
+        actor: str,
+        expected_seq: int | None,
+        key: KeyRecord,
+    ) -> list[Envelope] | None:
+        """`append` of one event decided on this process's cached state of the game, written by one statement that
+        checks in the database that the game's head is still that state's and the key still `key` (the row this
+        process read on an earlier request: `EventRecorder.append_checked`), with no read before it; None when that
+        is not so, or not known here, or the event is refused, or the game is server-dealt: nothing was written,
+        and `append`, called then, answers as it would have (a refusal always comes from there, in its order).
+
+        The decision uses the cache only as `live` does when the game's row names the cached head: here the
+        statement names it, and a head that moved meanwhile writes nothing. The key is the caller's to have
+        checked against its row as `api.auth` does; its role is one that sees every card (a recorder's, an
+        auditor's), and the game is its club's before anything is decided on it.
+        """
+        if len(raw_events) != 1:
+            return None
+        try:
+            with self.store.recorder.turn(game_id, 0.0):  # busy (another thread of this process): as before
+                entry = self.cache.get(game_id)
+                if (
+                    entry is None
+                    or entry.game.club_id != club_id
+                    or dealing.is_server_dealt(entry.game.options)
+                    or (expected_seq is not None and expected_seq != entry.state.seq)
+                ):
+                    return None
+                try:
+                    state, envelopes, seeds = self._decide_batch(entry, raw_events, actor)
+                except Exception:  # a refusal, or any surprise: `append` decides again and answers
+                    return None
+                if len(envelopes) != 1 or seeds:
+                    return None
+                head = head_of(entry.rules, state, envelopes[0]["hash"])
+                if not self.store.recorder.append_checked(
+                    game_id, envelopes[0], base_seq=entry.state.seq, head=head, key=key
+                ):
+                    return None
+                notify.publish(self.store, game_id)
+                self.cache.put(Live(entry.game, entry.rules, state, envelopes[0]["hash"]))
+                return envelopes
+        except HeadBusyError:
+            return None
 
     def _played(self, link: TableLink, rules: GameRules[Any], state: engine.Position[Any]) -> None:
         """After an append to a table of a duplicate round: how far the table has played (its deck in play is the

@@ -7,7 +7,9 @@ the next batch have queued: the leader's own append is written alone, the queued
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -21,6 +23,7 @@ from events.errors import NotFoundError, StreamConflictError
 from events.store import Head, Store, notify
 from events.store.group_commit import IN_FLIGHT, BatchFailed, GroupCommit, Pending, enabled
 from events.store.mapper import row_values
+from events.store.recorder import _check
 from tests.store.helpers import head_at, new_raw_game, note_envelope
 
 STORES = ("postgres",)
@@ -443,3 +446,52 @@ def test_two_writes_are_in_flight_before_appends_queue() -> None:
     release["b"].set()
     threads["b"].join(10)
     assert written == ["a", "c,d", "b"] and queue.writing() == 0 and dict(queue.sizes) == {1: 2, 2: 1}
+
+
+@pytest.mark.parametrize("together", [True, False], ids=["in a batch", "alone"])
+def test_a_checked_append_lands_only_if_its_key_and_head_are_still_as_read(store: Store, together: bool) -> None:
+    """`EventRecorder.append_checked`'s statement, alone or as a member of a batch beside an append without a
+    check: it writes only if the game's head is at its base with the hash it chains to and the key's row is the
+    one given (same hash, role and club, not revoked); a member that fails its check writes nothing and holds
+    up no other."""
+    recorder = store.recorder
+    club_id = store.ensure_club(f"raw-{store.dialect}")
+    other_club = store.ensure_club(f"other-{store.dialect}")
+    ids = [secrets.token_hex(6) for _ in range(3)]
+    for key_id, club in zip(ids, (club_id, club_id, other_club), strict=True):
+        store.add_key(key_id=key_id, club_id=club, role="recorder", key_hash=f"hash-{key_id}")
+    store.revoke_key(ids[1])
+    good, revoked, other = (store.find_key(key_id) for key_id in ids)
+    assert good is not None and revoked is not None and other is not None
+    assert revoked.revoked_at is not None
+    unrevoked = dataclasses.replace(revoked, revoked_at=None)  # as a process read it before its revocation
+    envelope, stale = note_envelope(1, prev="g"), note_envelope(1, prev="not-the-head")
+    checks = {
+        "plain": None,
+        "good": _check(envelope, good),
+        "revoked": _check(envelope, unrevoked),
+        "other club": _check(envelope, other),
+        "another hash": _check(envelope, dataclasses.replace(good, key_hash="changed")),
+        "another role": _check(envelope, dataclasses.replace(good, role="auditor")),
+        "stale head": _check(stale, good),
+    }
+    games = {name: new_raw_game(store) for name in checks}
+
+    def pending(name: str) -> Pending:
+        params = recorder.one_event_params(games[name], row_values(games[name], envelope), "now", 0, head_at(1))
+        return Pending(games[name], params, check=checks[name])
+
+    if together:
+        landed = recorder._write_batch(sorted((pending(name) for name in checks), key=lambda p: p.game_id))
+    else:
+        landed = {games[name] for name in checks if recorder._write_alone(pending(name))}
+    assert landed == {games["plain"], games["good"]}
+    assert {name: store.get_game(game_id).seq for name, game_id in games.items()} == {
+        name: 1 if name in ("plain", "good") else 0 for name in checks
+    }
+    # the recorder's own call, through the queue: the same answers
+    after = note_envelope(2, prev="h1")
+    assert recorder.append_checked(games["good"], after, base_seq=1, head=head_at(2), key=good)
+    assert not recorder.append_checked(games["good"], after, base_seq=1, head=head_at(2), key=good)  # moved on
+    assert not recorder.append_checked(games["stale head"], envelope, base_seq=0, head=head_at(1), key=unrevoked)
+    assert store.get_game(games["good"]).seq == 2
