@@ -203,11 +203,13 @@ class HandFacts:
             with large_page(len(page)):  # its facts made and written with the cyclic collector off
                 deletes, inserts, once = self._changes(page)
                 done = self.store.commit_hand_facts(NAME, old=old, new=new, deletes=deletes, inserts=inserts, once=once)
+                count = len(page)
+                del found, page, deletes, inserts, once  # freed while the collector is off (`pages.py`)
             if done:
-                read += len(page)
+                read += count
                 if progress is not None:
                     progress(max(0, new - old))
-            if len(page) < self.batch:
+            if count < self.batch:
                 return read
 
     def rebuild(self, progress: Progress | None = None) -> int:

@@ -387,10 +387,12 @@ class RatingsModel:
                 ratings = dict(self._ratings)
                 correction = self._correct(wanted, ratings)
                 done = correction is not False and self._commit(old, new, wanted, ratings, correction)
+                count = len(page)
+                del found, page, events, wanted  # freed while the collector is off (`projections/readmodels/pages.py`)
             if correction is False:  # changes this code cannot re-derive from their rows: from zero
                 return read + self.rebuild(progress)
             if done:
-                read += len(page)
+                read += count
                 self._ratings, self._at = ratings, new
                 if correction is not None:
                     self.corrections.append(correction.report)
@@ -401,7 +403,7 @@ class RatingsModel:
                     progress(max(0, new - old))
             else:  # another process did this page: our hand contexts may be ahead of it
                 self._forget()
-            if len(page) < self.batch:
+            if count < self.batch:
                 return read
 
     def _commit(
