@@ -66,8 +66,8 @@ def playouts(per_kind: int = 5) -> list[tuple[str, list[dict[str, Any]]]]:
     return out
 
 
-def fill(store: Store, games: int) -> int:
-    """Record `games` games in one club, seated at random from `PLAYERS`; returns the events written."""
+def fill(store: Store, games: int, players: Sequence[str] = PLAYERS) -> int:
+    """Record `games` games in one club, seated at random from `players`; returns the events written."""
     club = store.ensure_club("bench ratings")
     source = playouts()
     cache = {i: sealed(kind, events, "2026-01-01T00:00:00.000000Z") for i, (kind, events) in enumerate(source)}
@@ -82,7 +82,7 @@ def fill(store: Store, games: int) -> int:
         store.import_game(
             club_id=club,
             kind=kind,
-            players=rng.sample(PLAYERS, seats),
+            players=rng.sample(players, seats),
             options=options,
             created_at=created,
             genesis_hash=genesis_hash(kind, seats, options, "2026-01-01T00:00:00.000000Z"),

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import random
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from api.service import Operator, Tablebook
+from bench import ratings as bench_ratings
+from events.codec import dumps
 from events.store import Store
+from events.store.migrate import upgrade
 from events.store.ratings import CHANGE_COLUMNS
 from projections.games.seven_and_a_half.readmodels import BANKER_POOL, PUNTER_POOL
 from projections.readmodels import ratings as ratings_module
@@ -21,6 +25,7 @@ from projections.readmodels.ratings import (
     RatingsModel,
     context_of,
     matches_of,
+    matches_of_rows,
     rate,
     update,
 )
@@ -302,3 +307,62 @@ def test_two_processes_taking_turns_rate_as_one_rebuild(store: Store) -> None:
     assert len({r["game_id"] for r in taking_turns}) >= 12
     RatingsModel(store).rebuild()
     assert store.ratings.rows() == taking_turns
+
+
+def _plain_rows(stored: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The rows of the results `stored` holds, rated again the plain way, from zero: openskill's public `rate`
+    (its checks and copies), its `predict_win` for each side against each other averaged, the opponents as
+    dicts dumped by the codec, a fresh rating object for every player of every result."""
+    latest: dict[tuple[str, str], tuple[float, float]] = {}
+    out: list[tuple[Any, ...]] = []
+    found = matches_of_rows(stored)
+    assert found is not None
+    for match, players, (club_id, game_id, kind, position, recorded_at) in found:
+        before = [
+            [(seat, players[seat], *latest.get((players[seat], pool), (MODEL.mu, MODEL.sigma))) for seat in side]
+            for side, pool in zip(match.sides, match.pools, strict=True)
+        ]
+        teams = [[MODEL.rating(mu=mu, sigma=sigma) for _, _, mu, sigma in side] for side in before]
+        count = len(teams)
+        expected = [
+            sum(MODEL.predict_win([teams[i], teams[j]])[0] for j in range(count) if j != i) / (count - 1)
+            for i in range(count)
+        ]
+        if count == 2:
+            expected = list(MODEL.predict_win(teams))
+        after = MODEL.rate(teams, ranks=list(match.ranks))
+        for i, side in enumerate(before):
+            others = [j for j in range(count) if j != i]
+            actual = sum(
+                1.0 if match.ranks[i] < match.ranks[j] else 0.5 if match.ranks[i] == match.ranks[j] else 0.0
+                for j in others
+            ) / len(others)
+            opponents = dumps(
+                [{"seat": s, "player_id": p, "mu": mu, "sigma": sigma} for j in others for s, p, mu, sigma in before[j]]
+            )
+            for (seat, player, mu, sigma), new in zip(side, after[i], strict=True):
+                latest[(player, match.pools[i])] = (new.mu, new.sigma)
+                out.append(
+                    (
+                        club_id, game_id, kind, match.pools[i], match.hand, match.seq, position, seat, player,
+                        mu, sigma, new.mu, new.sigma, expected[i], actual, opponents, recorded_at,
+                    )
+                )  # fmt: skip
+    return out
+
+
+def test_a_rebuild_rates_a_few_hundred_games_as_openskills_public_rate_does(tmp_path: Path) -> None:
+    """Bit for bit: every number of a rebuild's rows (the in-place update, the objects kept from result to result,
+    the opponents' JSON made without the codec's sorting) against the plain way of `_plain_rows`, on 300 games of
+    every kind seated from 40 players (so ratings carry from result to result), through pages of 2,000 events."""
+    url = f"sqlite:///{tmp_path}/ratings.db"
+    upgrade(url)
+    store = Store(url)
+    try:
+        bench_ratings.fill(store, 300, players=bench_ratings.PLAYERS[:40])
+        RatingsModel(store, batch=2000).rebuild()
+        stored = [row[:17] for row in store.ratings.changes_from(1)]
+        assert len(stored) > 3000 and len({row[3] for row in stored}) == 6
+        assert stored == _plain_rows(stored)
+    finally:
+        store.dispose()
