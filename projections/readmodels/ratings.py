@@ -218,6 +218,10 @@ def rate(
     rows of a rebuild of 300 games to those of openskill's public `rate` and the codec, bit for bit.
     """
     cache: Objects = {} if objects is None else objects
+    if len(match.sides) == 2 and len(match.sides[0]) == 1 == len(match.sides[1]):
+        pair = _rate_pair(match, players, ratings, base, cache)
+        if pair is not None:
+            return pair
     prior = _PRIOR
     sides: list[list[BradleyTerryFullRating]] = []
     befores: list[list[tuple[int, tuple[str, str], float, float, int]]] = []  # (seat, key, mu, sigma, results)
@@ -277,6 +281,46 @@ def rate(
                 )
             )  # fmt: skip
     return rows
+
+
+def _rate_pair(
+    match: Match, players: Sequence[str], ratings: Ratings, base: tuple[int, str, str, int, str], cache: Objects
+) -> list[ChangeRow] | None:
+    """`rate` of a match of one player against one (three results in four in `python -m bench.ratings`): the same
+    rows, with no list of sides or seats to walk. None when both are the same player in the same pool (then
+    `rate`'s general way, the library's copies)."""
+    ((seat_a,), (seat_b,)), (pool_a, pool_b) = match.sides, match.pools
+    player_a, player_b = players[seat_a], players[seat_b]
+    key_a, key_b = (player_a, pool_a), (player_b, pool_b)
+    if key_a == key_b:
+        return None
+    mu_a, sigma_a, results_a = ratings.get(key_a, _PRIOR)
+    mu_b, sigma_b, results_b = ratings.get(key_b, _PRIOR)
+    a, b = cache.get(key_a), cache.get(key_b)
+    if a is None or a.mu != mu_a or a.sigma != sigma_a:
+        a = cache[key_a] = MODEL.rating(mu=mu_a, sigma=sigma_a)
+    if b is None or b.mu != mu_b or b.sigma != sigma_b:
+        b = cache[key_b] = MODEL.rating(mu=mu_b, sigma=sigma_b)
+    sides = [[a], [b]]
+    expected_a, expected_b = expected_results(sides)
+    update(sides, match.ranks)
+    ratings[key_a] = (a.mu, a.sigma, results_a + 1)
+    ratings[key_b] = (b.mu, b.sigma, results_b + 1)
+    rank_a, rank_b = match.ranks
+    club_id, game_id, kind, position, recorded_at = base
+    hand, seq = match.hand, match.seq
+    as_opponent_a = _side_json([{"mu": mu_a, "player_id": player_a, "seat": seat_a, "sigma": sigma_a}])
+    as_opponent_b = _side_json([{"mu": mu_b, "player_id": player_b, "seat": seat_b, "sigma": sigma_b}])
+    return [
+        (
+            club_id, game_id, kind, pool_a, hand, seq, position, seat_a, player_a,
+            mu_a, sigma_a, a.mu, a.sigma, expected_a, _score(rank_a, rank_b), as_opponent_b, recorded_at,
+        ),
+        (
+            club_id, game_id, kind, pool_b, hand, seq, position, seat_b, player_b,
+            mu_b, sigma_b, b.mu, b.sigma, expected_b, _score(rank_b, rank_a), as_opponent_a, recorded_at,
+        ),
+    ]  # fmt: skip
 
 
 def _side_json(entries: list[dict[str, Any]]) -> str:

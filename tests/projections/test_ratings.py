@@ -309,11 +309,13 @@ def test_two_processes_taking_turns_rate_as_one_rebuild(store: Store) -> None:
     assert store.ratings.rows() == taking_turns
 
 
-def _plain_rows(stored: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """The rows of the results `stored` holds, rated again the plain way, from zero: openskill's public `rate`
-    (its checks and copies), its `predict_win` for each side against each other averaged, the opponents as
-    dicts dumped by the codec, a fresh rating object for every player of every result."""
-    latest: dict[tuple[str, str], tuple[float, float]] = {}
+def _plain_rows(
+    stored: list[tuple[Any, ...]], held: dict[tuple[str, str], tuple[float, float]] | None = None
+) -> list[tuple[Any, ...]]:
+    """The rows of the results `stored` holds, rated again the plain way, from zero (or the ratings `held`):
+    openskill's public `rate` (its checks and copies), its `predict_win` for each side against each other
+    averaged, the opponents as dicts dumped by the codec, a fresh rating object for each player of each result."""
+    latest = dict(held or {})
     out: list[tuple[Any, ...]] = []
     found = matches_of_rows(stored)
     assert found is not None
@@ -322,7 +324,11 @@ def _plain_rows(stored: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
             [(seat, players[seat], *latest.get((players[seat], pool), (MODEL.mu, MODEL.sigma))) for seat in side]
             for side, pool in zip(match.sides, match.pools, strict=True)
         ]
-        teams = [[MODEL.rating(mu=mu, sigma=sigma) for _, _, mu, sigma in side] for side in before]
+        made: dict[tuple[str, str], Any] = {}  # one object per player and pool (a name seated twice: one object)
+        teams = [
+            [made.setdefault((player, pool), MODEL.rating(mu=mu, sigma=sigma)) for _, player, mu, sigma in side]
+            for side, pool in zip(before, match.pools, strict=True)
+        ]
         count = len(teams)
         expected = [
             sum(MODEL.predict_win([teams[i], teams[j]])[0] for j in range(count) if j != i) / (count - 1)
@@ -366,3 +372,30 @@ def test_a_rebuild_rates_a_few_hundred_games_as_openskills_public_rate_does(tmp_
         assert stored == _plain_rows(stored)
     finally:
         store.dispose()
+
+
+@pytest.mark.parametrize(
+    ("sides", "pools", "players"),
+    [
+        (((0,), (1,)), ("schnapsen", "schnapsen"), ["pA", "pA"]),  # one name seated twice: the library's copies
+        (((0,), (1,)), (PUNTER_POOL, BANKER_POOL), ["pA", "pA"]),  # the same name in two pools: two ratings
+        (((0,), (1,)), ("schnapsen", "schnapsen"), ["pA", "pB"]),
+        (((0,), (1, 2)), ("gin-rummy-3",) * 2, ["pA", "pB", "pA"]),
+        (((0,), (1,), (2,)), ("casino",) * 3, ["pA", "pB", "pC"]),
+    ],
+)
+def test_a_result_of_any_shape_is_rated_as_openskills_public_rate_does(
+    sides: tuple[tuple[int, ...], ...], pools: tuple[str, ...], players: list[str]
+) -> None:
+    """`rate`'s ways (a pair of players, any other shape, a name seated twice), each against the plain way, from
+    ratings held before and twice in a row (the second from the objects the first left)."""
+    ratings: dict[tuple[str, str], tuple[float, float, int]] = {("pB", pools[-1]): (31.5, 4.25, 9)}
+    objects: dict[tuple[str, str], Any] = {}
+    base = (1, "g1", "kind", 77, "2026-01-01T00:00:00Z")
+    first = rate(Match(1, 10, sides, pools, (1,) + (0,) * (len(sides) - 1)), players, ratings, base, objects)
+    second = rate(Match(2, 20, sides, pools, (0,) * len(sides)), players, ratings, (*base[:3], 78, base[4]), objects)
+    plain = _plain_rows(first + second, {("pB", pools[-1]): (31.5, 4.25)})
+    assert first + second == plain
+    for player, pool in {(players[s], pools[i]) for i, side in enumerate(sides) for s in side}:
+        seated = sum(players[s] == player for i, side in enumerate(sides) for s in side if pools[i] == pool)
+        assert ratings[(player, pool)][2] == 2 * seated + (9 if player == "pB" else 0)
