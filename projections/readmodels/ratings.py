@@ -61,7 +61,6 @@ from typing import Any, Literal
 import orjson
 from openskill.models import BradleyTerryFull, BradleyTerryFullRating
 
-from events.codec import loads
 from events.errors import UnknownGameError
 from events.store import Store
 from events.store.log import LogFilter
@@ -566,6 +565,7 @@ class RatingsModel:
 
         One loop over the page, its lookups bound once: a rebuild runs it for every event it reads."""
         games, contexts = self._games, self._context
+        decode = orjson.loads  # `events.codec.loads` without the call around it
         out: list[Decoded] = []
         for position, game_id, seq, hand, kind, data, result, recorded_at in page:
             rating = games[game_id][3]
@@ -577,17 +577,19 @@ class RatingsModel:
                 continue
             # what a hand context reads of a data: a retract's, and the types the game's context reads
             reads_data = kind == "retract" or (rating is not None and kind in rating.context_data)
-            decoded = loads(result)
+            decoded = decode(result)
             envelope = {
                 "seq": seq,
                 "hand": hand,
                 "type": kind,
-                "data": loads(data) if reads_data else {},
+                "data": decode(data) if reads_data else {},
                 "result": decoded,
                 "recorded_at": recorded_at,
             }
-            # `_may_settle`: a mark missing from the text is a key missing from the result
-            settles = marked and _may_settle(rating, envelope)
+            # `_may_settle`, from the result decoded here: a mark missing from the text is a key missing from it
+            settles = marked and bool(
+                decoded and (decoded.get("game_ended") or (per_hand is not None and decoded.get("hand_ended")))
+            )
             out.append((int(position), str(game_id), envelope, settles))
         return out
 
@@ -630,11 +632,14 @@ class RatingsModel:
                 self._observe(game_id, env)
             return []
         retracts = self.store.ratings.retracts_of(settling)
-        keys = {(pid, pool) for gid in settling for pid in games[gid][2] for pool in POOLS.get(games[gid][0], ())}
-        missing = keys - self._looked_up
-        if missing and not self._whole:  # else every rating not held is the model's prior (`_whole`)
-            ratings.update(self.store.ratings.latest(missing))
-        self._looked_up |= missing
+        if not self._whole:  # else every rating not held is the model's prior, and none is looked up (`_whole`)
+            keys = {
+                (pid, pool) for gid in set(settling) for pid in games[gid][2] for pool in POOLS.get(games[gid][0], ())
+            }
+            missing = keys - self._looked_up
+            if missing:
+                ratings.update(self.store.ratings.latest(missing))
+            self._looked_up |= missing
         objects = self._objects
         rows: list[ChangeRow] = []
         for position, game_id, env, settles in page:
