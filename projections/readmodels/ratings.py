@@ -44,10 +44,16 @@ database hands the projection only the events `READS` admits, over migration 001
 for it, in memory from page to page instead of asking the rows, updates those objects in place with
 the library's own update (`update`, the same numbers as `MODEL.rate` without its copies), and writes
 each page's changes with one executemany (PostgreSQL: one COPY), a large page with Python's cyclic collector
-off (`projections/readmodels/pages.py`: its walks of the page's objects find nothing, and cost a small
-rebuild a third of its CPU). `tablebook rebuild` runs this beside
-the hand facts (`projections/readmodels/rebuild.py`). What is left is the reading and writing of the rows (about
-a third) and this module's own bookkeeping per result (decoding, contexts, explanations).
+off and freed before it is back (`projections/readmodels/pages.py`: its walks of the page's objects find
+nothing, and cost a 10,000-game rebuild an eighth of its CPU). A page is decoded in one loop that also says
+which events settle a result, and a result of one player against one (most) is rated by `_rate_pair`
+without the loops of `rate`. `tablebook rebuild` runs this beside the hand facts
+(`projections/readmodels/rebuild.py`). Against its ceiling in `python -m bench.ratings` (the same rows read and
+written bare, the library's update and predictions for as many matches) a rebuild takes about 1.7 times as
+much CPU (2026-12-07, issue 34; 2.05 before). Of the excess, in a profile of a 2,000-game rebuild: about a
+third is the games' own hand contexts and matches (`Rating.context`, `Rating.matches`), a third the decoding of
+the events and this module's loop over them, a fifth `rate`'s own work per result (the rows, the opponents'
+JSON), the rest the page's statements beyond the bare ones.
 """
 
 from __future__ import annotations
