@@ -567,7 +567,7 @@ class RatingsModel:
 
     def _decoded(self, page: Sequence[Sequence[Any]]) -> list[Decoded]:
         """The envelopes of a page of light rows that the ratings need (a result, a hand's context, a retract),
-        each with whether it settles a result (`_may_settle`, answered here from the result this decodes).
+        each with whether it settles a result: the game's end, or a hand's in a game rated per hand.
 
         One loop over the page, its lookups bound once: a rebuild runs it for every event it reads."""
         games, contexts = self._games, self._context
@@ -592,7 +592,7 @@ class RatingsModel:
                 "result": decoded,
                 "recorded_at": recorded_at,
             }
-            # `_may_settle`, from the result decoded here: a mark missing from the text is a key missing from it
+            # from the result decoded here (a mark missing from its text is a key missing from it)
             settles = marked and bool(
                 decoded and (decoded.get("game_ended") or (per_hand is not None and decoded.get("hand_ended")))
             )
@@ -725,9 +725,3 @@ def matches_of_rows(rows: Sequence[ChangeRow]) -> list[tuple[Match, list[str], t
         out.append((match, seated, (int(head[0]), str(game_id), str(head[2]), int(position), str(head[16]))))
         start = at
     return out
-
-
-def _may_settle(rating: Rating[Any] | None, env: Mapping[str, Any]) -> bool:
-    """Whether `env` may settle a result of its game: the game's end, or a hand's in a game rated per hand."""
-    result = env.get("result") or {}
-    return bool(result.get("game_ended") or (rating is not None and rating.per_hand and result.get("hand_ended")))
