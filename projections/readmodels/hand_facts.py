@@ -50,6 +50,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from events.codec import loads
 from events.envelope import event_of
 from events.errors import InvalidEventError, TablebookError
@@ -117,11 +119,15 @@ def _facts(
     rules: GameRules[Any], event: Mapping[str, Any], result: Mapping[str, Any], hand: int, seq: int
 ) -> list[tuple[int, int, str, int | None, bool]]:
     """`facts_of` as plain tuples `(hand, seq, situation, seat, once)`, from the event and its decoded result
-    (what a rebuild makes for every event it reads, so no object more than it needs)."""
+    (what a rebuild makes for every event it reads, so no object more than it needs; an event with no tag, as
+    most are, costs the game's `situations` and nothing more)."""
+    tags = rules.situations(event, result)
+    if not tags:
+        return []
     seat = _seat(event.get("seat"))
     owners = rules.fact_owners
     facts: list[tuple[int, int, str, int | None, bool]] = []
-    for tag in rules.situations(event, result):
+    for tag in tags:
         refs = result.get(tag + "s")
         if (
             isinstance(refs, list)
@@ -203,11 +209,13 @@ class HandFacts:
             with large_page(len(page)):  # its facts made and written with the cyclic collector off
                 deletes, inserts, once = self._changes(page)
                 done = self.store.commit_hand_facts(NAME, old=old, new=new, deletes=deletes, inserts=inserts, once=once)
+                count = len(page)
+                del found, page, deletes, inserts, once  # freed while the collector is off (`pages.py`)
             if done:
-                read += len(page)
+                read += count
                 if progress is not None:
                     progress(max(0, new - old))
-            if len(page) < self.batch:
+            if count < self.batch:
                 return read
 
     def rebuild(self, progress: Progress | None = None) -> int:
@@ -240,6 +248,7 @@ class HandFacts:
         """
         self._load_games(row[1] for row in page)
         games = self._games
+        decode = orjson.loads  # `events.codec.loads` without the call around it: two for every event read
         deletes: list[tuple[str, int, int]] = []
         inserts: list[FactRow] = []
         once: list[FactRow] = []
@@ -253,8 +262,8 @@ class HandFacts:
             rules, club_id = games[game_id]
             if rules is None:
                 continue
-            event = loads(data)  # `event_of` of its envelope, `{"type": kind, **data}`, without the copy
+            event = decode(data)  # `event_of` of its envelope, `{"type": kind, **data}`, without the copy
             event.setdefault("type", kind)
-            for fact_hand, fact_seq, situation, seat, is_once in _facts(rules, event, loads(result) or {}, hand, seq):
+            for fact_hand, fact_seq, situation, seat, is_once in _facts(rules, event, decode(result) or {}, hand, seq):
                 (once if is_once else inserts).append((club_id, game_id, fact_hand, fact_seq, situation, seat))
         return deletes, inserts, once

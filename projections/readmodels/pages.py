@@ -11,6 +11,12 @@ their number grows slowly with the page. So while a large page is
 decoded and rated, the collector is off, and put back as it was after, whatever happens; a catch-up of a
 few events leaves it alone (the switch is process-wide: other threads' cycles wait for the page, and a
 page is seconds at most). Nothing here decides what a reader sees: it only changes when memory is swept.
+
+The page's objects must also be freed *before* the collector is back (the read models `del` the page and what
+they made of it inside the block): whatever survives it is young to the collector, and the allocations of the
+next page's read run collections that walk all of it, young then middle-aged then old (measured: 0.6 s of CPU
+of the 4.9 s a 10,000-game ratings rebuild took, 0.09 s of a 2,000-game one; the bare read beside it, whose
+pages die at once, paid next to nothing for the same rows).
 """
 
 from __future__ import annotations

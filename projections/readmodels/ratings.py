@@ -44,10 +44,16 @@ database hands the projection only the events `READS` admits, over migration 001
 for it, in memory from page to page instead of asking the rows, updates those objects in place with
 the library's own update (`update`, the same numbers as `MODEL.rate` without its copies), and writes
 each page's changes with one executemany (PostgreSQL: one COPY), a large page with Python's cyclic collector
-off (`projections/readmodels/pages.py`: its walks of the page's objects find nothing, and cost a small
-rebuild a third of its CPU). `tablebook rebuild` runs this beside
-the hand facts (`projections/readmodels/rebuild.py`). What is left is the reading and writing of the rows (about
-a third) and this module's own bookkeeping per result (decoding, contexts, explanations).
+off and freed before it is back (`projections/readmodels/pages.py`: its walks of the page's objects find
+nothing, and cost a 10,000-game rebuild an eighth of its CPU). A page is decoded in one loop that also says
+which events settle a result, and a result of one player against one (most) is rated by `_rate_pair`
+without the loops of `rate`. `tablebook rebuild` runs this beside the hand facts
+(`projections/readmodels/rebuild.py`). Against its ceiling in `python -m bench.ratings` (the same rows read and
+written bare, the library's update and predictions for as many matches) a rebuild takes about 1.7 times as
+much CPU (2026-12-07, issue 34; 2.05 before). Of the excess, in a profile of a 2,000-game rebuild: about a
+third is the games' own hand contexts and matches (`Rating.context`, `Rating.matches`), a third the decoding of
+the events and this module's loop over them, a fifth `rate`'s own work per result (the rows, the opponents'
+JSON), the rest the page's statements beyond the bare ones.
 """
 
 from __future__ import annotations
@@ -58,9 +64,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import orjson
 from openskill.models import BradleyTerryFull, BradleyTerryFullRating
 
-from events.codec import dumps, loads
 from events.errors import UnknownGameError
 from events.store import Store
 from events.store.log import LogFilter
@@ -156,6 +162,8 @@ Ratings = dict[tuple[str, str], tuple[float, float, int]]
 Objects = dict[tuple[str, str], BradleyTerryFullRating]
 #: one `rating_change` row, in `CHANGE_COLUMNS` order (what `RatingRecorder.commit_ratings` writes)
 ChangeRow = tuple[Any, ...]
+#: an event of the log as the ratings read it: its position, game, envelope, and whether it settles a result
+Decoded = tuple[int, str, dict[str, Any], bool]
 
 #: `MODEL.rate`'s own additive dynamics (`tau`), squared as it squares it
 _TAU_SQUARED = MODEL.tau * MODEL.tau
@@ -207,59 +215,70 @@ def rate(
     `base` is the result's `(club_id, game_id, kind, position, recorded_at)`. Every number is the
     library's: `update` (= `MODEL.rate`) for the new ratings, `expected_results` for each side's expected
     result, taken before the update.
+
+    A rebuild runs this for every result, so it makes no more than the rows need: each side's opponents'
+    JSON once (`_side_json`; with three sides or more, a side's opponents are the others' texts joined), each
+    player's rating before as one tuple, and in the usual case (each player in one side) the objects
+    `update` wrote into are already those `objects` holds. `tests/projections/test_ratings.py` holds the
+    rows of a rebuild of 300 games to those of openskill's public `rate` and the codec, bit for bit.
     """
     cache: Objects = {} if objects is None else objects
+    if len(match.sides) == 2 and len(match.sides[0]) == 1 == len(match.sides[1]):
+        pair = _rate_pair(match, players, ratings, base, cache)
+        if pair is not None:
+            return pair
     prior = _PRIOR
-    keys: list[list[tuple[str, str]]] = []
     sides: list[list[BradleyTerryFullRating]] = []
-    before: list[list[tuple[float, float]]] = []
-    entries: list[list[dict[str, Any]]] = []  # each side's players before, as the opponents' JSON names them
+    befores: list[list[tuple[int, tuple[str, str], float, float, int]]] = []  # (seat, key, mu, sigma, results)
+    texts: list[str] = []  # each side's players before, as its opponents' JSON names them
+    seated: set[tuple[str, str]] = set()
     for side, pool in zip(match.sides, match.pools, strict=True):
-        side_keys = []
         current = []
-        values = []
+        before = []
         named = []
         for seat in side:
             player = players[seat]
             key = (player, pool)
-            mu, sigma, _ = ratings.get(key, prior)
+            mu, sigma, results = ratings.get(key, prior)
             known = cache.get(key)
             if known is None or known.mu != mu or known.sigma != sigma:
                 known = cache[key] = MODEL.rating(mu=mu, sigma=sigma)
-            side_keys.append(key)
             current.append(known)
-            values.append((mu, sigma))
-            named.append({"seat": seat, "player_id": player, "mu": mu, "sigma": sigma})
-        keys.append(side_keys)
+            before.append((seat, key, mu, sigma, results))
+            named.append({"mu": mu, "player_id": player, "seat": seat, "sigma": sigma})
+            seated.add(key)
         sides.append(current)
-        before.append(values)
-        entries.append(named)
+        befores.append(before)
+        texts.append(_side_json(named))
     count = len(sides)
     expectations = expected_results(sides)
-    seated = sum(map(len, keys))
-    if len({key for side_keys in keys for key in side_keys}) == seated:
-        update(sides, match.ranks)
+    ranks = match.ranks
+    apart = len(seated) == sum(map(len, befores))
+    if apart:
+        update(sides, ranks)
         after = sides
     else:  # one player in two sides (a name seated twice): the library's own copies keep them apart
-        after = MODEL.rate(sides, ranks=list(match.ranks))
+        after = MODEL.rate(sides, ranks=list(ranks))
     club_id, game_id, kind, position, recorded_at = base
-    ranks = match.ranks
+    pools = match.pools
     hand, seq = match.hand, match.seq
     rows: list[ChangeRow] = []
     for i in range(count):
         if count == 2:
             j = 1 - i
             actual = _score(ranks[i], ranks[j])
-            opponents = dumps(entries[j])
+            opponents = texts[j]
         else:
             others = [j for j in range(count) if j != i]
             actual = sum(_score(ranks[i], ranks[j]) for j in others) / len(others)
-            opponents = dumps([entry for j in others for entry in entries[j]])
-        pool, expected = match.pools[i], expectations[i]
-        for seat, key, (mu, sigma), new in zip(match.sides[i], keys[i], before[i], after[i], strict=True):
+            opponents = "[" + ",".join(texts[j][1:-1] for j in others) + "]"
+        pool, expected = pools[i], expectations[i]
+        for (seat, key, mu, sigma, results), new in zip(befores[i], after[i], strict=True):
             new_mu, new_sigma = new.mu, new.sigma
-            ratings[key] = (new_mu, new_sigma, ratings.get(key, prior)[2] + 1)
-            cache[key] = new
+            if not apart:  # the same key again: count from its rating as this result left it
+                results = ratings.get(key, prior)[2]
+                cache[key] = new
+            ratings[key] = (new_mu, new_sigma, results + 1)
             rows.append(
                 (
                     club_id, game_id, kind, pool, hand, seq, position, seat, key[0],
@@ -267,6 +286,52 @@ def rate(
                 )
             )  # fmt: skip
     return rows
+
+
+def _rate_pair(
+    match: Match, players: Sequence[str], ratings: Ratings, base: tuple[int, str, str, int, str], cache: Objects
+) -> list[ChangeRow] | None:
+    """`rate` of a match of one player against one (three results in four in `python -m bench.ratings`): the same
+    rows, with no list of sides or seats to walk. None when both are the same player in the same pool (then
+    `rate`'s general way, the library's copies)."""
+    ((seat_a,), (seat_b,)), (pool_a, pool_b) = match.sides, match.pools
+    player_a, player_b = players[seat_a], players[seat_b]
+    key_a, key_b = (player_a, pool_a), (player_b, pool_b)
+    if key_a == key_b:
+        return None
+    mu_a, sigma_a, results_a = ratings.get(key_a, _PRIOR)
+    mu_b, sigma_b, results_b = ratings.get(key_b, _PRIOR)
+    a, b = cache.get(key_a), cache.get(key_b)
+    if a is None or a.mu != mu_a or a.sigma != sigma_a:
+        a = cache[key_a] = MODEL.rating(mu=mu_a, sigma=sigma_a)
+    if b is None or b.mu != mu_b or b.sigma != sigma_b:
+        b = cache[key_b] = MODEL.rating(mu=mu_b, sigma=sigma_b)
+    sides = [[a], [b]]
+    expected_a, expected_b = expected_results(sides)
+    update(sides, match.ranks)
+    ratings[key_a] = (a.mu, a.sigma, results_a + 1)
+    ratings[key_b] = (b.mu, b.sigma, results_b + 1)
+    rank_a, rank_b = match.ranks
+    club_id, game_id, kind, position, recorded_at = base
+    hand, seq = match.hand, match.seq
+    as_opponent_a = _side_json([{"mu": mu_a, "player_id": player_a, "seat": seat_a, "sigma": sigma_a}])
+    as_opponent_b = _side_json([{"mu": mu_b, "player_id": player_b, "seat": seat_b, "sigma": sigma_b}])
+    return [
+        (
+            club_id, game_id, kind, pool_a, hand, seq, position, seat_a, player_a,
+            mu_a, sigma_a, a.mu, a.sigma, expected_a, _score(rank_a, rank_b), as_opponent_b, recorded_at,
+        ),
+        (
+            club_id, game_id, kind, pool_b, hand, seq, position, seat_b, player_b,
+            mu_b, sigma_b, b.mu, b.sigma, expected_b, _score(rank_b, rank_a), as_opponent_a, recorded_at,
+        ),
+    ]  # fmt: skip
+
+
+def _side_json(entries: list[dict[str, Any]]) -> str:
+    """A side's players before a result as the opponents' JSON names them: `events.codec.dumps` of these dicts,
+    whose keys `rate` writes in sorted order, so orjson's own order is the codec's without its sorting."""
+    return orjson.dumps(entries).decode()
 
 
 #: a (player, pool) not rated yet: the model's prior, no results
@@ -382,15 +447,16 @@ class RatingsModel:
                 return read
             with large_page(len(page)):  # decoded, rated and written with the cyclic collector off
                 self._load_games(row[1] for row in page)
-                events = [self._decoded(row) for row in page]
-                wanted = [e for e in events if e is not None]
+                wanted = self._decoded(page)
                 ratings = dict(self._ratings)
                 correction = self._correct(wanted, ratings)
                 done = correction is not False and self._commit(old, new, wanted, ratings, correction)
+                count = len(page)
+                del found, page, wanted  # freed while the collector is off (`projections/readmodels/pages.py`)
             if correction is False:  # changes this code cannot re-derive from their rows: from zero
                 return read + self.rebuild(progress)
             if done:
-                read += len(page)
+                read += count
                 self._ratings, self._at = ratings, new
                 if correction is not None:
                     self.corrections.append(correction.report)
@@ -401,14 +467,14 @@ class RatingsModel:
                     progress(max(0, new - old))
             else:  # another process did this page: our hand contexts may be ahead of it
                 self._forget()
-            if len(page) < self.batch:
+            if count < self.batch:
                 return read
 
     def _commit(
         self,
         old: int,
         new: int,
-        page: Sequence[tuple[int, str, Mapping[str, Any]]],
+        page: Sequence[Decoded],
         ratings: Ratings,
         correction: _Replay | None,
     ) -> bool:
@@ -421,9 +487,7 @@ class RatingsModel:
             rewrite = correction.rewrite
         return self.store.ratings.commit_ratings(NAME, old=old, new=new, rows=rows, rewrite=rewrite)
 
-    def _correct(
-        self, page: Sequence[tuple[int, str, Mapping[str, Any]]], ratings: Ratings
-    ) -> _Replay | Literal[False] | None:
+    def _correct(self, page: Sequence[Decoded], ratings: Ratings) -> _Replay | Literal[False] | None:
         """The correction the page's retracts make, if one takes back a result already rated: every change
         from the first one taken back (in the rows' order, which is the log's) is re-derived from the rows
         themselves (`matches_of_rows`: the same results, their players and ranks), except the changes taken
@@ -432,7 +496,7 @@ class RatingsModel:
         hold a result this code cannot read back (then the caller rebuilds from zero)."""
         voids: list[tuple[str, int, int]] = []
         first: int | None = None
-        for _, game_id, env in page:
+        for _, game_id, env, _ in page:
             if env["type"] != "retract":
                 continue
             found = self.store.ratings.first_taken_back(game_id, env["data"]["to_seq"], env["seq"])
@@ -501,27 +565,39 @@ class RatingsModel:
         self._ratings, self._objects, self._looked_up, self._at = {}, {}, set(), None
         self._whole = False
 
-    def _decoded(self, row: Sequence[Any]) -> tuple[int, str, dict[str, Any]] | None:
-        """The envelope of a light row that the ratings need (a result, a hand's context, a retract), else None."""
-        position, game_id, seq, hand, kind, data, result, recorded_at = row
-        rating = self._games[game_id][3]
-        per_hand = rating if rating is not None and rating.per_hand else None  # results settle per hand
-        if per_hand is not None and seq == 1:
-            self._context[game_id] = per_hand.context()  # followed from its first event: no read-back needed
-        settles = '"game_ended"' in result or (per_hand is not None and '"hand_ended"' in result)
-        if not (settles or kind == "retract" or (per_hand is not None and kind in per_hand.context_types)):
-            return None
-        # what a hand context reads of a data: a retract's, and the types the game's context reads
-        reads_data = kind == "retract" or (rating is not None and kind in rating.context_data)
-        envelope = {
-            "seq": seq,
-            "hand": hand,
-            "type": kind,
-            "data": loads(data) if reads_data else {},
-            "result": loads(result),
-            "recorded_at": recorded_at,
-        }
-        return int(position), str(game_id), envelope
+    def _decoded(self, page: Sequence[Sequence[Any]]) -> list[Decoded]:
+        """The envelopes of a page of light rows that the ratings need (a result, a hand's context, a retract),
+        each with whether it settles a result: the game's end, or a hand's in a game rated per hand.
+
+        One loop over the page, its lookups bound once: a rebuild runs it for every event it reads."""
+        games, contexts = self._games, self._context
+        decode = orjson.loads  # `events.codec.loads` without the call around it
+        out: list[Decoded] = []
+        for position, game_id, seq, hand, kind, data, result, recorded_at in page:
+            rating = games[game_id][3]
+            per_hand = rating if rating is not None and rating.per_hand else None  # results settle per hand
+            if per_hand is not None and seq == 1:
+                contexts[game_id] = per_hand.context()  # followed from its first event: no read-back needed
+            marked = '"game_ended"' in result or (per_hand is not None and '"hand_ended"' in result)
+            if not (marked or kind == "retract" or (per_hand is not None and kind in per_hand.context_types)):
+                continue
+            # what a hand context reads of a data: a retract's, and the types the game's context reads
+            reads_data = kind == "retract" or (rating is not None and kind in rating.context_data)
+            decoded = decode(result)
+            envelope = {
+                "seq": seq,
+                "hand": hand,
+                "type": kind,
+                "data": decode(data) if reads_data else {},
+                "result": decoded,
+                "recorded_at": recorded_at,
+            }
+            # from the result decoded here (a mark missing from its text is a key missing from it)
+            settles = marked and bool(
+                decoded and (decoded.get("game_ended") or (per_hand is not None and decoded.get("hand_ended")))
+            )
+            out.append((int(position), str(game_id), envelope, settles))
+        return out
 
     def rebuild(self, progress: Progress | None = None) -> int:
         """Empty the ratings and read the whole log again; returns the events read."""
@@ -552,35 +628,43 @@ class RatingsModel:
         self._context[game_id] = context
         return context
 
-    def _changes(self, page: Sequence[tuple[int, str, Mapping[str, Any]]], ratings: Ratings) -> list[ChangeRow]:
+    def _changes(self, page: Sequence[Decoded], ratings: Ratings) -> list[ChangeRow]:
         """The explained rating changes of one page (its decoded events), in log order; `ratings` (the
         latest of each player and pool) is brought up to date in place."""
-        settles = [_may_settle(self._games[gid][3], env) for _, gid, env in page]
-        settling = [gid for (_, gid, _), settled in zip(page, settles, strict=True) if settled]
+        games, contexts = self._games, self._context
+        settling = [gid for _, gid, _, settles in page if settles]
         if not settling:
-            for _, game_id, env in page:
+            for _, game_id, env, _ in page:
                 self._observe(game_id, env)
             return []
         retracts = self.store.ratings.retracts_of(settling)
-        keys = {
-            (pid, pool)
-            for gid in settling
-            for pid in self._games[gid][2]
-            for pool in POOLS.get(self._games[gid][0], ())
-        }
-        missing = keys - self._looked_up
-        if missing and not self._whole:  # else every rating not held is the model's prior (`_whole`)
-            ratings.update(self.store.ratings.latest(missing))
-        self._looked_up |= missing
+        if not self._whole:  # else every rating not held is the model's prior, and none is looked up (`_whole`)
+            keys = {
+                (pid, pool) for gid in set(settling) for pid in games[gid][2] for pool in POOLS.get(games[gid][0], ())
+            }
+            missing = keys - self._looked_up
+            if missing:
+                ratings.update(self.store.ratings.latest(missing))
+            self._looked_up |= missing
+        objects = self._objects
         rows: list[ChangeRow] = []
-        for (position, game_id, env), settled in zip(page, settles, strict=True):
-            kind, club_id, players, rating = self._games[game_id]
-            if settled and rating is not None and players and not _voided(env["seq"], retracts.get(game_id, ())):
-                context = self._hand_context(game_id, env, rating) if rating.per_hand else rating.context()
-                base = (club_id, game_id, kind, position, env["recorded_at"])
-                for match in rating.matches(len(players), env, context):
-                    rows += rate(match, players, ratings, base, self._objects)
-            self._observe(game_id, env)
+        for position, game_id, env, settles in page:
+            kept = contexts.get(game_id)
+            if settles:
+                kind, club_id, players, rating = games[game_id]
+                voids = retracts.get(game_id)
+                if rating is not None and players and (voids is None or not _voided(env["seq"], voids)):
+                    if not rating.per_hand:
+                        context = rating.context()
+                    elif kept is not None and kept.hand == env["hand"]:  # `_hand_context`'s kept one
+                        context = kept
+                    else:
+                        context = kept = self._hand_context(game_id, env, rating)
+                    base = (club_id, game_id, kind, position, env["recorded_at"])
+                    for match in rating.matches(len(players), env, context):
+                        rows += rate(match, players, ratings, base, objects)
+            if kept is not None:  # `_observe`
+                kept.observe(env)
         return rows
 
     def _observe(self, game_id: str, env: Mapping[str, Any]) -> None:
@@ -641,9 +725,3 @@ def matches_of_rows(rows: Sequence[ChangeRow]) -> list[tuple[Match, list[str], t
         out.append((match, seated, (int(head[0]), str(game_id), str(head[2]), int(position), str(head[16]))))
         start = at
     return out
-
-
-def _may_settle(rating: Rating[Any] | None, env: Mapping[str, Any]) -> bool:
-    """Whether `env` may settle a result of its game: the game's end, or a hand's in a game rated per hand."""
-    result = env.get("result") or {}
-    return bool(result.get("game_ended") or (rating is not None and rating.per_hand and result.get("hand_ended")))

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import random
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from api.service import Operator, Tablebook
+from bench import ratings as bench_ratings
+from events.codec import dumps
 from events.store import Store
+from events.store.migrate import upgrade
 from events.store.ratings import CHANGE_COLUMNS
 from projections.games.seven_and_a_half.readmodels import BANKER_POOL, PUNTER_POOL
 from projections.readmodels import ratings as ratings_module
@@ -21,6 +25,7 @@ from projections.readmodels.ratings import (
     RatingsModel,
     context_of,
     matches_of,
+    matches_of_rows,
     rate,
     update,
 )
@@ -302,3 +307,95 @@ def test_two_processes_taking_turns_rate_as_one_rebuild(store: Store) -> None:
     assert len({r["game_id"] for r in taking_turns}) >= 12
     RatingsModel(store).rebuild()
     assert store.ratings.rows() == taking_turns
+
+
+def _plain_rows(
+    stored: list[tuple[Any, ...]], held: dict[tuple[str, str], tuple[float, float]] | None = None
+) -> list[tuple[Any, ...]]:
+    """The rows of the results `stored` holds, rated again the plain way, from zero (or the ratings `held`):
+    openskill's public `rate` (its checks and copies), its `predict_win` for each side against each other
+    averaged, the opponents as dicts dumped by the codec, a fresh rating object for each player of each result."""
+    latest = dict(held or {})
+    out: list[tuple[Any, ...]] = []
+    found = matches_of_rows(stored)
+    assert found is not None
+    for match, players, (club_id, game_id, kind, position, recorded_at) in found:
+        before = [
+            [(seat, players[seat], *latest.get((players[seat], pool), (MODEL.mu, MODEL.sigma))) for seat in side]
+            for side, pool in zip(match.sides, match.pools, strict=True)
+        ]
+        made: dict[tuple[str, str], Any] = {}  # one object per player and pool (a name seated twice: one object)
+        teams = [
+            [made.setdefault((player, pool), MODEL.rating(mu=mu, sigma=sigma)) for _, player, mu, sigma in side]
+            for side, pool in zip(before, match.pools, strict=True)
+        ]
+        count = len(teams)
+        expected = [
+            sum(MODEL.predict_win([teams[i], teams[j]])[0] for j in range(count) if j != i) / (count - 1)
+            for i in range(count)
+        ]
+        if count == 2:
+            expected = list(MODEL.predict_win(teams))
+        after = MODEL.rate(teams, ranks=list(match.ranks))
+        for i, side in enumerate(before):
+            others = [j for j in range(count) if j != i]
+            actual = sum(
+                1.0 if match.ranks[i] < match.ranks[j] else 0.5 if match.ranks[i] == match.ranks[j] else 0.0
+                for j in others
+            ) / len(others)
+            opponents = dumps(
+                [{"seat": s, "player_id": p, "mu": mu, "sigma": sigma} for j in others for s, p, mu, sigma in before[j]]
+            )
+            for (seat, player, mu, sigma), new in zip(side, after[i], strict=True):
+                latest[(player, match.pools[i])] = (new.mu, new.sigma)
+                out.append(
+                    (
+                        club_id, game_id, kind, match.pools[i], match.hand, match.seq, position, seat, player,
+                        mu, sigma, new.mu, new.sigma, expected[i], actual, opponents, recorded_at,
+                    )
+                )  # fmt: skip
+    return out
+
+
+def test_a_rebuild_rates_a_few_hundred_games_as_openskills_public_rate_does(tmp_path: Path) -> None:
+    """Bit for bit: every number of a rebuild's rows (the in-place update, the objects kept from result to result,
+    the opponents' JSON made without the codec's sorting) against the plain way of `_plain_rows`, on 300 games of
+    every kind seated from 40 players (so ratings carry from result to result), through pages of 2,000 events."""
+    url = f"sqlite:///{tmp_path}/ratings.db"
+    upgrade(url)
+    store = Store(url)
+    try:
+        bench_ratings.fill(store, 300, players=bench_ratings.PLAYERS[:40])
+        RatingsModel(store, batch=2000).rebuild()
+        stored = [row[:17] for row in store.ratings.changes_from(1)]
+        assert len(stored) > 3000 and len({row[3] for row in stored}) == 6
+        assert stored == _plain_rows(stored)
+    finally:
+        store.dispose()
+
+
+@pytest.mark.parametrize(
+    ("sides", "pools", "players"),
+    [
+        (((0,), (1,)), ("schnapsen", "schnapsen"), ["pA", "pA"]),  # one name seated twice: the library's copies
+        (((0,), (1,)), (PUNTER_POOL, BANKER_POOL), ["pA", "pA"]),  # the same name in two pools: two ratings
+        (((0,), (1,)), ("schnapsen", "schnapsen"), ["pA", "pB"]),
+        (((0,), (1, 2)), ("gin-rummy-3",) * 2, ["pA", "pB", "pA"]),
+        (((0,), (1,), (2,)), ("casino",) * 3, ["pA", "pB", "pC"]),
+    ],
+)
+def test_a_result_of_any_shape_is_rated_as_openskills_public_rate_does(
+    sides: tuple[tuple[int, ...], ...], pools: tuple[str, ...], players: list[str]
+) -> None:
+    """`rate`'s ways (a pair of players, any other shape, a name seated twice), each against the plain way, from
+    ratings held before and twice in a row (the second from the objects the first left)."""
+    ratings: dict[tuple[str, str], tuple[float, float, int]] = {("pB", pools[-1]): (31.5, 4.25, 9)}
+    objects: dict[tuple[str, str], Any] = {}
+    base = (1, "g1", "kind", 77, "2026-01-01T00:00:00Z")
+    first = rate(Match(1, 10, sides, pools, (1,) + (0,) * (len(sides) - 1)), players, ratings, base, objects)
+    second = rate(Match(2, 20, sides, pools, (0,) * len(sides)), players, ratings, (*base[:3], 78, base[4]), objects)
+    plain = _plain_rows(first + second, {("pB", pools[-1]): (31.5, 4.25)})
+    assert first + second == plain
+    for player, pool in {(players[s], pools[i]) for i, side in enumerate(sides) for s in side}:
+        seated = sum(players[s] == player for i, side in enumerate(sides) for s in side if pools[i] == pool)
+        assert ratings[(player, pool)][2] == 2 * seated + (9 if player == "pB" else 0)
