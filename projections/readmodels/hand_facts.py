@@ -93,6 +93,10 @@ READS: LogFilter | None = _reads()
 READ_FLAGS.register(FLAG, READS)
 
 
+#: one `hand_fact` row: (club_id, game_id, hand, seq, situation, seat)
+FactRow = tuple[int, str, int, int, str, int | None]
+
+
 @dataclass(frozen=True, slots=True)
 class Fact:
     """One situation in one hand, at one seq; `once` for a fact that names an earlier event."""
@@ -109,36 +113,54 @@ def _seat(value: Any) -> int | None:
 
 
 def facts_of(rules: GameRules[Any], envelope: Mapping[str, Any]) -> list[Fact]:
-    """The facts one stored envelope gives (pure: the envelope holds the event and its result)."""
+    """The facts one stored envelope gives (pure: the envelope holds the event and its result), in the order of
+    the game's tags."""
     result = envelope.get("result") or {}
-    found = _facts(rules, event_of(envelope), result, envelope["hand"], envelope["seq"])
-    return [Fact(hand, seq, tag, seat, once) for hand, seq, tag, seat, once in found]
+    event = event_of(envelope)
+    inserts: list[FactRow] = []
+    once: list[FactRow] = []
+    _facts(rules, event, result, envelope["hand"], envelope["seq"], 0, "", inserts, once)
+    found = [Fact(*row[2:], once=False) for row in inserts] + [Fact(*row[2:], once=True) for row in once]
+    # `_facts` keeps the two kinds apart, as a page writes them; a stable sort by tag puts them back in order
+    order = {tag: n for n, tag in enumerate(rules.situations(event, result))}
+    return sorted(found, key=lambda fact: order[fact.situation])
 
 
 def _facts(
-    rules: GameRules[Any], event: Mapping[str, Any], result: Mapping[str, Any], hand: int, seq: int
-) -> list[tuple[int, int, str, int | None, bool]]:
-    """`facts_of` as plain tuples `(hand, seq, situation, seat, once)`, from the event and its decoded result
-    (what a rebuild makes for every event it reads, so no object more than it needs; an event with no tag, as
-    most are, costs the game's `situations` and nothing more)."""
+    rules: GameRules[Any],
+    event: Mapping[str, Any],
+    result: Mapping[str, Any],
+    hand: int,
+    seq: int,
+    club_id: int,
+    game_id: str,
+    inserts: list[FactRow],
+    once: list[FactRow],
+) -> None:
+    """`facts_of` as the `hand_fact` rows of the game `game_id` of `club_id`, from the event and its decoded
+    result, appended to `inserts` (a fact at the event's own seq) or `once` (a fact that names an earlier
+    event): what a rebuild does for every event it reads (nearly every one gives a fact), so the rows are
+    made where they are kept, with no tuple between. An event with no tag costs the game's `situations` and
+    nothing more."""
     tags = rules.situations(event, result)
     if not tags:
-        return []
-    seat = _seat(event.get("seat"))
+        return
+    seat = event.get("seat")
+    if seat.__class__ is not int:  # `_seat`'s test, its call spared for the plain int almost every event has
+        seat = _seat(seat)
     owners = rules.fact_owners
-    facts: list[tuple[int, int, str, int | None, bool]] = []
     for tag in tags:
         refs = result.get(tag + "s")
-        if (
-            isinstance(refs, list)
-            and refs
+        if (  # `refs` first: for almost every tag it is None
+            refs
+            and isinstance(refs, list)
             and all(isinstance(r, dict) and _seat(r.get("seq")) is not None for r in refs)
         ):
-            facts.extend((hand, r["seq"], tag, _seat(r.get("seat")), True) for r in refs)
+            once.extend((club_id, game_id, hand, r["seq"], tag, _seat(r.get("seat"))) for r in refs)
+        elif tag in owners:
+            inserts.append((club_id, game_id, hand, seq, tag, _seat(result.get(owners[tag]))))
         else:
-            owner = _seat(result.get(owners[tag])) if tag in owners else seat
-            facts.append((hand, seq, tag, owner, False))
-    return facts
+            inserts.append((club_id, game_id, hand, seq, tag, seat))
 
 
 def check_situations(names: Iterable[str]) -> list[str]:
@@ -165,10 +187,6 @@ def check_situations(names: Iterable[str]) -> list[str]:
 
 
 Progress = Callable[[int], None]
-
-
-#: one `hand_fact` row: (club_id, game_id, hand, seq, situation, seat)
-FactRow = tuple[int, str, int, int, str, int | None]
 
 
 class HandFacts:
@@ -264,6 +282,5 @@ class HandFacts:
                 continue
             event = decode(data)  # `event_of` of its envelope, `{"type": kind, **data}`, without the copy
             event.setdefault("type", kind)
-            for fact_hand, fact_seq, situation, seat, is_once in _facts(rules, event, decode(result) or {}, hand, seq):
-                (once if is_once else inserts).append((club_id, game_id, fact_hand, fact_seq, situation, seat))
+            _facts(rules, event, decode(result) or {}, hand, seq, club_id, game_id, inserts, once)
         return deletes, inserts, once

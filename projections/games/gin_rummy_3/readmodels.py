@@ -28,9 +28,14 @@ class RolesContext(HandContext):
             self.hand, self.roles = envelope["hand"], None
         if envelope["type"] == "retract":
             return
-        result = envelope.get("result") or {}
-        if all(isinstance(result.get(role), int) for role in ROLES):
-            self.roles = {role: result[role] for role in ROLES}
+        result = envelope.get("result")
+        if not result:
+            return
+        # the three of `ROLES` by name, without a loop: the ratings call this for every deal, cut and
+        # scored hand they read
+        box, captain, sitter = result.get("box"), result.get("captain"), result.get("sitter")
+        if isinstance(box, int) and isinstance(captain, int) and isinstance(sitter, int):
+            self.roles = {"box": box, "captain": captain, "sitter": sitter}
 
 
 def _matches(seats: int, envelope: Mapping[str, Any], context: RolesContext) -> list[Match]:

@@ -28,21 +28,30 @@ class BankContext(HandContext):
     stakes: dict[int, int] = field(default_factory=dict)
 
     def observe(self, envelope: Mapping[str, Any]) -> None:
+        # called by the ratings for every bet and every settling event they read (a rebuild: about four a
+        # hand), so each key is looked up once, and a `data` only where it is read (a retract's, a bet's)
         if envelope["hand"] != self.hand:
             self.hand, self.banker, self.stakes = envelope["hand"], None, {}
-        result = envelope.get("result") or {}
-        data = envelope.get("data") or {}
         kind = envelope["type"]
         if kind == "retract":
-            floor = data["to_seq"]
+            floor = (envelope.get("data") or {})["to_seq"]
             self.stakes = {s: q for s, q in self.stakes.items() if q <= floor}
             if self.banker is not None and self.banker[1] > floor:
                 self.banker = None
             return
-        if isinstance(result.get("banker"), int):
-            self.banker = (result["banker"], envelope["seq"])
-        if kind == "bet" and isinstance(data.get("seat"), int):
-            self.stakes.setdefault(data["seat"], envelope["seq"])
+        seq, result = envelope["seq"], envelope.get("result")
+        if result:
+            banker = result.get("banker")
+            if isinstance(banker, int):
+                self.banker = (banker, seq)
+        if kind == "bet":
+            seat = (envelope.get("data") or {}).get("seat")
+            if isinstance(seat, int):
+                self.stakes.setdefault(seat, seq)
+
+
+#: the pools of a pair, the punter's first
+PAIR_POOLS = (PUNTER_POOL, BANKER_POOL)
 
 
 def _matches(seats: int, envelope: Mapping[str, Any], context: BankContext) -> list[Match]:
@@ -51,15 +60,14 @@ def _matches(seats: int, envelope: Mapping[str, Any], context: BankContext) -> l
         return []
     banker = context.banker[0]
     points = result.get("points") or {}
+    hand, seq, against = envelope["hand"], envelope["seq"], (banker,)  # the same for every pair of the hand
     found = []
     for punter in sorted(context.stakes):
         if punter == banker:
             continue
         won = int(points.get(str(punter), 0))
         ranks = (0, 0) if won == 0 else ((0, 1) if won > 0 else (1, 0))
-        found.append(
-            Match(envelope["hand"], envelope["seq"], ((punter,), (banker,)), (PUNTER_POOL, BANKER_POOL), ranks)
-        )
+        found.append(Match(hand, seq, ((punter,), against), PAIR_POOLS, ranks))
     return found
 
 
