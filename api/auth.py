@@ -150,8 +150,6 @@ def authenticate_for_game(store: Store, authorization: str | None, game_id: str)
         return authenticate_share(store, token), None
     key_id, secret = _key_parts(token)
     record, game = store.find_key_and_game(key_id, game_id)
-    if not store.db.dialect.one_statement_append:  # SQLite: no append is checked as it is written (`SeenKeys`)
-        return _principal(record, secret), game
     seen = seen_keys(store)
     try:
         principal = _principal(record, secret)

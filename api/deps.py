@@ -157,6 +157,12 @@ async def get_principal(request: Request) -> Principal:
     return principal
 
 
+def appends_on_loop(request: Request) -> bool:
+    """Whether this app's appends are decided and written on the event loop (SQLite; PostgreSQL: in a worker
+    thread, `get_appender`)."""
+    return _store(request).dialect == "sqlite"
+
+
 async def get_appender(request: Request) -> Principal | None:
     """`get_principal` for a request that writes to the game of its path (an append): the key and the game's row
     read in one round trip (`api.auth.authenticate_for_game`), the row kept in `request.state.game` for the
@@ -166,7 +172,7 @@ async def get_appender(request: Request) -> Principal | None:
     as its append, one hop to the threadpool a request rather than two (each costs the loop a wake-up and
     the GIL's hand-over: measured with bench/append_profile.py).
     """
-    if _store(request).dialect != "sqlite":
+    if not appends_on_loop(request):
         return None
     return appender(request)
 

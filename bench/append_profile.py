@@ -7,8 +7,9 @@ ratio of the two is the ratio the wrk runs measure, without the socket and uvico
 same for both). Each stage is timed by the CPU time of the thread that runs it (`time.thread_time`,
 around the function that does it, wrapped here and nowhere else):
 
-- auth: the key checked and the game's row read with it (`api.deps.authenticate_for_game`), or, on PostgreSQL,
-  the key's row of an earlier request matched (`api.auth.known_key`: the append's statement checks it);
+- auth: the key checked and the game's row read with it (`api.deps.authenticate_for_game`), or, for a key this
+  process has read before, the key's row of an earlier request matched (`api.auth.known_key`: the append's
+  statement checks it, or on SQLite its transaction; the game's cached state is then used without `Recorder.live`);
 - body: the body parsed and checked (`api.routes.events._parse_append`);
 - game: the game at its head (`Recorder.live`: the cached state checked against that row);
 - rules: each event decided and folded, and the head's score (`engine.Replay.decide`, `Replay.apply`,

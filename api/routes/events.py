@@ -24,7 +24,16 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from api.auth import Principal
-from api.deps import AppenderDep, PrincipalDep, ServiceDep, appender, get_appender, known_appender, service_of
+from api.deps import (
+    AppenderDep,
+    PrincipalDep,
+    ServiceDep,
+    appender,
+    appends_on_loop,
+    get_appender,
+    known_appender,
+    service_of,
+)
 from api.models import APPEND_EXAMPLES, BODY, GAME, Appended, EventPage, errors
 from api.responses import ORJSONResponse
 from api.service import Tablebook
@@ -155,7 +164,28 @@ def _checked_append(
         )
 
 
-def _append_known(request: Request, service: Tablebook, game_id: str, body: bytes) -> dict[str, Any] | None:
+async def _append_known_on_loop(request: Request, service: Tablebook, game_id: str) -> dict[str, Any] | None:
+    """SQLite, an append without an Idempotency-Key by a key this process has read before: `_append_known` on the
+    event loop, when the writer is free (`Tablebook.append_checked_if_free`), the key and the game's head checked in
+    the append's transaction where `get_appender` read them in a statement of its own first. None: nothing
+    written (not such an append, not this store, anything refused or changed): `DirectAppend` goes on as before
+    (the body read here is kept by the request for it).
+
+    The body is read before the key's row: if that read fails (too large, too slow), the key and its role are
+    checked first, as `_append` checks them, so that the answer is the one it would have been."""
+    if not appends_on_loop(request) or known_appender(request) is None:
+        return None
+    try:
+        body = await request.body()
+    except Exception:
+        appender(request).require("recorder", "auditor")  # the key's refusals first, as `_append` gives them
+        raise
+    return _append_known(request, service, game_id, body, on_loop=True)
+
+
+def _append_known(
+    request: Request, service: Tablebook, game_id: str, body: bytes, *, on_loop: bool = False
+) -> dict[str, Any] | None:
     """PostgreSQL: an append by a key whose row this process read on an earlier request (`api.deps.known_appender`),
     decided on the game's cached state and written by a statement that checks in the database that the key and
     the game's head are still those (`Tablebook.append_checked`): one round trip where the key's read took one
@@ -169,7 +199,8 @@ def _append_known(request: Request, service: Tablebook, game_id: str, body: byte
     except InvalidEventError:
         return None
     principal, key = known
-    return service.append_checked(principal, key, game_id, events, expected_seq=expected_seq)
+    checked = service.append_checked_if_free if on_loop else service.append_checked
+    return checked(principal, key, game_id, events, expected_seq=expected_seq)
 
 
 #: the path `DirectAppend` answers (Starlette's `{game_id}`: one or more characters, no slash)
@@ -220,8 +251,11 @@ class DirectAppend:
         scope["path_params"] = {"game_id": game_id}
         request = Request(scope, receive)
         try:
-            principal = await get_appender(request)
-            answer = await _append(request, service_of(request, None), game_id, principal, idempotency_key)
+            service = service_of(request, None)
+            answer = await _append_known_on_loop(request, service, game_id) if idempotency_key is None else None
+            if answer is None:
+                principal = await get_appender(request)
+                answer = await _append(request, service, game_id, principal, idempotency_key)
             response: Response = ORJSONResponse(answer, status_code=201)
         except Exception as exc:
             handler = _handler(self.handlers, exc)

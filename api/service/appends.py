@@ -86,6 +86,18 @@ class Appends(Service):
         )
         return None if stored is None else {"events": stored}
 
+    def append_checked_if_free(
+        self, reader: Reader, key: KeyRecord, game_id: str, events: Sequence[Any], *, expected_seq: int | None
+    ) -> dict[str, Any] | None:
+        """SQLite, on the event loop: `append_checked`, done now if this process's writer lock is free (as
+        `append_if_free`: the loop never waits for it); else None, nothing written. PostgreSQL: None."""
+        if len(events) != 1:
+            return None
+        with self.store.db.writer_if_free() as free:
+            if not free:
+                return None
+            return self.append_checked(reader, key, game_id, events, expected_seq=expected_seq)
+
     def one_connection(self) -> AbstractContextManager[None]:
         """Around a whole append on PostgreSQL (its key's read, then `append`, on one worker thread): its reads
         and its write on one pooled connection (`events.store.base.Database.one_connection`). SQLite: nothing."""

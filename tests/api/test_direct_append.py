@@ -90,13 +90,13 @@ def test_every_append_and_refusal_is_answered_as_the_routed_endpoint_answers_it(
 ) -> None:
     club, other = make_club(store), make_club(store)
     taken: list[str] = []
-    appender = api.deps.get_appender
+    service_of = api.deps.service_of
 
-    async def counted(request: Any) -> Any:
+    def counted(request: Any, store: Any) -> Any:  # once a request `DirectAppend` answers
         taken.append(request.url.path)
-        return await appender(request)
+        return service_of(request, store)
 
-    monkeypatch.setattr(api.routes.events, "get_appender", counted)
+    monkeypatch.setattr(api.routes.events, "service_of", counted)
     answers = []
     for direct in (True, False):
         with TestClient(_app(store, direct=direct)) as client:
