@@ -103,6 +103,47 @@ def check_all(store: Store, writers: list[Writer]) -> tuple[int, int, list[str]]
     return lost, half, problems
 
 
+@dataclass(frozen=True)
+class Tally:
+    """A crash run's end: every game checked against its client's ledger once more, and the clients' counts."""
+
+    lost: int
+    half: int
+    duplicated: int
+    problems: list[str]
+    tried: int
+    acked: int
+    unanswered: int
+
+    def add_to_figures(self, *, lost_before: int, half_before: int, kills: int, verified: int, **more: int) -> None:
+        """The run's counters into the reliability figures (`lost_before`, `half_before`: found after each kill)."""
+        FIGURES.add(
+            appends_tried=self.tried,
+            acknowledged=self.acked,
+            unanswered=self.unanswered,
+            lost=lost_before + self.lost,
+            duplicated=self.duplicated,
+            half_batches=half_before + self.half,
+            crashes=kills,
+            chains_verified=verified,
+            **more,
+        )
+
+
+def tally(store: Store, writers: list[Writer]) -> Tally:
+    """`check_all` over every writer's game, the events stored twice, and the writers' counts summed."""
+    lost, half, problems = check_all(store, writers)
+    return Tally(
+        lost=lost,
+        half=half,
+        duplicated=sum(check_game(store, w.game_id, w.ledger).duplicated for w in writers),
+        problems=problems,
+        tried=sum(w.tried for w in writers),
+        acked=sum(w.acked for w in writers),
+        unanswered=sum(w.unanswered for w in writers),
+    )
+
+
 def test_kill_9_in_the_middle_of_appends(store_url: str, store: Store, launch: Any, full: bool) -> None:
     kills = 20 if full else 2
     group = launch(store_url, processes=1, TABLEBOOK_TEST_COMMIT_DELAY_MS="0-3")
@@ -179,35 +220,26 @@ def test_kill_9_in_the_middle_of_appends(store_url: str, store: Store, launch: A
             landed(writer, batch, body)
             writer.retried += 1
         verified = sum(api.verify(w.game_id)["ok"] for w in writers)
-    final_lost, final_half, final = check_all(store, writers)
-    duplicated = sum(check_game(store, w.game_id, w.ledger).duplicated for w in writers)
-    tried = sum(w.tried for w in writers)
-    acked = sum(w.acked for w in writers)
-    unanswered = sum(w.unanswered for w in writers)
-    retried = sum(w.retried for w in writers)
-    FIGURES.add(
-        appends_tried=tried,
-        acknowledged=acked,
-        unanswered=unanswered,
-        lost=lost + final_lost,
-        duplicated=duplicated,
-        half_batches=half + final_half,
-        crashes=kills,
-        retries=retried,
-        retries_duplicated=duplicated,
-        chains_verified=verified,
+    end = tally(store, writers)
+    end.add_to_figures(
+        lost_before=lost,
+        half_before=half,
+        kills=kills,
+        verified=verified,
+        retries=sum(w.retried for w in writers),
+        retries_duplicated=end.duplicated,
     )
     FIGURES.note(
         "crashes",
         f"{store.dialect}: {kills} kill -9 during appends by {WRITERS} clients (batches of 1-20 events, "
         f"0-3 ms inside each transaction; a write transaction was open at {open_at_kill} of the kills): "
-        f"{tried:,} appends tried, {acked:,} acknowledged, {unanswered} cut by a kill and retried with their "
-        f"Idempotency-Key; lost {lost + final_lost}, half batches {half + final_half}, duplicated {duplicated}; "
-        f"restart to first answer {min(restarts):.2f}-{max(restarts):.2f} s",
+        f"{end.tried:,} appends tried, {end.acked:,} acknowledged, {end.unanswered} cut by a kill and retried with "
+        f"their Idempotency-Key; lost {lost + end.lost}, half batches {half + end.half}, duplicated "
+        f"{end.duplicated}; restart to first answer {min(restarts):.2f}-{max(restarts):.2f} s",
     )
-    assert tried > kills and acked == tried
-    assert (lost, half, final_lost, final_half, duplicated) == (0, 0, 0, 0, 0), (problems + final)[:5]
-    assert not problems and not final, (problems + final)[:5]
+    assert end.tried > kills and end.acked == end.tried
+    assert (lost, half, end.lost, end.half, end.duplicated) == (0, 0, 0, 0, 0), (problems + end.problems)[:5]
+    assert not problems and not end.problems, (problems + end.problems)[:5]
     assert verified == WRITERS and group.bugs_logged() == 0
 
 
@@ -315,36 +347,24 @@ def test_kill_9_during_group_committed_appends_loses_no_acknowledged_event(
         for thread in threads:
             thread.join(timeout=30)
     assert not any(thread.is_alive() for thread in threads) and not unexpected, unexpected[:3]
-    final_lost, final_half, final = check_all(store, writers)
-    duplicated = sum(check_game(store, w.game_id, w.ledger).duplicated for w in writers)
+    end = tally(store, writers)
     with Api(group.url, key) as api:
         verified = sum(api.verify(w.game_id)["ok"] for w in writers)
     events, grouped, largest = shared_transactions(store, [w.game_id for w in writers])
-    tried, acked = sum(w.tried for w in writers), sum(w.acked for w in writers)
-    unanswered = sum(w.unanswered for w in writers)
-    FIGURES.add(
-        appends_tried=tried,
-        acknowledged=acked,
-        unanswered=unanswered,
-        lost=lost + final_lost,
-        duplicated=duplicated,
-        half_batches=half + final_half,
-        crashes=kills,
-        chains_verified=verified,
-    )
+    end.add_to_figures(lost_before=lost, half_before=half, kills=kills, verified=verified)
     FIGURES.note(
         "crashes",
         f"{store.dialect}: {kills} kill -9 during group-committed appends by {GROUP_WRITERS} clients (one note a "
         f"request to a game each, no Idempotency-Key; killed as soon as a batch statement was seen running, which "
         f"it was at {in_flight} of the kills): "
-        f"{tried:,} appends tried, {acked:,} acknowledged, {unanswered} cut by a kill; {events:,} events stored, "
-        f"{grouped:,} of them in transactions shared with other games (at most {largest} in one); "
-        f"lost {lost + final_lost}, duplicated {duplicated}; restart to first answer "
+        f"{end.tried:,} appends tried, {end.acked:,} acknowledged, {end.unanswered} cut by a kill; {events:,} events "
+        f"stored, {grouped:,} of them in transactions shared with other games (at most {largest} in one); "
+        f"lost {lost + end.lost}, duplicated {end.duplicated}; restart to first answer "
         f"{min(restarts):.2f}-{max(restarts):.2f} s",
     )
-    assert acked + unanswered == tried and acked > kills
-    assert (lost, half, final_lost, final_half, duplicated) == (0, 0, 0, 0, 0), (problems + final)[:5]
-    assert not problems and not final, (problems + final)[:5]
+    assert end.acked + end.unanswered == end.tried and end.acked > kills
+    assert (lost, half, end.lost, end.half, end.duplicated) == (0, 0, 0, 0, 0), (problems + end.problems)[:5]
+    assert not problems and not end.problems, (problems + end.problems)[:5]
     assert verified == GROUP_WRITERS and group.bugs_logged() == 0
 
 
