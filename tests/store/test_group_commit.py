@@ -13,6 +13,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import Any
 
 import psycopg
@@ -51,20 +52,45 @@ def group_commit(store: Store) -> GroupCommit:
     return queue
 
 
+def behind_a_held_leader(queue: GroupCommit, runs: Sequence[Callable[[], object]]) -> list[int]:
+    """Run each of `runs` on its own thread: the first leads a write of its own and is held before it until all
+    the others are waiting in `queue`, then released; every thread joined. The sizes of the writes, in the order
+    they began."""
+    entered, release = threading.Event(), threading.Event()
+    sizes: list[int] = []
+
+    def hold(size: int) -> None:
+        sizes.append(size)
+        if len(sizes) == 1:
+            entered.set()
+            assert release.wait(60), "the test never released the leader"
+
+    queue.before_write = hold
+    try:
+        threads = [threading.Thread(target=run) for run in runs]
+        threads[0].start()
+        assert entered.wait(60)
+        for thread in threads[1:]:
+            thread.start()
+        deadline = time.monotonic() + 60
+        while queue.waiting() < len(runs) - 1:  # a broken build only: they queue at once
+            assert time.monotonic() < deadline, f"only {queue.waiting()} of {len(runs) - 1} queued"
+            time.sleep(0.005)
+        release.set()
+        for thread in threads:
+            thread.join(60)
+        assert not any(thread.is_alive() for thread in threads)
+    finally:
+        queue.before_write = None
+        release.set()
+    return sizes
+
+
 def held_batch(store: Store, appends: Sequence[Callable[[], None]]) -> list[BaseException | None]:
     """Run `appends` at once, each on its own thread: the first leads a batch of its own and is held before its
     write until all the others have queued, so that they are written as the next batch, together. What each
     raised (None: it returned)."""
     queue = group_commit(store)
-    entered, release = threading.Event(), threading.Event()
-    calls: list[int] = []
-
-    def hold(size: int) -> None:
-        calls.append(size)
-        if len(calls) == 1:
-            entered.set()
-            assert release.wait(60), "the test never released the leader"
-
     outcomes: list[BaseException | None] = [None] * len(appends)
 
     def run(index: int) -> None:
@@ -73,27 +99,12 @@ def held_batch(store: Store, appends: Sequence[Callable[[], None]]) -> list[Base
         except Exception as error:  # the test looks at it
             outcomes[index] = error
 
-    queue.before_write = hold
     queue.in_flight = 1  # everything that queues behind the held leader, in one batch
     try:
-        threads = [threading.Thread(target=run, args=(i,)) for i in range(len(appends))]
-        threads[0].start()
-        assert entered.wait(60)
-        for thread in threads[1:]:
-            thread.start()
-        deadline = time.monotonic() + 60
-        while queue.waiting() < len(appends) - 1:  # a broken build only: they queue at once
-            assert time.monotonic() < deadline, f"only {queue.waiting()} of {len(appends) - 1} queued"
-            time.sleep(0.005)
-        release.set()
-        for thread in threads:
-            thread.join(60)
-        assert not any(thread.is_alive() for thread in threads)
+        sizes = behind_a_held_leader(queue, [partial(run, i) for i in range(len(appends))])
     finally:
-        queue.before_write = None
         queue.in_flight = IN_FLIGHT
-        release.set()
-    assert calls[:2] == [1, len(appends) - 1], calls  # the leader alone, then every other one in one batch
+    assert sizes[:2] == [1, len(appends) - 1], sizes  # the leader alone, then every other one in one batch
     return outcomes
 
 
@@ -352,8 +363,6 @@ def test_the_queue_hands_a_failed_batch_to_its_members_and_a_lost_one_to_all() -
         raise BatchFailed("23505")
 
     queue = GroupCommit(write_one, failing, in_flight=1)
-    release = threading.Event()
-    queue.before_write = lambda size: None if size > 1 else (release.wait(10), None)[1]
     got: dict[str, list[str]] = {"a": [], "b": [], "c": []}
 
     def run(game_id: str) -> None:
@@ -361,16 +370,7 @@ def test_the_queue_hands_a_failed_batch_to_its_members_and_a_lost_one_to_all() -
         with queue._lock:
             got[game_id].append(outcome)
 
-    threads = [threading.Thread(target=run, args=(g,)) for g in ("a", "c", "b", "c")]
-    threads[0].start()
-    time.sleep(0.05)
-    for thread in threads[1:]:
-        thread.start()
-    while queue.waiting() < 3:
-        time.sleep(0.005)
-    release.set()
-    for thread in threads:
-        thread.join(10)
+    behind_a_held_leader(queue, [partial(run, g) for g in ("a", "c", "b", "c")])
     # the second append to c waited for the next batch, alone; the batch of b and c came sorted by game
     assert answers == ["b,c"]
     assert {g: sorted(o) for g, o in got.items()} == {"a": ["landed"], "b": ["alone"], "c": ["alone", "landed"]}
@@ -382,8 +382,6 @@ def test_the_queue_hands_a_failed_batch_to_its_members_and_a_lost_one_to_all() -
         raise lost
 
     queue = GroupCommit(write_one, losing, in_flight=1)
-    release.clear()
-    queue.before_write = lambda size: None if size > 1 else (release.wait(10), None)[1]
     errors: list[BaseException] = []
 
     def run_lost(game_id: str) -> None:
@@ -392,16 +390,7 @@ def test_the_queue_hands_a_failed_batch_to_its_members_and_a_lost_one_to_all() -
         except RuntimeError as error:
             errors.append(error)
 
-    threads = [threading.Thread(target=run_lost, args=(g,)) for g in ("a", "b", "c")]
-    threads[0].start()
-    time.sleep(0.05)
-    for thread in threads[1:]:
-        thread.start()
-    while queue.waiting() < 2:
-        time.sleep(0.005)
-    release.set()
-    for thread in threads:
-        thread.join(10)
+    behind_a_held_leader(queue, [partial(run_lost, g) for g in ("a", "b", "c")])
     assert errors == [lost, lost]  # both members of the lost batch, and not the leader that wrote alone before
     assert queue.waiting() == 0 and queue.writing() == 0
 
