@@ -40,9 +40,8 @@ from typing import Any
 
 import psycopg
 
-from bench.scratch import new_games, postgres_binaries, start_private_postgres
-from events.codec import dumps, utc_now
-from events.envelope import seal
+from bench.scratch import new_games, postgres_binaries, sealed_note, start_private_postgres
+from events.codec import dumps
 from events.store import Head, Store
 from events.store.migrate import upgrade
 
@@ -113,16 +112,7 @@ def wal_syncs(dsn: str, settle: bool = False) -> int:
 
 
 def envelope(game_id: str, seq: int, prev: str) -> dict[str, Any]:
-    return seal(
-        seq=seq,
-        hand=1,
-        event={"type": "note", "text": f"{game_id} {seq}"},
-        result={},
-        violation=None,
-        recorded_at=utc_now(),
-        actor="bench",
-        prev_hash=prev,
-    )
+    return sealed_note(seq, prev, f"{game_id} {seq}")
 
 
 @dataclass

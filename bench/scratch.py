@@ -23,10 +23,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
 from events.codec import utc_now
+from events.envelope import seal
 from events.store import Store
 
 PG_SERVER = os.environ.get("TABLEBOOK_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -127,3 +129,18 @@ def new_games(store: Store, club: int, count: int, totals: dict[str, int] | None
         ).id
         for _ in range(count)
     ]
+
+
+def sealed_note(seq: int, prev: str, text: str) -> dict[str, Any]:
+    """A sealed `note` envelope at `seq`, chained to the hash `prev`: what the append benchmarks write (the store
+    validates nothing: the rules are elsewhere)."""
+    return seal(
+        seq=seq,
+        hand=1,
+        event={"type": "note", "text": text},
+        result={},
+        violation=None,
+        recorded_at=utc_now(),
+        actor="bench",
+        prev_hash=prev,
+    )

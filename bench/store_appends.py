@@ -26,9 +26,8 @@ from typing import Any
 
 import psycopg
 
-from bench.scratch import new_games
-from events.codec import dumps, utc_now
-from events.envelope import seal
+from bench.scratch import new_games, sealed_note
+from events.codec import dumps
 from events.store import Head, Store
 from events.store.migrate import upgrade
 
@@ -53,16 +52,7 @@ def envelopes(count: int) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     prev = "0" * 64
     for seq in range(1, count + 1):
-        env = seal(
-            seq=seq,
-            hand=1,
-            event={"type": "note", "text": f"bench note {seq}"},
-            result={},
-            violation=None,
-            recorded_at=utc_now(),
-            actor="bench",
-            prev_hash=prev,
-        )
+        env = sealed_note(seq, prev, f"bench note {seq}")
         out.append(env)
         prev = env["hash"]
     return out
