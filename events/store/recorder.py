@@ -459,12 +459,7 @@ class EventRecorder:
             if self._notifies:
                 cursor.execute(sql["move_head"], (*moved, payload(self.db, game_id)))
             elif self.db.dialect.single_writer:
-                # the status as it was, first (every append but a game's last); a second statement, in the same
-                # transaction under the one writer, when it changes or the head is not at `base_seq` after all
-                same = (head.seq, head.hand, totals, head.winner, head.head_hash, now, game_id, base_seq, head.status)
-                cursor.execute(sql["move_head_same_status"], same)
-                if cursor.rowcount != 1:
-                    cursor.execute(sql["move_head"], moved)
+                self._move_head_single_writer(cursor, head, totals, now, game_id, base_seq)
             else:
                 cursor.execute(sql["move_head"], moved)
             if cursor.rowcount != 1:
@@ -534,10 +529,7 @@ class EventRecorder:
         """
         params = self.one_event_params(game_id, row, now, base_seq, head)
         try:
-            done = self.group_commit.append(game_id, params) if self.group_commit is not None else None
-            if done is None or done.outcome == "alone":
-                done = Pending(game_id, params)
-                done.outcome = "landed" if self._write_alone(done) else "refused"
+            done = self._write_one(game_id, params)
         except self.db.integrity_error as exc:
             raise StreamConflictError(base_seq, self.registry.get_game(game_id).seq) from exc
         if done.outcome == "landed":
@@ -550,9 +542,7 @@ class EventRecorder:
             raise NotFoundError(f"no game {game_id!r}")
         raise StreamConflictError(base_seq, int(found[0]))
 
-    def append_checked(
-        self, game_id: str, envelope: Envelope, *, base_seq: int, head: Head, key: KeyRecord
-    ) -> bool:
+    def append_checked(self, game_id: str, envelope: Envelope, *, base_seq: int, head: Head, key: KeyRecord) -> bool:
         """PostgreSQL: append one event decided on this process's cached state of the game at `base_seq`, by the
         key whose row this process read on an earlier request, checking both in the statement that writes it
         (`move_head_and_insert_checked`): the head is still at `base_seq` with the hash the event chains to, the
@@ -572,10 +562,7 @@ class EventRecorder:
         params = self.one_event_params(game_id, row, envelope["recorded_at"], base_seq, head)
         check = _check(envelope, key)
         try:
-            done = self.group_commit.append(game_id, params, check) if self.group_commit is not None else None
-            if done is None or done.outcome == "alone":
-                done = Pending(game_id, params, check=check)
-                done.outcome = "landed" if self._write_alone(done) else "refused"
+            done = self._write_one(game_id, params, check)
         except self.db.integrity_error:
             return False  # another append took the seq: written as before, the caller says what happened
         return done.outcome == "landed"
@@ -601,13 +588,7 @@ class EventRecorder:
             cursor = raw.cursor()
             try:
                 cursor.execute(self.db.dialect.begin_write or "BEGIN")
-                # the status as it was first, as `_append` does (SQLite rewrites an index entry of a column it sets)
-                same = (head.seq, head.hand, totals, head.winner, head.head_hash, now, game_id, base_seq, head.status)
-                cursor.execute(self._sql["move_head_same_status_checked"], (*same, *check))
-                if cursor.rowcount != 1:
-                    moved = (head.seq, head.hand, head.status, totals, head.winner, head.head_hash, now, game_id)
-                    cursor.execute(self._sql["move_head_checked"], (*moved, base_seq, *check))
-                if cursor.rowcount != 1:
+                if not self._move_head_single_writer(cursor, head, totals, now, game_id, base_seq, check):
                     raw.rollback()
                     return False
                 cursor.execute(self._sql["insert_event"], tuple(row))
@@ -624,6 +605,30 @@ class EventRecorder:
             finally:
                 with contextlib.suppress(*DATABASE_ERRORS):
                     cursor.close()
+
+    def _move_head_single_writer(
+        self, cursor: Any, head: Head, totals: str, now: str, game_id: str, base_seq: int, check: tuple[Any, ...] = ()
+    ) -> bool:
+        """SQLite, in an append's transaction under the one writer: the head moved to `head` if it is at `base_seq`,
+        with its status as it was first (`move_head_same_status`, every append but a game's last: SQLite rewrites
+        an index entry of every column an UPDATE sets), else a second statement that sets it (`move_head`); with a
+        `check` (`append_checked`, `_check`), their `_checked` forms. True: the head moved."""
+        checked = "_checked" if check else ""
+        same = (head.seq, head.hand, totals, head.winner, head.head_hash, now, game_id, base_seq, head.status)
+        cursor.execute(self._sql[f"move_head_same_status{checked}"], (*same, *check))
+        if cursor.rowcount != 1:
+            moved = (head.seq, head.hand, head.status, totals, head.winner, head.head_hash, now, game_id, base_seq)
+            cursor.execute(self._sql[f"move_head{checked}"], (*moved, *check))
+        return bool(cursor.rowcount == 1)
+
+    def _write_one(self, game_id: str, params: tuple[Any, ...], check: tuple[Any, ...] | None = None) -> Pending:
+        """PostgreSQL: a single-event append's statement, through group commit when it is on (in a batch, or alone
+        when nothing else is in flight), else alone; its `Pending`, with its outcome ("landed" or refused)."""
+        done = self.group_commit.append(game_id, params, check) if self.group_commit is not None else None
+        if done is None or done.outcome == "alone":
+            done = Pending(game_id, params, check=check)
+            done.outcome = "landed" if self._write_alone(done) else "refused"
+        return done
 
     def one_event_params(
         self, game_id: str, row: Sequence[Any], now: str, base_seq: int, head: Head
