@@ -35,10 +35,12 @@ from typing import Any
 
 from cachetools import LRUCache
 
+from events.errors import ImpossibleEventError, InvalidEventError
 from events.store import Store
 from events.store import tournaments as stored
-from projections.core import shuffle
+from projections.core import engine, shuffle
 from projections.core.dealing import DealState
+from projections.core.rules import GameRules
 
 #: the construction's name, in every message it hashes
 BOARDS_ALGORITHM = "tablebook-boards-v1"
@@ -177,3 +179,27 @@ def reveal(store: Store, event_id: str, genesis: str, numbers: Sequence[int]) ->
         return []
     seeds = {n: board_seed(bytes.fromhex(secret), genesis, n).hex() for n in numbers}
     return stored.reveal_boards(store.db, event_id, seeds)
+
+
+def table_may(rules: GameRules[Any], position: engine.Position[Any], raw: Any) -> None:
+    """What a table of a duplicate round refuses besides a server-dealt game's rules: a `seed` of its own (its
+    decks are the event's boards, whose seeds the event takes before the first board is dealt), and a
+    `retract` once its game has ended (its boards' results are in the event's travellers).
+
+    Raises:
+        InvalidEventError: a seed.
+        ImpossibleEventError: a retract after the game's end.
+    """
+    kind = raw.get("type") if isinstance(raw, Mapping) else None
+    if kind == "seed":
+        raise InvalidEventError(
+            "this table deals the event's duplicate boards: a seed goes to the event's board set "
+            "(POST /v1/events/{id}/seeds) before its first board is dealt, so that every table deals the same deck",
+            field="type",
+        )
+    if kind == "retract" and rules.is_terminal(position.game):
+        raise ImpossibleEventError(
+            "this table's game is over and its boards' results are in the event's travellers: a retract would "
+            "change a board the other tables have compared with",
+            field="to_seq",
+        )

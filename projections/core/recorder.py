@@ -13,24 +13,34 @@ import contextlib
 import hashlib
 import logging
 import secrets
-import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from cachetools import LRUCache
 from sqlalchemy.exc import SQLAlchemyError
 
 from events.codec import genesis_hash, utc_now
 from events.envelope import Envelope, event_of
 from events.errors import ImpossibleEventError, InvalidEventError, NotFoundError, StreamConflictError, TablebookError
-from events.store import DuplicateRequest, GameRecord, Head, HeldHead, KeyRecord, SeedRow, Store, notify
+from events.store import DuplicateRequest, GameRecord, HeldHead, KeyRecord, SeedRow, Store, notify
 from events.store.base import HeadBusyError
 from projections.core import dealing, engine, snapshots
-from projections.core.boards import Board, BoardDealer, TableLink
+from projections.core.boards import Board, BoardDealer, TableLink, table_may
+from projections.core.live import Live, StateCache, head_of, initial_state_of
 from projections.core.registry import rules_for
 from projections.core.rules import GameRules, seat_dict
+
+__all__ = [
+    "APPEND_DEADLINE",
+    "MAX_BATCH",
+    "Live",
+    "Recorder",
+    "ReplicaRecorder",
+    "StateCache",
+    "head_of",
+    "initial_state_of",
+    "replay_events",
+]
 
 #: a batch holds at most this many events (the body is also capped at 1 MiB)
 MAX_BATCH = 1000
@@ -40,77 +50,6 @@ WRITES_PER_FOLD = 2000
 APPEND_DEADLINE = 10.0
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class Live:
-    """A game's folded state at its head, as cached."""
-
-    game: GameRecord
-    rules: GameRules[Any]
-    #: the `engine.Position` at the head (the game's state is `state.game`)
-    state: engine.Position[Any]
-    head_hash: str
-
-
-class StateCache:
-    """A bounded LRU of `Live` entries (`cachetools.LRUCache`), safe across threads.
-
-    A read (`get`) makes its game the most recent; `put` never moves a cached head backwards (a
-    slower request that folded an older head loses to the newer one already cached).
-    """
-
-    def __init__(self, capacity: int = 1024) -> None:
-        if capacity < 1:
-            raise ValueError(f"a state cache holds at least one game, not {capacity}")
-        self.capacity = capacity
-        self._entries: LRUCache[str, Live] = LRUCache(maxsize=capacity)
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, game_id: str) -> Live | None:
-        with self._lock:
-            entry = self._entries.get(game_id)  # LRUCache.get marks it the most recently used
-            if entry is None:
-                self.misses += 1
-            else:
-                self.hits += 1
-            return entry
-
-    def put(self, entry: Live) -> None:
-        with self._lock:
-            current = self._entries.get(entry.game.id)
-            if current is not None and current.state.seq > entry.state.seq:
-                return  # never move a cached head backwards
-            self._entries[entry.game.id] = entry  # the least recently used entry goes when it is full
-
-    def drop(self, game_id: str) -> None:
-        with self._lock:
-            self._entries.pop(game_id, None)
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._entries)
-
-
-def initial_state_of(game: GameRecord) -> tuple[GameRules[Any], engine.Position[Any]]:
-    """The game's rules and its position before the first event."""
-    rules = rules_for(game.kind)
-    return rules, engine.start(rules, list(game.players), game.options)
-
-
-def head_of(rules: GameRules[Any], state: engine.Position[Any], head_hash: str) -> Head:
-    """The registry's head of a game at `state`: seq, hand, status, totals, winner, hash."""
-    sheet = rules.score(state.game)
-    return Head(
-        seq=state.seq,
-        hand=state.hand,
-        status="finished" if rules.is_terminal(state.game) else "live",
-        totals=seat_dict(sheet.totals),
-        winner=sheet.winner,
-        head_hash=head_hash,
-    )
 
 
 class Recorder:
@@ -525,7 +464,7 @@ class Recorder:
         for index, raw in enumerate(raw_events):
             try:
                 if link is not None:
-                    _table_may(rules, replay.position, raw)
+                    table_may(rules, replay.position, raw)
                 if server and index == dealt:
                     recut = 0
                     while dealing.cut_ties(rules, replay.position.game, replay.position.deal, raw, dealer):
@@ -599,30 +538,6 @@ class Recorder:
         """
         entry = self.live(game_id, club_id)
         return entry, self.store.read_events(game_id, after, limit, upto=entry.state.seq)
-
-
-def _table_may(rules: GameRules[Any], position: engine.Position[Any], raw: Any) -> None:
-    """What a table of a duplicate round refuses besides a server-dealt game's rules: a `seed` of its own (its
-    decks are the event's boards, whose seeds the event takes before the first board is dealt), and a
-    `retract` once its game has ended (its boards' results are in the event's travellers).
-
-    Raises:
-        InvalidEventError: a seed.
-        ImpossibleEventError: a retract after the game's end.
-    """
-    kind = raw.get("type") if isinstance(raw, Mapping) else None
-    if kind == "seed":
-        raise InvalidEventError(
-            "this table deals the event's duplicate boards: a seed goes to the event's board set "
-            "(POST /v1/events/{id}/seeds) before its first board is dealt, so that every table deals the same deck",
-            field="type",
-        )
-    if kind == "retract" and rules.is_terminal(position.game):
-        raise ImpossibleEventError(
-            "this table's game is over and its boards' results are in the event's travellers: a retract would "
-            "change a board the other tables have compared with",
-            field="to_seq",
-        )
 
 
 class ReplicaRecorder(Recorder):
