@@ -75,9 +75,12 @@ class Table:
                 return
             self.step(rng)
 
-    def play_to_hand(self, rng: random.Random, hand: int, *, cards_taken: bool = True) -> None:
-        """Until hand `hand`'s deck has given cards (or, without `cards_taken`, is committed)."""
+    def play_to_hand(self, rng: random.Random, hand: int, *, cards_taken: bool = True, or_end: bool = False) -> None:
+        """Until hand `hand`'s deck has given cards (or, without `cards_taken`, is committed); with `or_end`, or
+        until the game ends before it (a made bid of 4 ends Cutthroat Smear after any hand but the first)."""
         for _ in range(3000):
+            if or_end and self.rules.is_terminal(self.position.game):
+                return
             deal = self.position.deal
             if (
                 deal is not None

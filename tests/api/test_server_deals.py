@@ -184,8 +184,10 @@ def test_the_server_seed_is_in_no_answer_before_its_reveal(
 def finished_record(client: TestClient, club: Club, kind: str = "cutthroat-smear") -> tuple[Table, dict[str, Any]]:
     table = Table(client, club, kind)
     table.append({"type": "seed", "seed": "the table's own", "seat": 1})
-    table.play_to_hand(random.Random(11), 3, cards_taken=False)
+    # hand 3's deck committed, so hand 2's revealed; or the game over, its last hand's deck revealed too
+    table.play_to_hand(random.Random(11), 3, cards_taken=False, or_end=True)
     doc = orjson.loads(table.export("json"))
+    assert any(env["type"] == "deck_revealed" and env["data"]["hand"] == 2 for env in doc["events"])
     assert fairdeal.verify_events(doc, doc["events"]).ok
     return table, doc
 
