@@ -78,14 +78,22 @@ def _reason(line: ScoreLine) -> str:
 setattr(ScoreLine, "reason", property(_reason, _write_slot, doc="Why: the rules' text, with markers."))  # noqa: B010
 
 
+def deferred_reason(render: Callable[..., str], *args: Any) -> str:
+    """The reason `render(*args)`, to be written when first read: only as the `reason` of a `ScoreLine`
+    (which writes it then), for the lines a fold makes at every hand's end (the module docstring).
+    `render` must be pure and its arguments immutable, so that the text is the same whenever it is
+    written. Lines may share one (a settled stake's two lines): each writes its own text."""
+    deferred: Any = (render, *args)
+    stands_for: str = deferred  # typed as the text it stands for: every read of `reason` gives that text
+    return stands_for
+
+
 def deferred_line(
     hand: int, seat: int, points: int, rule: str, render: Callable[..., str], *args: Any, events: tuple[int, ...] = ()
 ) -> ScoreLine:
     """The line `ScoreLine(hand, seat, points, rule, render(*args), events)`, whose reason is written only
-    when it is read (the module docstring): for the lines a fold makes at every hand's end. `render` must
-    be pure and its arguments immutable, so that the text is the same whenever it is written."""
-    deferred: Any = (render, *args)
-    return ScoreLine(hand, seat, points, rule, deferred, events)
+    when it is read (`deferred_reason`)."""
+    return ScoreLine(hand, seat, points, rule, deferred_reason(render, *args), events)
 
 
 @fast_init
