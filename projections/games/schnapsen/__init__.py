@@ -72,6 +72,7 @@ from projections.core.rules import (
     replace_at,
     seat_dict,
 )
+from projections.core.scores import deferred_reason
 from projections.games.schnapsen import _offers
 from projections.games.schnapsen import bot as bots
 from projections.games.schnapsen._state import (
@@ -513,53 +514,68 @@ def _hand_outcome(
     """(winner, game points, rule id, reason) of a finished hand; `hp`: each seat's hand points.
 
     The reason names seats and cards with `projections.core.phrases` markers: the reader sees the names.
+    It is written when first read (`deferred_reason`): a fold scores every hand and reads no reason.
     """
     if state.closed_by is None:
         if reacher is not None:
             loser = 1 - reacher
             lp, lt = hp[loser], state.tricks[loser]
             points = _game_points(lp, lt)
-            return (
-                reacher,
-                points,
-                "schnapsen.reached_66",
-                f"{seat_marker(reacher)} reached {hp[reacher]} hand points at event {decisive}; "
-                f"{seat_marker(loser)} had {lp} hand points and {_tricks(lt)}: {_why(lp, lt)}, "
-                f"{_game_point_text(points)}",
-            )
+            reason = deferred_reason(_reached_reason, reacher, hp[reacher], decisive, lp, lt, points)
+            return reacher, points, "schnapsen.reached_66", reason
         assert state.last_trick is not None
         last = state.last_trick[0]
-        return (
-            last,
-            1,
-            "schnapsen.last_trick",
-            f"all ten tricks played and nobody reached 66 ({hp[0]} to {hp[1]}); "
-            f"{seat_marker(last)} won the last trick at event {decisive}: {_game_point_text(1)}",
-        )
+        return last, 1, "schnapsen.last_trick", deferred_reason(_last_trick_reason, hp, last, decisive)
     closer, opponent = state.closed_by, 1 - state.closed_by
     op, ot = state.closed_opponent_points, state.closed_opponent_tricks
     if reacher == closer:
         points = _game_points(op, ot)
-        return (
-            closer,
-            points,
-            "schnapsen.closer_made",
-            f"{seat_marker(closer)} closed the talon at event {state.close_seq} and reached {hp[closer]} "
-            f"hand points at event {decisive}; when the talon was closed {seat_marker(opponent)} had {op} hand points "
-            f"and {_tricks(ot)}: {_why(op, ot)}, {_game_point_text(points)}",
-        )
+        reason = deferred_reason(_closer_made_reason, closer, state.close_seq, hp, decisive, op, ot, points)
+        return closer, points, "schnapsen.closer_made", reason
     points = 3 if ot == 0 else 2
+    reason = deferred_reason(
+        _closer_failed_reason, closer, state.close_seq, hp, decisive, reacher == opponent, ot, points
+    )
+    return opponent, points, "schnapsen.closer_failed", reason
+
+
+def _reached_reason(reacher: int, reached: int, decisive: int, lp: int, lt: int, points: int) -> str:
+    return (
+        f"{seat_marker(reacher)} reached {reached} hand points at event {decisive}; "
+        f"{seat_marker(1 - reacher)} had {lp} hand points and {_tricks(lt)}: {_why(lp, lt)}, "
+        f"{_game_point_text(points)}"
+    )
+
+
+def _last_trick_reason(hp: tuple[int, int], last: int, decisive: int) -> str:
+    return (
+        f"all ten tricks played and nobody reached 66 ({hp[0]} to {hp[1]}); "
+        f"{seat_marker(last)} won the last trick at event {decisive}: {_game_point_text(1)}"
+    )
+
+
+def _closer_made_reason(
+    closer: int, close_seq: int | None, hp: tuple[int, int], decisive: int, op: int, ot: int, points: int
+) -> str:
+    return (
+        f"{seat_marker(closer)} closed the talon at event {close_seq} and reached {hp[closer]} "
+        f"hand points at event {decisive}; when the talon was closed {seat_marker(1 - closer)} had {op} hand points "
+        f"and {_tricks(ot)}: {_why(op, ot)}, {_game_point_text(points)}"
+    )
+
+
+def _closer_failed_reason(
+    closer: int, close_seq: int | None, hp: tuple[int, int], decisive: int, opponent_reached: bool, ot: int, points: int
+) -> str:
+    opponent = 1 - closer
     how = (
         f"{seat_marker(opponent)} reached {hp[opponent]} hand points first at event {decisive}"
-        if reacher == opponent
+        if opponent_reached
         else f"all tricks were played and {seat_marker(closer)} had only {hp[closer]} hand points"
     )
     return (
-        opponent,
-        points,
-        "schnapsen.closer_failed",
-        f"{seat_marker(closer)} closed the talon at event {state.close_seq} and failed: {how}; "
-        f"{seat_marker(opponent)} had {_tricks(ot)} when the talon was closed: {_game_point_text(points)}",
+        f"{seat_marker(closer)} closed the talon at event {close_seq} and failed: {how}; "
+        f"{seat_marker(opponent)} had {_tricks(ot)} when the talon was closed: {_game_point_text(points)}"
     )
 
 
