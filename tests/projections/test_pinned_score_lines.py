@@ -1,14 +1,14 @@
 """Every score line of a few recorded random games, pinned: what a faster fold must not change (issue 34).
 
 `tests/data/score_lines.json` holds, for each game kind, a few games played at random through
-`legal_events` (`simulate.play`, seeded), and what the rules made of them when the file was written:
-every score line of the final sheet (hand, seat, points, rule, the reason as the rules wrote it, the
-events it names), the same sheet rendered with the players' names (the wire's `template` and
-`fields` too), each event's derived facts (the envelope's stored `result`) and the digest of the
-final position's snapshot text (its sets sorted). The test replays the stored events (so a change to the simulator or
-a bot changes nothing here) both ways a reader folds them, event by event (`engine.apply`, the
-recorder's way) and in one `engine.fold` (a rebuild's), and compares everything, byte for byte where
-bytes are stored.
+`legal_events` (`simulate.play`, seeded; a few by the game's bot, with negative seeds), and what the
+rules made of them when the file was written: every score line of the final sheet (hand, seat, points,
+rule, the reason as the rules wrote it, the events it names), the same sheet rendered with the players'
+names (the wire's `template` and `fields` too), each event's derived facts (the envelope's stored
+`result`) and the digest of the final position's snapshot text (its sets sorted). The test replays the
+stored events (so a change to the simulator or a bot changes nothing here) both ways a reader folds
+them, event by event (`engine.apply`, the recorder's way) and in one `engine.fold` (a rebuild's), and
+compares everything, byte for byte where bytes are stored.
 
 The file is written once, before a change that must not alter any of it, by
 
@@ -32,7 +32,7 @@ import pytest
 from events.codec import canonical, plain
 from projections.core import engine, snapshots
 from projections.core.registry import available, rules_for
-from projections.core.simulate import play
+from projections.core.simulate import demo_playout, play
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "score_lines.json"
 #: the seeds of the games kept per kind, played with the default options
@@ -51,6 +51,12 @@ MORE: tuple[tuple[str, int, dict[str, Any]], ...] = (
         {"two_card_bonus": True, "wild_card": "KD", "pair_of_sevens": True, "splitting": True, "bank_needs_win": True},
     ),
     ("seven-and-a-half", 5, {"face_down_request": True, "max_bet": 5}),
+)
+#: games the game's own bot plays (`demo_playout`: until it shows the game's demo situations), for the
+#: lines random play hardly reaches (a gin)
+BOT_GAMES: tuple[tuple[str, int, dict[str, Any]], ...] = (
+    ("gin-rummy-3", 1, {}),
+    ("gin-rummy-3", 2, {"gin_scoring": "flat"}),
 )
 #: events a kept game holds at most (a Seven and a Half session may run long)
 MOST = 300
@@ -118,8 +124,12 @@ def _games() -> list[dict[str, Any]]:
     """The games the file keeps: `SEEDS` random playouts of every kind, then `MORE`."""
     games = []
     cases = [(kind, seed, {}) for kind in available() for seed in SEEDS] + list(MORE)
+    cases += [(kind, -seed, options) for kind, seed, options in BOT_GAMES]  # a bot game's seed is negated
     for kind, seed, options in cases:
-        playout = play(rules_for(kind), _players(kind), options, rng=random.Random(seed), max_events=MOST)
+        if seed > 0:
+            playout = play(rules_for(kind), _players(kind), options, rng=random.Random(seed), max_events=MOST)
+        else:
+            playout = demo_playout(rules_for(kind), _players(kind), options, rng=random.Random(-seed), max_events=MOST)
         events = [dict(e) for e in playout.events]
         games.append(
             {"kind": kind, "seed": seed, "options": options, "events": events, **_answers(kind, options, events)}
