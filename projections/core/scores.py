@@ -57,7 +57,7 @@ class ScoreLine:
         }
 
 
-#: the slot that holds a line's reason: its text, or `(render, *args)` until it is first read
+#: the slot that holds a line's reason: its text, or `(render, args)` until it is first read
 _REASON_SLOT = ScoreLine.__dict__["reason"]
 _read_slot = _REASON_SLOT.__get__
 _write_slot = _REASON_SLOT.__set__
@@ -69,7 +69,7 @@ def _reason(line: ScoreLine) -> str:
     if value.__class__ is str:
         text: str = value
         return text
-    text = value[0](*value[1:])
+    text = value[0](*value[1])
     _write_slot(line, text)
     return text
 
@@ -83,7 +83,7 @@ def deferred_reason(render: Callable[..., str], *args: Any) -> str:
     (which writes it then), for the lines a fold makes at every hand's end (the module docstring).
     `render` must be pure and its arguments immutable, so that the text is the same whenever it is
     written. Lines may share one (a settled stake's two lines): each writes its own text."""
-    deferred: Any = (render, *args)
+    deferred: Any = (render, args)
     stands_for: str = deferred  # typed as the text it stands for: every read of `reason` gives that text
     return stands_for
 
@@ -92,8 +92,9 @@ def deferred_line(
     hand: int, seat: int, points: int, rule: str, render: Callable[..., str], *args: Any, events: tuple[int, ...] = ()
 ) -> ScoreLine:
     """The line `ScoreLine(hand, seat, points, rule, render(*args), events)`, whose reason is written only
-    when it is read (`deferred_reason`)."""
-    return ScoreLine(hand, seat, points, rule, deferred_reason(render, *args), events)
+    when it is read (`deferred_reason`; made here without that call: a fold makes several lines a hand)."""
+    deferred: Any = (render, args)
+    return ScoreLine(hand, seat, points, rule, deferred, events)
 
 
 @fast_init
