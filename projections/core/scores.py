@@ -4,11 +4,18 @@
 make them up (`rules/README.md`, "Scores"): a hand's lines sum, seat by seat, to its points, and the
 totals follow from the hands by the game's rule. Here, apart from the rest of the game interface
 (`projections/core/rules.py`), so that a module that only reads scores needs nothing else.
+
+A line's reason may be written when it is first read (`deferred_line`): a fold scores every hand it
+passes and keeps the lines in the state, but a rebuild or a load reads the reasons of none of them, and
+building the texts (joins, card lists, plurals) was a tenth to a quarter of some games' folds (issue 34).
+The line keeps the function that writes its reason and that function's arguments, and writes the text
+once, on the first read of `reason` (its equality, hash, repr, `to_dict`, a snapshot, a copy or a
+pickle read it the same way), so that no reader can tell it from a line made with the text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +55,46 @@ class ScoreLine:
             **phrases.explained(self.reason, names),
             "events": list(self.events),
         }
+
+
+#: the slot that holds a line's reason: its text, or `(render, args)` until it is first read
+_REASON_SLOT = ScoreLine.__dict__["reason"]
+_read_slot = _REASON_SLOT.__get__
+_write_slot = _REASON_SLOT.__set__
+
+
+def _reason(line: ScoreLine) -> str:
+    """A line's reason: its text, written now (and kept) if the line was made by `deferred_line`."""
+    value = _read_slot(line, ScoreLine)
+    if value.__class__ is str:
+        text: str = value
+        return text
+    text = value[0](*value[1])
+    _write_slot(line, text)
+    return text
+
+
+#: `reason` read through `_reason`, set as the slot is (a snapshot's decoder and `copy` set it so)
+setattr(ScoreLine, "reason", property(_reason, _write_slot, doc="Why: the rules' text, with markers."))  # noqa: B010
+
+
+def deferred_reason(render: Callable[..., str], *args: Any) -> str:
+    """The reason `render(*args)`, to be written when first read: only as the `reason` of a `ScoreLine`
+    (which writes it then), for the lines a fold makes at every hand's end (the module docstring).
+    `render` must be pure and its arguments immutable, so that the text is the same whenever it is
+    written. Lines may share one (a settled stake's two lines): each writes its own text."""
+    deferred: Any = (render, args)
+    stands_for: str = deferred  # typed as the text it stands for: every read of `reason` gives that text
+    return stands_for
+
+
+def deferred_line(
+    hand: int, seat: int, points: int, rule: str, render: Callable[..., str], *args: Any, events: tuple[int, ...] = ()
+) -> ScoreLine:
+    """The line `ScoreLine(hand, seat, points, rule, render(*args), events)`, whose reason is written only
+    when it is read (`deferred_reason`; made here without that call: a fold makes several lines a hand)."""
+    deferred: Any = (render, args)
+    return ScoreLine(hand, seat, points, rule, deferred, events)
 
 
 @fast_init

@@ -32,6 +32,11 @@ defined under the `projections` package (an allow-list by module prefix, checked
 `dataclasses.is_dataclass` or the class's own `__reduce__`); a dataclass is set field by field (no
 `__init__`, no `__post_init__` runs). Anything else is refused (`SnapshotError`).
 
+A set's members are written in the order of their JSON bytes (`_members`), not in the set's own: that
+follows string hashing, salted per process (PYTHONHASHSEED), and the same state was a different text in
+each process of the service. Decoding never depended on that order, so rows written before in another
+order still read the same (the table is a cache keyed by the rules' version: nothing to upcast).
+
 Hand histories (`HandLog`, projections/core/handlog.py) are stored once, not per snapshot: a long session
 holds thousands of finished hands, and re-encoding them in every row made a snapshot megabytes of JSON
 (~100 ms to read). When `encode` is given a `HandRows` sink (`write` does that), a `HandLog` is written
@@ -143,9 +148,9 @@ def _pack_other(value: Any, sink: HandRows | None) -> Any:
     if isinstance(value, list):
         return [_pack(v, sink) for v in value]
     if isinstance(value, frozenset):
-        return {"__fs": [_pack(v, sink) for v in value]}
+        return {"__fs": _members(value, sink)}
     if isinstance(value, set):
-        return {"__s": [_pack(v, sink) for v in value]}
+        return {"__s": _members(value, sink)}
     if isinstance(value, MappingProxyType):
         return {"__mp": [[_pack(k, sink), _pack(v, sink)] for k, v in value.items()]}
     if isinstance(value, dict):
@@ -158,6 +163,16 @@ def _pack_other(value: Any, sink: HandRows | None) -> Any:
         if isinstance(reduced, tuple) and len(reduced) == 2 and reduced[0] is cls and isinstance(reduced[1], tuple):
             return {"__r": _name_of(cls), "a": [_pack(a, sink) for a in reduced[1]]}
     raise SnapshotError(f"a snapshot cannot hold a {cls.__name__}")
+
+
+def _members(members: frozenset[Any] | set[Any], sink: HandRows | None) -> list[Any]:
+    """The packed members of a set in a canonical order, that of their JSON bytes.
+
+    A set iterates in an order that follows its members' hashes, and a str's hash is salted per process
+    (PYTHONHASHSEED): written as iterated, one state was a different text in each process (issue 34).
+    Two members that pack to the same bytes are written alike, so a tie needs no further key.
+    """
+    return sorted((_pack(v, sink) for v in members), key=orjson.dumps)
 
 
 def _digest(prev: str, text: bytes) -> str:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from events.errors import TablebookError
@@ -368,3 +370,44 @@ def test_a_history_reference_needs_a_shelf_and_a_well_formed_reference() -> None
     for planted in ('{"__hl": ["x", "", []]}', '{"__hl": [2, 3, []]}', '{"__hl": [1]}'):
         with pytest.raises(snapshots.SnapshotError):
             snapshots.decode(planted, snapshots.Shelf(None, "g", "v", 0))  # type: ignore[arg-type]
+
+
+def encoded_games() -> bytes:
+    """The snapshot texts of every state of two seeded random games of every kind, one a line, each followed
+    by the hand rows it names; every state is checked to decode to itself (its hands inline)."""
+    lines: list[bytes] = []
+    for kind in available():
+        rules = rules_for(kind)
+        names = players_of(kind)
+        for seed in (1, 2):
+            for state in play(rules, names, {}, rng=random.Random(seed), max_events=300, keep_states=True).states:
+                rows = snapshots.HandRows()
+                lines.append(snapshots.encode(state, rows).encode())
+                lines.extend(orjson.dumps(row) for row in rows.rows.values())
+                assert snapshots.decode(snapshots.encode(state)) == state
+    return b"\n".join(lines)
+
+
+def test_a_state_is_the_same_text_in_every_process() -> None:
+    """A set's order follows string hashing, salted per process: its members are written in a canonical order,
+    so that two processes of the service write the same state as the same text (issue 34)."""
+    script = (
+        "import sys\n"
+        "from tests.store.test_snapshots import encoded_games\n"
+        "sys.stdout.buffer.write(encoded_games())\n"
+    )
+    outputs = [
+        subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+            capture_output=True,
+            timeout=300,
+        ).stdout
+        for seed in ("1", "2")
+    ]
+    first, second = (output.split(b"\n") for output in outputs)
+    assert len(first) == len(second) > 1000
+    for at, (one, other) in enumerate(zip(first, second, strict=True)):
+        assert one == other, f"line {at} of the encodings differs between two hash seeds"

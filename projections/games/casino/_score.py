@@ -1,6 +1,8 @@
 """Scoring a Casino round: one line per item won, naming the captures that won it.
 
 Reasons name seats and cards with `projections.core.phrases` markers, rendered with the players' names.
+A fold scores every round it passes, and reads none of the reasons: each line's text is written when it
+is first read (`deferred_line`, by the `_..._reason` functions here), from the few values it names.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from collections.abc import Sequence
 
 from projections.core.phrases import card, seat
 from projections.core.rules import ScoreLine
+from projections.core.scores import deferred_line
 from projections.games.casino._state import CasinoState
 
 BIG_CASINO = "TD"
@@ -57,29 +60,37 @@ def round_lines(state: CasinoState) -> list[ScoreLine]:
             seqs = sorted({q for _, q in won[s]})
         else:
             seqs = sorted({q for c, q in won[s] if c[1] == "S"})
-        others = ", ".join(f"{seat(o)} {tally[o]}" for o in range(n) if o != s)
-        reason = (
-            f"most {item}: {seat(s)} captured {best} {item} ({others}) in the captures at seq "
-            f"{_seqs(seqs)}{_rest_note(state, s, item)}: {points} point{'s' if points > 1 else ''}"
+        events = tuple(seqs)
+        lines.append(
+            deferred_line(
+                hand,
+                s,
+                points,
+                rule,
+                _most_reason,
+                item,
+                points,
+                s,
+                tuple(tally),
+                events,
+                state.rest_seat,
+                state.rest,
+                events=events,
+            )
         )
-        lines.append(ScoreLine(hand, s, points, rule, reason, tuple(seqs)))
     if taken:
         for code, rule, points, name in _ITEMS:
             found = taken.get(code)
             if found is None:
                 continue
             s, q = found
-            how = (
-                f"took {card(code)} with the cards left on the table, after their last capture at event {q}"
-                if state.rest_seat == s and code in state.rest
-                else f"captured {card(code)} at event {q}"
+            from_rest = state.rest_seat == s and code in state.rest
+            lines.append(
+                deferred_line(hand, s, points, rule, _item_reason, name, points, s, code, q, from_rest, events=(q,))
             )
-            reason = f"{name}: {seat(s)} {how}: {points} point{'s' if points > 1 else ''}"
-            lines.append(ScoreLine(hand, s, points, rule, reason, (q,)))
     if state.options.get("sweeps"):
         for s, q in sweeps_of(state):
-            reason = f"sweep: {seat(s)}'s capture at event {q} left the table empty: 1 point"
-            lines.append(ScoreLine(hand, s, 1, "casino.sweep", reason, (q,)))
+            lines.append(deferred_line(hand, s, 1, "casino.sweep", _sweep_reason, s, q, events=(q,)))
     return lines
 
 
@@ -92,11 +103,42 @@ _ITEMS: tuple[tuple[str, str, int, str], ...] = (
 SCORING_CARDS = frozenset(card for card, *_ in _ITEMS)
 
 
-def _rest_note(state: CasinoState, seat: int, item: str) -> str:
+def _most_reason(
+    item: str,
+    points: int,
+    s: int,
+    tally: tuple[int, ...],
+    seqs: tuple[int, ...],
+    rest_seat: int | None,
+    rest: tuple[str, ...],
+) -> str:
+    """The reason of a most cards or most spades line: `s` captured the most."""
+    others = ", ".join(f"{seat(o)} {tally[o]}" for o in range(len(tally)) if o != s)
+    return (
+        f"most {item}: {seat(s)} captured {tally[s]} {item} ({others}) in the captures at seq "
+        f"{_seqs(seqs)}{_rest_note(rest_seat, rest, s, item)}: {points} point{'s' if points > 1 else ''}"
+    )
+
+
+def _item_reason(name: str, points: int, s: int, code: str, q: int, from_rest: bool) -> str:
+    """The reason of a scoring card's line (big or little casino, an ace): who took it, and how."""
+    how = (
+        f"took {card(code)} with the cards left on the table, after their last capture at event {q}"
+        if from_rest
+        else f"captured {card(code)} at event {q}"
+    )
+    return f"{name}: {seat(s)} {how}: {points} point{'s' if points > 1 else ''}"
+
+
+def _sweep_reason(s: int, q: int) -> str:
+    return f"sweep: {seat(s)}'s capture at event {q} left the table empty: 1 point"
+
+
+def _rest_note(rest_seat: int | None, rest: tuple[str, ...], seat: int, item: str) -> str:
     """How many of the counted cards came from the table's rest at the end of the round."""
-    if state.rest_seat != seat:
+    if rest_seat != seat:
         return ""
-    n = sum(1 for c in state.rest if item == "cards" or c[1] == "S")
+    n = sum(1 for c in rest if item == "cards" or c[1] == "S")
     if not n:
         return ""
     what = ("card" if item == "cards" else "spade") + ("s" if n > 1 else "")

@@ -99,7 +99,6 @@ from projections.core.rules import (
     GameRules,
     HandScore,
     OptionSpec,
-    ScoreLine,
     ScoreSheet,
     Secret,
     SituationReads,
@@ -112,6 +111,7 @@ from projections.core.rules import (
     opt_seat,
     seat_dict,
 )
+from projections.core.scores import deferred_line
 from projections.games.cutthroat_smear import _offers
 from projections.games.cutthroat_smear import bot as bots
 from projections.games.cutthroat_smear._scoring import (
@@ -371,27 +371,29 @@ def _evolve_speak(
         return copy_with(state, {"bids": bids, "high_bid": high}), facts
     if high is None:
         assert state.dealer is not None
-        seqs = ", ".join(str(q) for _, _, q in bids)
-        who = (
-            f"every player but the dealer, {seat_marker(state.dealer)}, passed (seqs {seqs}): by the house rule "
-            "the dealer does not speak, and"
-            if at_once
-            else f"all {state.seats} players passed (seqs {seqs}):"
-        )
-        line = ScoreLine(
-            state.hand,
-            seat,
-            0,
-            "smear.throw_in",
-            f"{who} the hand is thrown in, no score; {seat_marker(state.dealer)} deals again",
-            tuple(q for _, _, q in bids),
-        )
+        events = tuple(q for _, _, q in bids)
+        line = deferred_line(
+            state.hand, seat, 0, "smear.throw_in", _throw_in_reason, events, state.dealer, state.seats, at_once,
+            events=events,
+        )  # fmt: skip
         thrown = hand_score(state.hand, state.seats, [line])
         facts.update(thrown_in=True, hand_ended=True, points=_seat_dict(thrown.points))
         return copy_with(state, {"bids": bids, "phase": "deal", "results": state.results.append(thrown)}), facts
     facts["bidder"] = high[0]
     changes = {"bids": bids, "high_bid": high, "phase": "play", "bidder": high[0], "leader": high[0]}
     return copy_with(state, changes), facts
+
+
+def _throw_in_reason(events: tuple[int, ...], dealer: int, seats: int, at_once: bool) -> str:
+    """A thrown-in hand's reason (written when read: `deferred_line`): who passed, and who deals again."""
+    seqs = ", ".join(str(q) for q in events)
+    who = (
+        f"every player but the dealer, {seat_marker(dealer)}, passed (seqs {seqs}): by the house rule "
+        "the dealer does not speak, and"
+        if at_once
+        else f"all {seats} players passed (seqs {seqs}):"
+    )
+    return f"{who} the hand is thrown in, no score; {seat_marker(dealer)} deals again"
 
 
 def _end_trick(

@@ -3,18 +3,20 @@
 Kept apart from the fold so that the counting, which a tournament director
 checks line by line, reads on its own. Every function here is pure over the
 played tricks. Reasons name seats and cards with `projections.core.phrases`
-markers, rendered with the players' names.
+markers, rendered with the players' names, and are written when first read
+(`deferred_line`): a fold scores every hand it passes and reads none of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from projections.core.fastreplace import fast_init
 from projections.core.phrases import card as card_marker
 from projections.core.phrases import seat as seat_marker
 from projections.core.rules import HandScore, ScoreLine, hand_score
+from projections.core.scores import deferred_line
 
 #: Rank order within a suit, low to high: A is high, 2 is low.
 STRENGTH = {r: i for i, r in enumerate("23456789TJQKA")}
@@ -203,103 +205,138 @@ def score_hand(
     wins = False
     lines: list[ScoreLine] = []
 
-    def credit(who: int, rule: str, reason: str, events: tuple[int, ...]) -> None:
+    def credit(who: int, rule: str, events: tuple[int, ...], render: Callable[..., str], *args: object) -> None:
         if who == bidder and not made:
-            lines.append(
-                ScoreLine(hand, who, 0, rule, f"{reason}; not counted: {seat_marker(who)}'s bid failed", events)
-            )
+            lines.append(deferred_line(hand, who, 0, rule, _not_counted, who, render, *args, events=events))
         else:
-            lines.append(ScoreLine(hand, who, 1, rule, reason, events))
+            lines.append(deferred_line(hand, who, 1, rule, render, *args, events=events))
 
     trump_name = SUIT_NAMES[trump]
     assert pts.top is not None and pts.low is not None, "the first lead is a trump"
     if pts.high is not None:
         hs, hc, hq = pts.high
-        credit(
-            hs,
-            "smear.high",
-            f"High: {seat_marker(hs)} played {card_marker(hc)} at event {hq}, the highest trump ({trump_name}) played",
-            (hq,),
-        )
+        credit(hs, "smear.high", (hq,), _high_reason, hs, hc, hq, trump_name)
     else:
         hs, hc, hq = pts.top
-        lines.append(
-            ScoreLine(
-                hand,
-                hs,
-                0,
-                "smear.high",
-                f"High: no ace of trump ({trump_name}) was played; the highest trump was {card_marker(hc)}, played "
-                f"by {seat_marker(hs)} at event {hq}: by the house rule high_point ace_only, nobody scores High",
-                (hq,),
-            )
-        )
+        lines.append(deferred_line(hand, hs, 0, "smear.high", _no_high_reason, hs, hc, hq, trump_name, events=(hq,)))
     ls, lc, lq = pts.low
-    only = " (the only trump played: both High and Low)" if pts.low == pts.top and pts.high is not None else ""
-    credit(
-        ls,
-        "smear.low",
-        f"Low: {seat_marker(ls)} played {card_marker(lc)} at event {lq}, the lowest trump played{only}",
-        (lq,),
-    )
+    credit(ls, "smear.low", (lq,), _low_reason, ls, lc, lq, pts.low == pts.top and pts.high is not None)
     if pts.jack is not None:
         (js, jc, jq), trick = pts.jack
-        credit(
-            trick.winner,
-            "smear.jack",
-            f"Jack: {seat_marker(js)} played {card_marker(jc)} at event {jq}; trick {trick.number}, which holds it, "
-            f"was won by {seat_marker(trick.winner)} at event {trick.seq}",
-            (jq, trick.seq),
-        )
-    counts = ", ".join(f"{seat_marker(s)}: {v}" for s, v in enumerate(pts.game_counts))
+        credit(trick.winner, "smear.jack", (jq, trick.seq), _jack_reason, js, jc, jq, trick)
     if pts.game is not None:
         g = pts.game
         events = tuple([q for t in tricks if t.winner == g for _, c, q in t.plays if GAME_VALUE.get(c[0], 0)])
-        credit(
-            g,
-            "smear.game",
-            f"Game: {seat_marker(g)} won the most game value in tricks, {pts.game_counts[g]} ({counts})",
-            events,
-        )
+        credit(g, "smear.game", events, _game_reason, g, pts.game_counts)
     else:
         best = max(pts.game_counts)
-        tied = [s for s in range(seats) if pts.game_counts[s] == best]
-        why = (
-            "nobody won any game value"
-            if best == 0
-            else f"{' and '.join(seat_marker(s) for s in tied)} tie with {best} game value"
-        )
-        for s in tied:
-            lines.append(ScoreLine(hand, s, 0, "smear.game", f"Game: {why} ({counts}): a tie, nobody scores Game"))
-    taken = ", ".join(pts.names(bidder)) or "none"
+        for s in range(seats):
+            if pts.game_counts[s] == best:
+                lines.append(deferred_line(hand, s, 0, "smear.game", _game_tie_reason, pts.game_counts))
     if made:
         after = total_before + won[bidder]
-        reason = (
-            f"{seat_marker(bidder)} bid {amount} at event {bid_seq} and won {_points(won[bidder])} ({taken}): "
-            f"the bid is made, all {won[bidder]} count"
-        )
-        if after >= TARGET:
-            wins = True
-            reason += f"; the new total is {after}, {TARGET} or more: {seat_marker(bidder)} wins the game"
-        elif amount == 4 and total_before >= 1:
-            wins = True
-            reason += (
-                f"; a made bid of 4 with a total of {total_before} before the hand: {seat_marker(bidder)} wins the game"
-            )
-        lines.append(ScoreLine(hand, bidder, 0, "smear.bid_made", reason, (bid_seq,)))
-    else:
+        ending = "target" if after >= TARGET else "four" if amount == 4 and total_before >= 1 else ""
+        wins = bool(ending)
         lines.append(
-            ScoreLine(
+            deferred_line(
                 hand,
                 bidder,
-                -amount,
-                "smear.bid_failed",
-                f"{seat_marker(bidder)} bid {amount} at event {bid_seq} but won only {_points(won[bidder])} ({taken}): "
-                f"the bid failed, minus {amount}; the points won do not count",
-                (bid_seq,),
+                0,
+                "smear.bid_made",
+                _made_reason,
+                bid,
+                pts,
+                won[bidder],
+                total_before,
+                ending,
+                events=(bid_seq,),
+            )
+        )
+    else:
+        lines.append(
+            deferred_line(
+                hand, bidder, -amount, "smear.bid_failed", _failed_reason, bid, pts, won[bidder], events=(bid_seq,)
             )
         )
     return HandResult(hand_score(hand, seats, lines), pts, won, made, wins)
+
+
+# The reasons of a hand's lines, written when first read (`deferred_line`): a fold scores every hand and
+# reads none of them (issue 34).
+
+
+def _not_counted(who: int, render: Callable[..., str], *args: object) -> str:
+    """A point the bidder took in a hand whose bid failed: its reason, and why it does not count."""
+    return f"{render(*args)}; not counted: {seat_marker(who)}'s bid failed"
+
+
+def _high_reason(s: int, c: str, q: int, trump_name: str) -> str:
+    return f"High: {seat_marker(s)} played {card_marker(c)} at event {q}, the highest trump ({trump_name}) played"
+
+
+def _no_high_reason(s: int, c: str, q: int, trump_name: str) -> str:
+    return (
+        f"High: no ace of trump ({trump_name}) was played; the highest trump was {card_marker(c)}, played "
+        f"by {seat_marker(s)} at event {q}: by the house rule high_point ace_only, nobody scores High"
+    )
+
+
+def _low_reason(s: int, c: str, q: int, also_high: bool) -> str:
+    only = " (the only trump played: both High and Low)" if also_high else ""
+    return f"Low: {seat_marker(s)} played {card_marker(c)} at event {q}, the lowest trump played{only}"
+
+
+def _jack_reason(s: int, c: str, q: int, trick: Trick) -> str:
+    return (
+        f"Jack: {seat_marker(s)} played {card_marker(c)} at event {q}; trick {trick.number}, which holds it, "
+        f"was won by {seat_marker(trick.winner)} at event {trick.seq}"
+    )
+
+
+def _game_counts(counts: Sequence[int]) -> str:
+    return ", ".join(f"{seat_marker(s)}: {v}" for s, v in enumerate(counts))
+
+
+def _game_reason(g: int, counts: Sequence[int]) -> str:
+    return f"Game: {seat_marker(g)} won the most game value in tricks, {counts[g]} ({_game_counts(counts)})"
+
+
+def _game_tie_reason(counts: Sequence[int]) -> str:
+    best = max(counts)
+    tied = [s for s, v in enumerate(counts) if v == best]
+    why = (
+        "nobody won any game value"
+        if best == 0
+        else f"{' and '.join(seat_marker(s) for s in tied)} tie with {best} game value"
+    )
+    return f"Game: {why} ({_game_counts(counts)}): a tie, nobody scores Game"
+
+
+def _made_reason(bid: tuple[int, int, int], pts: Points, won: int, total_before: int, ending: str) -> str:
+    """The bidder made the bid; `ending`: "target" (the new total reaches it), "four" (a made bid of 4
+    after scoring before) or "" (the game goes on)."""
+    bidder, amount, bid_seq = bid
+    taken = ", ".join(pts.names(bidder)) or "none"
+    reason = (
+        f"{seat_marker(bidder)} bid {amount} at event {bid_seq} and won {_points(won)} ({taken}): "
+        f"the bid is made, all {won} count"
+    )
+    if ending == "target":
+        reason += f"; the new total is {total_before + won}, {TARGET} or more: {seat_marker(bidder)} wins the game"
+    elif ending == "four":
+        reason += (
+            f"; a made bid of 4 with a total of {total_before} before the hand: {seat_marker(bidder)} wins the game"
+        )
+    return reason
+
+
+def _failed_reason(bid: tuple[int, int, int], pts: Points, won: int) -> str:
+    bidder, amount, bid_seq = bid
+    taken = ", ".join(pts.names(bidder)) or "none"
+    return (
+        f"{seat_marker(bidder)} bid {amount} at event {bid_seq} but won only {_points(won)} ({taken}): "
+        f"the bid failed, minus {amount}; the points won do not count"
+    )
 
 
 def _points(n: int) -> str:

@@ -124,7 +124,6 @@ from projections.core.rules import (
     FieldKind,
     GameRules,
     HandScore,
-    ScoreLine,
     ScoreSheet,
     ToAct,
     hand_score,
@@ -146,6 +145,7 @@ from projections.games.gin_rummy_3._melds import (
     ordered_meld,
     sort_cards,
 )
+from projections.games.gin_rummy_3._score import drawn_hand_line, hand_lines
 from projections.games.gin_rummy_3._state import (
     DRAWN_AT,
     GAME_TARGET,
@@ -514,16 +514,7 @@ def _evolve_discard(state: GinState, event: Discard, seq: int) -> tuple[GinState
         after: GinState = _new_object(GinState)
         _set_attr(after, "__dict__", values)
         return after, {"stock": stock}
-    assert state.box is not None
-    line = ScoreLine(
-        state.hand,
-        seat,
-        0,
-        "gin.drawn_hand",
-        f"{player(seat)}'s discard of {card_text(card)} at event {seq} left {stock} cards in the stock and nobody "
-        f"had knocked: the hand is drawn, nobody scores, and the box, {player(state.box)}, deals again",
-        (seq,),
-    )
+    line = drawn_hand_line(state, seat, card, seq)
     result = hand_score(state.hand, 3, [line])
     after = replace(
         state,
@@ -587,7 +578,7 @@ def _evolve_lay_off(state: GinState, event: LayOff, seq: int) -> tuple[GinState,
     deadwood = sort_cards(state.hands[seat] - out)
     layout = Layout(seat, melds, tuple(layoffs), tuple(extended), deadwood, deadwood_value(deadwood), seq)
     state = replace(state, layout=layout, revealed=frozenset({knock.seat, seat}), turn=None)
-    lines = _hand_lines(state, knock, layout)
+    lines = hand_lines(state, knock, layout)
     result = hand_score(state.hand, 3, lines)
     scorer = lines[0].seat
     totals = tuple(t + p for t, p in zip(state.totals, result.points, strict=True))
@@ -620,80 +611,6 @@ def _evolve_lay_off(state: GinState, event: LayOff, seq: int) -> tuple[GinState,
         "box_won": box_won,
         "next_roles": {"box": roles[0], "captain": roles[1], "sitter": roles[2]},
     }
-
-
-def _hand_lines(state: GinState, knock: Knock, layout: Layout) -> list[ScoreLine]:
-    """The score lines of a hand ended by a knock and its lay-off (rules "Scoring a hand")."""
-    hand, events = state.hand, (knock.seq, layout.seq)
-    k, d = knock.seat, layout.seat
-    kname, dname = f"{player(k)} ({state.role(k)})", f"{player(d)} ({state.role(d)})"
-    kcards = cards_text(knock.deadwood) if knock.deadwood else "none"
-    dcards = cards_text(layout.deadwood) if layout.deadwood else "none"
-    laid = f", after laying off {_layoffs_text(knock, layout)}" if layout.layoffs else ""
-    defender = f"{dname} kept deadwood {dcards} = {layout.count}{laid} at event {layout.seq}"
-    if knock.gin:
-        bonus = int(state.options["gin_bonus"])
-        melds = " + ".join(cards_text(m) for m in knock.melds)
-        # the house rule `gin_scoring: "flat"`: the gin bonus alone (the deadwood line stays, at 0, to say so)
-        flat = state.options.get("gin_scoring") == "flat"
-        return [
-            ScoreLine(
-                hand,
-                k,
-                bonus,
-                "gin.gin_bonus",
-                f"{kname} went gin at event {knock.seq} ({melds}): gin bonus {bonus}",
-                events,
-            ),
-            ScoreLine(
-                hand,
-                k,
-                0 if flat else layout.count,
-                "gin.gin_deadwood",
-                f"after {kname}'s gin, {defender}: "
-                + ("by the house rule of flat gin scoring it counts for nothing" if flat else "the knocker scores it"),
-                events,
-            ),
-        ]
-    if knock.count < layout.count:
-        return [
-            ScoreLine(
-                hand,
-                k,
-                layout.count - knock.count,
-                "gin.knock",
-                f"{kname} knocked at event {knock.seq} with deadwood {kcards} = {knock.count}; {defender}: "
-                f"{layout.count} - {knock.count} = {layout.count - knock.count}",
-                events,
-            )
-        ]
-    bonus = int(state.options["undercut_bonus"])
-    return [
-        ScoreLine(
-            hand,
-            d,
-            bonus,
-            "gin.undercut_bonus",
-            f"{kname} knocked at event {knock.seq} with deadwood {kcards} = {knock.count}; {defender}, not more than "
-            f"the knocker's: undercut, bonus {bonus}",
-            events,
-        ),
-        ScoreLine(
-            hand,
-            d,
-            knock.count - layout.count,
-            "gin.undercut",
-            f"undercut difference: the knocker's {knock.count} - the defender's {layout.count} = "
-            f"{knock.count - layout.count}",
-            events,
-        ),
-    ]
-
-
-def _layoffs_text(knock: Knock, layout: Layout) -> str:
-    """`9S on TS JS QS, 8S on 9S TS JS QS`: each card laid off and the knocker's meld it joined, as it
-    was then, named by its cards rather than by a number a reader would have to count."""
-    return ", ".join(f"{card_text(c)} on {cards_text(m)}" for c, _, m in layoff_steps(knock.melds, layout.layoffs))
 
 
 def score(state: GinState) -> ScoreSheet:

@@ -9,8 +9,8 @@ A position is a tuple of small ints (`Node`): the hands as bitmasks of card indi
 strength`, J Q K T A), how many cards have left the talon and its bottom card, who closed it and the
 opponent's figures at the close, the leader and the card led, each seat's hand points (tricks and
 credited marriages) and pending marriages, which seats have won a trick, and the marriages declared.
-The rules are those of `projections/games/schnapsen/__init__.py` (a test holds the two together over
-random positions, against a plain minimax through the game's own `legal_events` and `evolve`).
+The rules are the package's `RULES` (in `_moves`, `_evolve`, `_outcome`); a test holds the two together over
+random positions, against a plain minimax through the game's own `legal_events` and `evolve`.
 
 A settled position (the talon closed or used up) draws nothing more, so its value does not depend on the
 talon's order: the solvers of one hand's orders share one table of them (`Solver(..., shared=first)`).

@@ -114,76 +114,49 @@ event that settles a hand adds `hand_ended`, `points`, `next_banker`,
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Any, assert_never
 
-from events.cards import parse_card, rank
-from events.errors import InvalidEventError, UnknownGameError
-from events.games.seven_and_a_half import EVENTS, Bet, Deal, Hit, SevenAndAHalfEvent, Split, Stand
-from events.schema import MAX_AMOUNT
-from projections.core.dealing import DEALING
+from events.errors import UnknownGameError
+from events.games.seven_and_a_half import EVENTS, SevenAndAHalfEvent
 from projections.core.fastreplace import replace
-from projections.core.phrases import CHIPS, HALF, halves
-from projections.core.phrases import card as card_text
+from projections.core.phrases import CHIPS, HALF
 from projections.core.rules import (
     CHANCE,
-    ENFORCEMENT,
-    HIDDEN,
-    Census,
     Event,
     Facts,
     FieldKind,
     GameRules,
     HandScore,
-    OptionSpec,
-    ScoreLine,
     ScoreSheet,
-    Secret,
     SituationReads,
     ToAct,
-    Viewpoint,
-    Visibility,
-    hand_score,
-    opt_bool,
-    opt_int,
-    opt_seat,
-    replace_at,
     seat_dict,
 )
 from projections.games.seven_and_a_half import _offers
 from projections.games.seven_and_a_half import bot as bots
-from projections.games.seven_and_a_half._cards import (
-    BUST,
-    CARD_SET,
-    CARDS,
-    FACES,
-    OPEN,
-    PAIR_OF_SEVENS,
-    SEVEN_AND_A_HALF,
-    STOOD,
-    TOP,
-    is_face,
-    is_pair_of_sevens,
-    is_two_card,
-    total,
+from projections.games.seven_and_a_half._evolve import evolve_bet, evolve_deal, evolve_hit, evolve_split, evolve_stand
+from projections.games.seven_and_a_half._moves import (
+    ALL_STAKES_UP_TO,
+    chance_events,
+    legal_events,
+    offered_stakes,
+    to_act,
 )
-from projections.games.seven_and_a_half._settle import bust_lines, settle
+from projections.games.seven_and_a_half._options import OPTIONS
 from projections.games.seven_and_a_half._state import (
     BANKER,
     BETWEEN,
     DEAL,
-    ORDERS,
     OVER,
     PLAY,
     STAKES,
     Hand,
     SevenAndAHalfState,
-    make_hand,
-    make_hand_score,
 )
 from projections.games.seven_and_a_half._validate import validate
+from projections.games.seven_and_a_half._view import REVEALS, VARIANTS, VISIBILITY, census, held, view
 from projections.games.seven_and_a_half.dealing import DEALING_ORDER
 from projections.games.seven_and_a_half.duplicate import DUPLICATE
 from projections.games.seven_and_a_half.readmodels import RATING, STATISTICS
@@ -191,51 +164,27 @@ from projections.games.seven_and_a_half.review import REVIEWER
 from projections.games.seven_and_a_half.table import SevenAndAHalfTable
 from projections.games.seven_and_a_half.words import WORDS
 
-__all__ = ["RULES", "Hand", "SevenAndAHalfState"]
-
-
-def _opt_wild(value: Any, seats: int) -> str | None:
-    if value is None:
-        return None
-    try:
-        code = parse_card(value, "wild_card")
-    except InvalidEventError:
-        raise ValueError("must be a J, Q or K card code such as 'KD', or null") from None
-    if rank(code) not in FACES:
-        raise ValueError(f"must name a J, Q or K, not {card_text(code)}")
-    return code
-
-
-OPTIONS: dict[str, OptionSpec] = {
-    "first_banker": OptionSpec(0, opt_seat, "the banker of the first hand", seating=True),
-    "min_bet": OptionSpec(1, opt_int(1, MAX_AMOUNT), "the smallest stake (table limit), 1 to 10**9 (default 1)"),
-    "max_bet": OptionSpec(100, opt_int(1, MAX_AMOUNT), "the largest stake (table limit), 1 to 10**9 (default 100)"),
-    "two_card_bonus": OptionSpec(
-        False,
-        opt_bool,
-        "a 7 and a face card as the first two cards are paid double",
-        scoring_only=True,
-        rule="half.two_card_bonus",
-    ),
-    "wild_card": OptionSpec(None, _opt_wild, "a J, Q or K that counts as any of ½, 1-7"),
-    "pair_of_sevens": OptionSpec(False, opt_bool, "two 7s beat every hand, paid triple"),
-    "face_down_request": OptionSpec(False, opt_bool, "a player may ask for one card face down at a time"),
-    "splitting": OptionSpec(False, opt_bool, "a hand of two face cards may be split"),
-    "enforcement": ENFORCEMENT,
-    # house rule (rules "House rules"; a record made before it reads as its default)
-    "bank_needs_win": OptionSpec(
-        False,
-        opt_bool,
-        "house rule: false (default): a player's 7½ takes the bank even when the banker's 7½ won the tie; true: "
-        "only a 7½ that wins takes the bank",
-        rule="half.bank_needs_win",
-    ),
-    "dealing": DEALING,
-}
-
-#: The boolean variants the view shows. The wild card is left to the game's options: a card code in
-#: the view would read as a card on the table.
-VARIANTS = ("two_card_bonus", "pair_of_sevens", "face_down_request", "splitting")
+#: the rules' parts kept in private modules by concern (`_options`, `_evolve`, `_moves`, `_view`, `_validate`)
+#: are still this package's names
+__all__ = [
+    "ALL_STAKES_UP_TO",
+    "OPTIONS",
+    "REVEALS",
+    "RULES",
+    "VARIANTS",
+    "VISIBILITY",
+    "Hand",
+    "SevenAndAHalfState",
+    "census",
+    "chance_events",
+    "evolve",
+    "held",
+    "legal_events",
+    "offered_stakes",
+    "to_act",
+    "validate",
+    "view",
+]
 
 
 # --------------------------------------------------------------------------- interface
@@ -264,53 +213,19 @@ def initial_state(players: Sequence[str], options: Mapping[str, Any]) -> SevenAn
     )
 
 
-# --------------------------------------------------------------------------- evolve
-#
-# The fold's hot path (issue 15): each step makes exactly one copy of the state, as a copy of its
-# `__dict__` set on a new object (`_emit`), with no intermediate changes dict; the playing order is
-# read from `ORDERS`; a hand is rebuilt with `make_hand`, a seat's hands and the table's with one
-# list each.
-
-_new_object = object.__new__
-_set_attr = object.__setattr__
-#: the seat keys of the wire's per-seat objects ("0", "1"...), for `seat_dict` without a `str()` per seat
-_KEYS = tuple(str(s) for s in range(64))
-
-
-def _emit(values: dict[str, Any]) -> SevenAndAHalfState:
-    """The new state whose fields are `values` (a copy of the old state's `__dict__`, changed)."""
-    new: SevenAndAHalfState = _new_object(SevenAndAHalfState)
-    _set_attr(new, "__dict__", values)
-    return new
-
-
-def _with_hand(hands: tuple[tuple[Hand, ...], ...], seat: int, index: int, hand: Hand) -> tuple[tuple[Hand, ...], ...]:
-    """The table's hands with the seat's hand `index` replaced."""
-    seat_hands = hands[seat]
-    if len(seat_hands) == 1:
-        mine: tuple[Hand, ...] = (hand,)
-    else:
-        changed = list(seat_hands)
-        changed[index] = hand
-        mine = tuple(changed)
-    table = list(hands)
-    table[seat] = mine
-    return tuple(table)
-
-
 def evolve(state: SevenAndAHalfState, event: SevenAndAHalfEvent, seq: int) -> tuple[SevenAndAHalfState, Facts]:
     """The fold step for the event whose seq is `seq`: the new state and the event's facts. No rule
     checks, no randomness."""
     if event["type"] == "hit":
-        return _evolve_hit(state, event, seq)
+        return evolve_hit(state, event, seq)
     elif event["type"] == "stand":
-        return _evolve_stand(state, event, seq)
+        return evolve_stand(state, event, seq)
     elif event["type"] == "bet":
-        return _evolve_bet(state, event, seq)
+        return evolve_bet(state, event, seq)
     elif event["type"] == "deal":
-        return _evolve_deal(state, event)
+        return evolve_deal(state, event)
     elif event["type"] == "split":
-        return _evolve_split(state, event, seq)
+        return evolve_split(state, event, seq)
     elif event["type"] == "flip":
         flipped = state.flippable(event["seat"], event.get("hand"))
         return replace(state, face_down=state.face_down - set(flipped)), {"flipped": flipped}
@@ -337,185 +252,6 @@ def evolve(state: SevenAndAHalfState, event: SevenAndAHalfEvent, seq: int) -> tu
         assert_never(event)
 
 
-def _evolve_bet(state: SevenAndAHalfState, event: Bet, seq: int) -> tuple[SevenAndAHalfState, Facts]:
-    seat = event["seat"]
-    values = state.__dict__.copy()
-    if state.phase == BETWEEN:
-        # a hand's first stake: the hand begins, in the same one copy of the state
-        banker = state.next_banker
-        begun: list[tuple[int, int] | None] = [None] * state.seats
-        begun[seat] = (event["amount"], seq)
-        due = [s for s in ORDERS[state.seats][banker] if begun[s] is None]
-        values["hand"] = state.hand + 1
-        values["banker"] = banker
-        values["phase"] = STAKES if due else DEAL
-        values["stakes"] = tuple(begun)
-        values["hands"] = ((),) * state.seats
-        values["turn"] = None
-        values["face_down"] = frozenset()
-        values["lines"] = ()
-        values["bank_taken_by"] = None
-        return _emit(values), {"banker": banker, "stakes_due": due}
-    stakes = list(state.stakes)
-    stakes[seat] = (event["amount"], seq)
-    due = [s for s in ORDERS[state.seats][state.banker] if stakes[s] is None]
-    values["phase"] = STAKES if due else DEAL
-    values["stakes"] = tuple(stakes)
-    return _emit(values), {"stakes_due": due}
-
-
-def _evolve_deal(state: SevenAndAHalfState, event: Deal) -> tuple[SevenAndAHalfState, Facts]:
-    dealt = event["cards"]
-    banker, stakes = state.banker, state.stakes
-    hands = []
-    for s in range(state.seats):
-        card = dealt[_KEYS[s]]
-        stake = stakes[s]
-        if s == banker or stake is None:
-            hands.append((make_hand((card,), 0, 0, OPEN, 0),))
-        else:
-            hands.append((make_hand((card,), stake[0], stake[1], OPEN, 0),))
-    turn = ORDERS[state.seats][banker][0]
-    values = state.__dict__.copy()
-    values["phase"] = PLAY
-    values["hands"] = tuple(hands)
-    values["turn"] = turn
-    values["face_down"] = frozenset(dealt.values())
-    return _emit(values), {"turn": turn}
-
-
-def _evolve_hit(state: SevenAndAHalfState, event: Hit, seq: int) -> tuple[SevenAndAHalfState, Facts]:
-    seat, card, index = event["seat"], event["card"], event.get("hand", 0)
-    was = state.hands[seat][index]
-    cards = (*was.cards, card)
-    options = state.options
-    wild = options.get("wild_card")
-    points: int | None = None
-    if options["pair_of_sevens"] and is_pair_of_sevens(cards):
-        status = PAIR_OF_SEVENS
-    else:  # as `status_of`, keeping the total for the facts
-        points = total(cards, wild)
-        status = BUST if points > TOP else SEVEN_AND_A_HALF if points == TOP else OPEN
-    hand = make_hand(cards, was.stake, was.stake_seq, status, seq if status != OPEN else 0)
-    face_down = state.face_down | {card} if event.get("face_down") else state.face_down
-    facts: dict[str, Any] = {"hand": index}
-    if status != OPEN:
-        face_down = face_down.difference(cards)  # a bust, a 7½ or a pair of sevens is shown
-        facts["shown"] = list(cards)
-        facts[status] = True
-        if status == SEVEN_AND_A_HALF and options.get("two_card_bonus") and is_two_card(cards):  # `state.kind`
-            facts["two_card"] = True
-    if face_down.isdisjoint(cards):
-        facts["total"] = total(cards, wild) if points is None else points
-    hands = _with_hand(state.hands, seat, index, hand)
-    values = state.__dict__.copy()
-    values["hands"] = hands
-    values["face_down"] = face_down
-    if status == OPEN and state.phase == PLAY:
-        # the seat's hand is still open: its turn goes on (every seat before it in the playing order
-        # has finished, or the turn would not be its)
-        facts["turn"] = seat
-        return _emit(values), facts
-    if status == BUST and seat != state.banker:
-        # the bust changes neither the hand number, the banker nor the seat's number of hands:
-        # the lines are written from the state before it, with no copy
-        values["lines"] = (*state.lines, *bust_lines(state, seat, index, hand))
-    return _advance(state, values, hands, facts)
-
-
-def _evolve_stand(state: SevenAndAHalfState, event: Stand, seq: int) -> tuple[SevenAndAHalfState, Facts]:
-    seat, index = event["seat"], event.get("hand", 0)
-    was = state.hands[seat][index]
-    cards = was.cards
-    hand = make_hand(cards, was.stake, was.stake_seq, STOOD, seq)
-    facts: dict[str, Any] = {"hand": index}
-    if state.face_down.isdisjoint(cards):
-        facts["total"] = total(cards, state.options.get("wild_card"))
-    hands = _with_hand(state.hands, seat, index, hand)
-    values = state.__dict__.copy()
-    values["hands"] = hands
-    return _advance(state, values, hands, facts)
-
-
-def _evolve_split(state: SevenAndAHalfState, event: Split, seq: int) -> tuple[SevenAndAHalfState, Facts]:
-    seat, index = event["seat"], event["hand"]
-    hands = state.hands[seat]
-    kept, moved = hands[index].cards
-    new = Hand((moved,), stake=event["amount"], stake_seq=seq)
-    seat_hands = (*replace_at(hands, index, replace(hands[index], cards=(kept,))), new)
-    split_state = replace(state, hands=replace_at(state.hands, seat, seat_hands))
-    return split_state, {"hand": index, "new_hand": len(hands)}
-
-
-def _advance(
-    state: SevenAndAHalfState, values: dict[str, Any], hands: tuple[tuple[Hand, ...], ...], facts: dict[str, Any]
-) -> tuple[SevenAndAHalfState, Facts]:
-    """After a hand finished or the banker acted (`values`: the new state's fields so far, with the
-    table's `hands`; `facts`, the event's own, made for it by the caller): pass the turn on, start the
-    banker's turn, or settle."""
-    banker = state.banker
-    if state.phase == BANKER:
-        if hands[banker][0].status != OPEN:
-            return _settle(state, values, hands, facts)
-        return _emit(values), facts
-    all_bust = True
-    for s in ORDERS[state.seats][banker]:
-        for h in hands[s]:
-            status = h.status
-            if status == OPEN:
-                facts["turn"] = s
-                values["turn"] = s
-                return _emit(values), facts
-            if status != BUST:
-                all_bust = False
-    if all_bust:
-        return _settle(state, values, hands, facts)
-    shown = hands[banker][0].cards
-    values["face_down"] = values["face_down"].difference(shown)
-    facts["turn"] = banker
-    facts["banker_shows"] = list(shown)
-    values["phase"] = BANKER
-    values["turn"] = banker
-    return _emit(values), facts
-
-
-def _settle(
-    state: SevenAndAHalfState, values: dict[str, Any], hands: tuple[tuple[Hand, ...], ...], facts: dict[str, Any]
-) -> tuple[SevenAndAHalfState, Facts]:
-    """Settle every unbust player hand against the banker's; the bank may pass.
-
-    `values`, `hands` and `facts` are the event's own (as `_advance` takes them; `state` is the state
-    before the event); the settlement's are added to them."""
-    banker = state.banker
-    #: the bust lines written so far, then the settled stakes'
-    lines: list[ScoreLine] = list(values["lines"])
-    points = [0] * state.seats
-    for line in lines:
-        points[line.seat] += line.points
-    taker, bank, bank_total = settle(state, hands, lines, points)
-    next_banker = banker if taker is None else taker
-    result = make_hand_score(state.hand, tuple(points), tuple(lines))
-    facts["hand_ended"] = True
-    facts["points"] = dict(zip(_KEYS, points, strict=False))
-    facts["next_banker"] = next_banker
-    if bank is None:
-        facts["all_bust"] = True
-    else:
-        facts["banker_total"] = bank_total
-        if bank.status == BUST:
-            facts["banker_bust"] = True
-    if taker is not None:
-        facts["bank_taken_by"] = taker
-    values["phase"] = BETWEEN
-    values["turn"] = None
-    values["next_banker"] = next_banker
-    values["face_down"] = frozenset()
-    values["lines"] = result.lines
-    values["results"] = state.results.append(result)
-    values["bank_taken_by"] = taker
-    return _emit(values), facts
-
-
 # --------------------------------------------------------------------------- reading the state
 
 
@@ -531,150 +267,6 @@ def is_terminal(state: SevenAndAHalfState) -> bool:
 
 def hand_in_progress(state: SevenAndAHalfState) -> bool:
     return state.in_progress
-
-
-def to_act(state: SevenAndAHalfState) -> list[int]:
-    """The seats whose event is due (any of them, while stakes are placed)."""
-    if state.phase == BETWEEN:
-        return list(state.order(state.next_banker))
-    if state.phase == STAKES:
-        return [s for s in state.order() if state.stakes[s] is None]
-    if state.phase == DEAL:
-        return [state.banker]
-    if state.phase in (PLAY, BANKER):
-        assert state.turn is not None
-        return [state.turn]
-    return []
-
-
-def _sort_key(event: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (
-        event["type"],
-        event.get("seat", -1),
-        event.get("hand", -1),
-        event.get("amount", 0),
-        event.get("to", -1),
-    )
-
-
-#: limits that allow at most this many stake amounts have every one offered; wider ones a sample
-ALL_STAKES_UP_TO = 100
-
-
-def offered_stakes(low: int, high: int) -> list[int]:
-    """The stake amounts offered from `low` to `high`: every one, or the limits and the round amounts between.
-
-    At most `ALL_STAKES_UP_TO` amounts, or 2 + 3 per power of ten (32 for 1 to 10**9), so that
-    `legal_events` stays cheap whatever the table's limits (enumerating 1 to 10**6 took 19 s).
-    """
-    if high - low < ALL_STAKES_UP_TO:
-        return list(range(low, high + 1))
-    round_amounts = (m * 10**k for k in range(len(str(high))) for m in (1, 2, 5))
-    return sorted({low, high, *(a for a in round_amounts if low < a < high)})
-
-
-def legal_events(state: SevenAndAHalfState) -> list[dict[str, Any]]:
-    """Every legal decision now (deals and hits are chance events), sorted; stakes as `offered_stakes`."""
-    low, high = state.limits
-    out: list[dict[str, Any]] = []
-    if state.phase in (BETWEEN, STAKES):
-        stakes = offered_stakes(low, high)
-        for s in to_act(state):
-            out.extend({"type": "bet", "seat": s, "amount": a} for a in stakes)
-        if state.phase == BETWEEN:
-            out.extend({"type": "bank_passed", "to": s} for s in range(state.seats) if s != state.next_banker)
-            out.append({"type": "session_closed"})
-    elif state.phase == PLAY:
-        assert state.turn is not None
-        seat = state.turn
-        hands = state.hands[seat]
-        for i, h in enumerate(hands):
-            if h.finished:
-                continue
-            tag = {"hand": i} if len(hands) > 1 else {}
-            out.append({"type": "stand", "seat": seat, **tag})
-            if state.options["splitting"] and len(h.cards) == 2 and all(is_face(c) for c in h.cards):
-                out.extend(
-                    {"type": "split", "seat": seat, "hand": i, "amount": a}
-                    for a in offered_stakes(max(h.stake, low), high)
-                )
-            if state.options["face_down_request"] and state.flippable(seat, i):
-                out.append({"type": "flip", "seat": seat, **tag})
-    elif state.phase == BANKER:
-        out.append({"type": "stand", "seat": state.banker})
-    return sorted(out, key=_sort_key)
-
-
-def chance_events(state: SevenAndAHalfState, rng: random.Random) -> list[dict[str, Any]]:
-    """A deal from a shuffled deck, or a hit of an unseen card (face down too, where allowed)."""
-    if state.phase == DEAL:
-        cards = list(CARDS)
-        rng.shuffle(cards)
-        return [{"type": "deal", "cards": {str(s): cards[s] for s in range(state.seats)}}]
-    if state.phase not in (PLAY, BANKER):
-        return []
-    assert state.turn is not None
-    seat = state.turn
-    unseen = sorted(CARD_SET - state.seen)
-    if not unseen:
-        return []
-    hands = state.hands[seat]
-    may_hide = state.options["face_down_request"] and seat != state.banker and not state.holds_face_down(seat)
-    out: list[dict[str, Any]] = []
-    for i, h in enumerate(hands):
-        if h.finished:
-            continue
-        tag = {"hand": i} if len(hands) > 1 else {}
-        out.append({"type": "hit", "seat": seat, "card": rng.choice(unseen), **tag})
-        if may_hide:
-            out.append({"type": "hit", "seat": seat, "card": rng.choice(unseen), "face_down": True, **tag})
-    return out
-
-
-def view(state: SevenAndAHalfState, viewpoint: Viewpoint) -> dict[str, Any]:
-    """The table as `viewpoint` saw it: the cards `VISIBILITY.hidden_from` names (other seats'
-    face-down cards) as "??"."""
-    hidden = VISIBILITY.hidden_from(state, viewpoint)
-    seats = []
-    for s in range(state.seats):
-        docs: list[dict[str, Any]] = []
-        shown: list[str] = []
-        for i, h in enumerate(state.hands[s]):
-            cards = [HIDDEN if c in hidden else c for c in h.cards]
-            shown.extend(cards)
-            known = HIDDEN not in cards
-            docs.append(
-                {
-                    "hand": i,
-                    "cards": cards,
-                    "stake": None if s == state.banker else h.stake,
-                    "stake_seq": None if s == state.banker else h.stake_seq,
-                    "status": h.status,
-                    "total": state.total(h) if known else None,
-                    "total_text": halves(state.total(h)) if known else None,
-                }
-            )
-        seats.append({"seat": s, "banker": s == state.banker, "cards": shown, "card_count": len(shown), "hands": docs})
-    stakes = {str(s): st[0] for s, st in enumerate(state.stakes) if st is not None}
-    dealt = state.phase in (PLAY, BANKER) or (state.phase == BETWEEN and any(state.hands))
-    return {
-        "phase": state.phase,
-        "to_act": to_act(state),
-        "seats": seats,
-        "table": {
-            "banker": state.banker,
-            "next_banker": state.next_banker,
-            "order": list(state.order()),
-            "turn": state.turn,
-            "stakes": stakes,
-            "banker_card_shown": dealt and not any(c in state.face_down for c in state.hands[state.banker][0].cards),
-            "bank_taken_by": state.bank_taken_by,
-            "min_bet": state.options["min_bet"],
-            "max_bet": state.options["max_bet"],
-            "variants": {name: state.options[name] for name in VARIANTS},
-        },
-        "hand_points": seat_dict(hand_score(state.hand, state.seats, state.lines).points),
-    }
 
 
 #: the events `situations` can tag (a split, a bank passed, the session's close, a face-down hit, and the
@@ -719,40 +311,6 @@ def situations(event: Event, result: Mapping[str, Any]) -> list[str]:
     if kind == "session_closed":
         tags.append("session_closed")
     return tags
-
-
-def census(state: SevenAndAHalfState) -> Census:
-    """Every hand's cards on the table; the rest of the 40 cards unseen."""
-    places = {f"seat {s} hand {i}": h.cards for s in range(state.seats) for i, h in enumerate(state.hands[s])}
-    placed = sum(len(cards) for cards in places.values())
-    return Census(places, len(CARDS) - placed, CARD_SET, held(state))
-
-
-def held(state: SevenAndAHalfState) -> dict[int, frozenset[str]]:
-    """Per seat, its cards lying face down: its dealt card (the banker's until its turn begins), its
-    face-down hits; every card is shown at settlement."""
-    face_down = state.face_down
-    return {s: frozenset(c for h in state.hands[s] for c in h.cards if c in face_down) for s in range(state.seats)}
-
-
-def _face_down_hit(event: Event) -> bool:
-    return bool(event.get("face_down"))
-
-
-#: What each seat may see: its own dealt card, and the card of its own face-down hit (every other hit
-#: is dealt face up); `held` are the cards lying face down.
-VISIBILITY: Visibility[SevenAndAHalfState] = Visibility(
-    secrets={
-        "deal": (Secret("cards", to="each_seat"),),
-        "hit": (Secret("card", to="actor", when=_face_down_hit),),
-    },
-    held=held,
-)
-
-#: The cards that come out of the unseen deck: the engine checks each is a card of the 40-card deck
-#: (no 8, 9, 10), named once, and not already in a hand (`census`). Every card of a hand is in some
-#: seat's hands until the next hand's first stake, so that is exactly "already seen in this hand".
-REVEALS: dict[str, tuple[str, ...]] = {"deal": ("cards",), "hit": ("card",)}
 
 
 # --------------------------------------------------------------------------- the declaration

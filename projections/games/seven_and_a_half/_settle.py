@@ -9,9 +9,11 @@ The sentences are written with the markers of `projections.core.phrases`: seats
 `{half:N}` (shown `6½`) and amounts `{chips:N}` (shown `5 chips`).
 
 Settlement runs once per hand for every player hand (issue 15): the banker's
-side of the comparison (its kind, its description) is worked out once per
-settlement, not once per stake, the sentence is one f-string, and the points
-are summed as the lines are made.
+side of the comparison is worked out once per settlement, not once per stake,
+and the points are summed as the lines are made. A fold settles every hand it
+passes and reads none of the sentences: each is written when first read
+(`deferred_reason`, by the `_..._reason` functions here, from the hands it
+names), and a stake's two lines share it (issue 34).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 from projections.core.phrases import cards, chips, half
 from projections.core.phrases import seat as player
 from projections.core.rules import ScoreLine
+from projections.core.scores import deferred_reason
 from projections.games.seven_and_a_half._cards import (
     BUST,
     PAIR,
@@ -47,19 +50,30 @@ def half_text(points: int) -> str:
 
 def who(state: SevenAndAHalfState, seat: int, index: int) -> str:
     """`{seat:2}`, or `{seat:2}'s hand 1` once the seat has split (the event's `hand` numbering, from 0)."""
-    return player(seat) if len(state.hands[seat]) == 1 else f"{player(seat)}'s hand {index}"
+    return _who(seat, index, len(state.hands[seat]))
+
+
+def _who(seat: int, index: int, hands: int) -> str:
+    """`who` of a seat that holds `hands` hands."""
+    return player(seat) if hands == 1 else f"{player(seat)}'s hand {index}"
 
 
 def describe(state: SevenAndAHalfState, hand: Hand) -> str:
     """A finished hand for people: `bust with {half:16}`, `{half:13}`, `a two-card 7½ ({cards:7S JD})`, ..."""
     if hand.status == BUST:
-        return f"bust with {half_text(state.total(hand))}"
-    kind = state.kind(hand)
+        return _described(hand, PLAIN, state.total(hand))
+    return _described(hand, state.kind(hand), state.total(hand))
+
+
+def _described(hand: Hand, kind: str, points: int) -> str:
+    """`describe` of a hand whose kind (`SevenAndAHalfState.kind`, unread for a bust) and total are known."""
+    if hand.status == BUST:
+        return f"bust with {half_text(points)}"
     if kind == PAIR:
         return f"a pair of sevens ({cards(hand.cards)})"
     if kind == TWO_CARD:
         return f"a two-card 7½ ({cards(hand.cards)})"
-    return half_text(state.total(hand))
+    return half_text(points)
 
 
 def _seqs(events: tuple[int, ...]) -> tuple[int, ...]:
@@ -84,13 +98,17 @@ def bust_lines(state: SevenAndAHalfState, seat: int, index: int, hand: Hand) -> 
     hands are read, and the bust changes none of them.
     """
     b = state.banker
-    reason = (
-        f"{who(state, seat, index)} bust with {half_text(state.total(hand))} at event {hand.end_seq}: "
-        f"{player(seat)} pays {chips(hand.stake)} to the banker, {player(b)}"
-    )
+    reason = deferred_reason(_bust_reason, seat, index, len(state.hands[seat]), hand, state.total(hand), b)
     stake_seq, end_seq = hand.stake_seq, hand.end_seq
     events = (stake_seq, end_seq) if 0 < stake_seq < end_seq else _seqs((stake_seq, end_seq))
     return _pair(state, seat, -hand.stake, "half.bust", reason, events)
+
+
+def _bust_reason(seat: int, index: int, hands: int, hand: Hand, points: int, banker: int) -> str:
+    return (
+        f"{_who(seat, index, hands)} bust with {half_text(points)} at event {hand.end_seq}: "
+        f"{player(seat)} pays {chips(hand.stake)} to the banker, {player(banker)}"
+    )
 
 
 def _verdict(kind: str, bank_status: str, bank_kind: str, mine: int, theirs: int) -> tuple[bool, int, str, str]:
@@ -138,11 +156,9 @@ def settle(
     taker: int | None = None
     bank: Hand | None = None
     bank_total = bank_seq = 0
-    bank_status = bank_kind = against = ""
-    banker = player(b)  # the seats' markers, made once a settlement and once a seat, not once a sentence
+    bank_status = bank_kind = ""
     for seat in ORDERS[state.seats][b]:
         seat_hands = hands[seat]
-        mark = player(seat)
         for index, hand in enumerate(seat_hands):
             status = hand.status
             if status == BUST:
@@ -152,18 +168,14 @@ def settle(
                 bank_status, bank_seq = bank.status, bank.end_seq
                 bank_kind = state.kind(bank)
                 bank_total = total(bank.cards, wild)
-                against = f" against the banker's {describe(state, bank)} at event {bank_seq}: "
             held = hand.cards
             mine = total(held, wild)
             if status == PAIR_OF_SEVENS:  # as `state.kind`
                 kind = PAIR
-                text = f"a pair of sevens ({cards(held)})"
             elif bonus and is_two_card(held):
                 kind = TWO_CARD
-                text = f"a two-card 7½ ({cards(held)})"
             else:
                 kind = PLAIN
-                text = _HALVES.get(mine) or half(mine)
             if kind == PLAIN and bank_kind == PLAIN and bank_status != BUST:  # `_verdict`'s last case
                 wins = mine > bank_total
                 multiple, note = 1, ""
@@ -176,17 +188,11 @@ def settle(
             else:
                 wins, multiple, rule, note = _verdict(kind, bank_status, bank_kind, mine, bank_total)
             amount = hand.stake * multiple
-            name = mark if len(seat_hands) == 1 else f"{mark}'s hand {index}"
-            if wins:
-                reason = (
-                    f"{name}: {text} at event {hand.end_seq}{against}"
-                    f"the banker, {banker}, pays {chips(amount)} to {mark}{note}"
-                )
-            else:
-                reason = (
-                    f"{name}: {text} at event {hand.end_seq}{against}"
-                    f"{mark} pays {chips(amount)} to the banker, {banker}{note}"
-                )
+            reason = deferred_reason(
+                _stake_reason, seat, index, len(seat_hands), hand, kind, mine, bank, bank_kind, bank_total, b, amount,
+                wins, note,
+            )  # fmt: skip
+            if not wins:
                 amount = -amount
             stake_seq, end_seq = hand.stake_seq, hand.end_seq
             if 0 < stake_seq < end_seq < bank_seq:
@@ -198,17 +204,41 @@ def settle(
             points[seat] += amount
             points[b] -= amount
             if status == SEVEN_AND_A_HALF and not wins and needs_win:
-                lines.append(
-                    _line(
-                        number,
-                        seat,
-                        0,
-                        "half.bank_needs_win",
-                        f"{name}: {half(15)} at event {hand.end_seq} did not win, so it does not take the bank "
-                        "(house rule bank_needs_win: only a 7½ that wins takes the bank)",
-                        events,
-                    )
-                )
+                needs = deferred_reason(_bank_needs_win_reason, seat, index, len(seat_hands), hand.end_seq)
+                lines.append(_line(number, seat, 0, "half.bank_needs_win", needs, events))
             elif taker is None and status in (SEVEN_AND_A_HALF, PAIR_OF_SEVENS):
                 taker = seat
     return taker, bank, bank_total
+
+
+def _stake_reason(
+    seat: int,
+    index: int,
+    hands: int,
+    hand: Hand,
+    kind: str,
+    mine: int,
+    bank: Hand,
+    bank_kind: str,
+    bank_total: int,
+    banker: int,
+    amount: int,
+    wins: bool,
+    note: str,
+) -> str:
+    """A settled stake's sentence: the hands compared, at which events, who pays whom how much."""
+    mark = player(seat)
+    head = (
+        f"{_who(seat, index, hands)}: {_described(hand, kind, mine)} at event {hand.end_seq} against the banker's "
+        f"{_described(bank, bank_kind, bank_total)} at event {bank.end_seq}: "
+    )
+    if wins:
+        return f"{head}the banker, {player(banker)}, pays {chips(amount)} to {mark}{note}"
+    return f"{head}{mark} pays {chips(amount)} to the banker, {player(banker)}{note}"
+
+
+def _bank_needs_win_reason(seat: int, index: int, hands: int, end_seq: int) -> str:
+    return (
+        f"{_who(seat, index, hands)}: {half(15)} at event {end_seq} did not win, so it does not take the bank "
+        "(house rule bank_needs_win: only a 7½ that wins takes the bank)"
+    )
