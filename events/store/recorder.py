@@ -37,6 +37,7 @@ order, and in which a kill -9 lands in the middle of a transaction (tests/reliab
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import random
@@ -67,6 +68,7 @@ from events.store.players import seat_players
 from events.store.registry import GameRecord, KeyRecord, Registry, game_row
 from events.store.seeds import INSERT as INSERT_SEED
 from events.store.seeds import SeedRow
+from events.store.turn_commit import TurnCommit
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,6 +310,9 @@ class EventRecorder:
         self.group_commit: GroupCommit | None = (
             GroupCommit(self._write_alone, self._write_batch) if db.dialect.one_statement_append and enabled() else None
         )
+        #: SQLite: the transaction that the event loop's checked appends of one turn share
+        #: (`events/store/turn_commit.py`; None: off, `TABLEBOOK_GROUP_COMMIT=off`, or PostgreSQL)
+        self.turn_commit: TurnCommit | None = TurnCommit(db) if db.dialect.single_writer and enabled() else None
 
     # ------------------------------------------------------------------ one append at a time, per game
 
@@ -577,9 +582,7 @@ class EventRecorder:
         the connection whose commit has just fsynced: 33 us of CPU where the same read costs 15 us after a read,
         measured) is so made by the write itself, in its transaction: the key is still read from the database at
         every append, as it is written."""
-        now = envelope["recorded_at"]
-        totals = dumps(dict(head.totals))
-        check = _check(envelope, key)
+        write = self._checked_write(game_id, row, envelope, base_seq, head, key)
         with self.db.writer_lock:  # `one_writer`
             kept = self.db.writer_connection()
             if kept is None:  # pragma: no cover - SQLite always keeps one
@@ -588,10 +591,9 @@ class EventRecorder:
             cursor = raw.cursor()
             try:
                 cursor.execute(self.db.dialect.begin_write or "BEGIN")
-                if not self._move_head_single_writer(cursor, head, totals, now, game_id, base_seq, check):
+                if not write(cursor):
                     raw.rollback()
                     return False
-                cursor.execute(self._sql["insert_event"], tuple(row))
                 raw.commit()
                 return True
             except BaseException as error:
@@ -605,6 +607,37 @@ class EventRecorder:
             finally:
                 with contextlib.suppress(*DATABASE_ERRORS):
                     cursor.close()
+
+    def _checked_write(
+        self, game_id: str, row: Sequence[Any], envelope: Envelope, base_seq: int, head: Head, key: KeyRecord
+    ) -> Callable[[Any], bool]:
+        """SQLite, `append_checked`'s statements on a cursor in a write transaction: the head's checked UPDATE, then
+        the event's INSERT if the head moved. True: both written; False: nothing written (the head or the key
+        changed)."""
+        now = envelope["recorded_at"]
+        totals = dumps(dict(head.totals))
+        check = _check(envelope, key)
+
+        def write(cursor: Any) -> bool:
+            if not self._move_head_single_writer(cursor, head, totals, now, game_id, base_seq, check):
+                return False
+            cursor.execute(self._sql["insert_event"], tuple(row))
+            return True
+
+        return write
+
+    def append_checked_in_turn(
+        self, game_id: str, envelope: Envelope, *, base_seq: int, head: Head, key: KeyRecord
+    ) -> asyncio.Future[bool] | None:
+        """SQLite, on the event loop: `append_checked` written in the transaction that this turn of the loop shares
+        with its other checked appends (`events/store/turn_commit.py`). A future that resolves True once that
+        transaction has committed (False: it rolled back, nothing written; an error: its commit's), or None:
+        nothing written (a refusal, group commit off, the reliability tests' delay, or not on the loop): the
+        caller appends as before, as after `append_checked`'s False."""
+        if self.turn_commit is None or self.commit_delay is not None:
+            return None
+        row = row_values(game_id, envelope)
+        return self.turn_commit.append(game_id, self._checked_write(game_id, row, envelope, base_seq, head, key))
 
     def _move_head_single_writer(
         self, cursor: Any, head: Head, totals: str, now: str, game_id: str, base_seq: int, check: tuple[Any, ...] = ()
