@@ -5,7 +5,8 @@
   `group_commit.py` writes single-event appends to different games that arrive together in one transaction
   (on SQLite `turn_commit.py`: the appends of one turn of the event loop). Its parts: `append_sql.py` (its
   statements), `heads.py` (what an append passes around), `turns.py` (one append at a time per game),
-  `one_statement.py` (PostgreSQL's one-statement writes), `stream_reads.py` (a stream's reads).
+  `one_statement.py` (PostgreSQL's one-statement writes), `single_writer.py` (SQLite's checked appends),
+  `stream_reads.py` (a stream's reads).
 - `log.py`, the log reader: every game's events in one global order that a follower reads without
   ever skipping an event that commits late (transaction ids on PostgreSQL; why, in its docstring).
 - `tracking.py`, the tracking recorder: read models' rows with their checkpoints (`ratings.py`: the

@@ -56,7 +56,8 @@ class _Open:
         self.cursor = cursor
         self.owner = owner
         self.games: set[str] = set()
-        self.members: list[asyncio.Future[bool]] = []
+        #: each member's future and what is done for it once the transaction has committed
+        self.members: list[tuple[asyncio.Future[bool], Callable[[], object]]] = []
         #: resolved when this transaction has ended (committed or rolled back): `game_free` waits for it
         self.ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
@@ -81,9 +82,11 @@ class TurnCommit:
         while self._open is not None and game_id in self._open.games:
             await asyncio.shield(self._open.ended)
 
-    def append(self, game_id: str, write: Write) -> asyncio.Future[bool] | None:
+    def append(self, game_id: str, write: Write, landed: Callable[[], object]) -> asyncio.Future[bool] | None:
         """`write` in this turn's transaction (begun here if none is open): a future that resolves True once that
-        transaction has committed (or raises its commit's error; False: it rolled back, nothing written), or None
+        transaction has committed, `landed` called first (in the commit's callback, so that it is done even if
+        the caller stops waiting: the game's state cached, its streams woken), or raises its commit's error
+        (False: it rolled back, nothing written), or None
         when nothing was written (refused, the game already in the transaction, no running loop, or the writer
         lock held by a thread): the caller appends as before.
 
@@ -113,7 +116,7 @@ class TurnCommit:
             return None
         group.games.add(game_id)
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        group.members.append(done)
+        group.members.append((done, landed))
         return done
 
     def commit(self) -> None:
@@ -181,12 +184,18 @@ class TurnCommit:
                     group.cursor.close()
         finally:
             self.db.writer_rlock.release()  # type: ignore[union-attr]
-            for member in group.members:
-                if member.done():
+            for member, landed in group.members:
+                if failed:
+                    if not member.done():
+                        member.set_exception(error) if error is not None else member.set_result(False)
                     continue
-                if error is not None:
-                    member.set_exception(error)
-                else:
-                    member.set_result(not failed)
+                try:
+                    landed()
+                except Exception as after:  # as when it was called after a lone append's commit: its caller's error
+                    if not member.done():
+                        member.set_exception(after)
+                    continue
+                if not member.done():
+                    member.set_result(True)
             if not group.ended.done():
                 group.ended.set_result(None)

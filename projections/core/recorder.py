@@ -16,6 +16,7 @@ import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -385,12 +386,13 @@ class Recorder:
         if decided is None:
             return None
         entry, state, envelope, head = decided
+        landed = partial(self._landed_checked, entry, state, envelope)  # at the commit, whoever still waits
         written = self.store.recorder.append_checked_in_turn(
-            checked.game_id, envelope, base_seq=entry.state.seq, head=head, key=checked.key
+            checked.game_id, envelope, base_seq=entry.state.seq, head=head, key=checked.key, landed=landed
         )
         if written is None or not await written:
             return None
-        return self._landed_checked(entry, state, envelope)
+        return [envelope]
 
     def _decided_on_cache(self, checked: CheckedAppend) -> tuple[Live, Any, Envelope, Head] | None:
         """`append_checked`'s decision of its one event on the cached state of the game: the entry it was decided on,

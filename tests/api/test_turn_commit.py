@@ -164,30 +164,33 @@ def test_an_append_is_answered_after_its_transaction_commits(store: Store, monke
     assert log == ["commit, 2 events seen before it", "answered", "answered"], log
 
 
+async def _second_append_waiting(store: Store, seed: int) -> tuple[Tablebook, str, asyncio.Future[Any]]:
+    """A game with one event appended over HTTP (its key and state known to the app), then its second event appended
+    on the loop through the service (`append_checked_on_loop`), run up to its wait for its turn's commit: the
+    service, the game and that append's future."""
+    club = make_club(store)
+    events = list(play(rules_for("schnapsen"), ["A", "B"], {}, rng=random.Random(seed), max_events=2).events)
+    app = create_app(Settings(database_url=store.url), store)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
+        made = await client.post("/v1/games", json={"game": "schnapsen", "players": ["A", "B"]}, headers=club.recorder)
+        game_id = made.json()["id"]
+        first = await client.post(f"/v1/games/{game_id}/events", json={"events": [events[0]]}, headers=club.recorder)
+        assert first.status_code == 201, first.text
+    known = known_key(store, club.recorder["Authorization"])
+    assert known is not None
+    service: Tablebook = app.state.service
+    appended = asyncio.ensure_future(service.append_checked_on_loop(*known, game_id, [events[1]], expected_seq=1))
+    await asyncio.sleep(0)  # the append runs: it writes, then waits for its transaction's commit
+    assert _turns(store).owned_here() and not appended.done()
+    return service, game_id, appended
+
+
 def test_a_write_of_the_loop_commits_the_open_transaction_first(store: Store) -> None:
     """A write the event loop's thread starts while its turn's transaction is open (it would wait for that
     transaction's lock) commits that transaction first: its append lands and is answered."""
-    club = make_club(store)
-    rules = rules_for("schnapsen")
-    events = list(play(rules, ["A", "B"], {}, rng=random.Random(2), max_events=2).events)
-    app = create_app(Settings(database_url=store.url), store)
 
     async def run() -> tuple[dict[str, Any] | None, int, int]:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
-            made = await client.post(
-                "/v1/games", json={"game": "schnapsen", "players": ["A", "B"]}, headers=club.recorder
-            )
-            game_id = made.json()["id"]
-            first = await client.post(
-                f"/v1/games/{game_id}/events", json={"events": [events[0]]}, headers=club.recorder
-            )
-            assert first.status_code == 201, first.text
-        known = known_key(store, club.recorder["Authorization"])
-        assert known is not None
-        service: Tablebook = app.state.service
-        appended = asyncio.ensure_future(service.append_checked_on_loop(*known, game_id, [events[1]], expected_seq=1))
-        await asyncio.sleep(0)  # the append runs: it writes, then waits for its transaction's commit
-        assert _turns(store).owned_here() and not appended.done()
+        _, game_id, appended = await _second_append_waiting(store, 2)
         with store.db.one_writer():  # a write of the loop's thread: the open transaction is committed first
             assert not _turns(store).owned_here()
             seq = store.get_game(game_id).seq
@@ -196,3 +199,18 @@ def test_a_write_of_the_loop_commits_the_open_transaction_first(store: Store) ->
     answer, seq_in_write, seq_after = asyncio.run(run())
     assert answer is not None and answer["events"][0]["seq"] == 2
     assert (seq_in_write, seq_after) == (2, 2)
+
+
+def test_an_append_whose_caller_stops_waiting_still_lands_whole(store: Store) -> None:
+    """An append cancelled while it waits for its turn's commit (a client gone) is committed with the others, and
+    what follows a commit is done for it all the same: its game's state cached at the new head."""
+
+    async def run() -> tuple[int, int]:
+        service, game_id, appended = await _second_append_waiting(store, 3)
+        appended.cancel()
+        await asyncio.sleep(0.01)  # the commit's callback has run
+        cached = service.recorder.cache.get(game_id)
+        assert cached is not None and appended.cancelled()
+        return cached.state.seq, store.get_game(game_id).seq
+
+    assert asyncio.run(run()) == (2, 2)
