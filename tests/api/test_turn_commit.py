@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import secrets
 from collections.abc import Iterator
 from typing import Any
 
@@ -214,3 +215,23 @@ def test_an_append_whose_caller_stops_waiting_still_lands_whole(store: Store) ->
         return cached.state.seq, store.get_game(game_id).seq
 
     assert asyncio.run(run()) == (2, 2)
+
+
+def test_an_integrity_error_rolls_the_turn_back_and_writes_nothing(store: Store) -> None:
+    """A member whose row collides leaves its head's UPDATE in the shared transaction: the transaction rolls back,
+    the member gets None and the others False (each appends as before), and nothing of any of them is there."""
+    commits = _turns(store)
+    name = f"turn-{secrets.token_hex(4)}"
+
+    def club_row(cursor: Any) -> bool:
+        cursor.execute("INSERT INTO club (name, created_at) VALUES (?, ?)", (name, "2026-12-07T12:00:00Z"))
+        return True
+
+    async def run() -> bool:
+        first = commits.append("game a", club_row, lambda: None)
+        second = commits.append("game b", club_row, lambda: None)  # the same unique name: an integrity error
+        assert first is not None and second is None and not commits.owned_here()
+        return await first
+
+    assert asyncio.run(run()) is False
+    assert store.db.rows("SELECT COUNT(*) FROM club WHERE name = ?", (name,))[0][0] == 0
