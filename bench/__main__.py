@@ -43,9 +43,9 @@ from bench.growth import ServerClock, backends, no_server
 from bench.scratch import new_games
 from events.codec import dumps
 from events.store import DURABILITY_MODES, Head, Store, durability_from, make_engine
+from events.store.append_sql import SQL as STORE_SQL
 from events.store.mapper import row_values
 from events.store.migrate import upgrade
-from events.store.recorder import _SQL as STORE_SQL
 from projections.core import engine
 from projections.core.recorder import Recorder
 from projections.core.registry import rules_for

@@ -16,8 +16,9 @@ around the function that does it, wrapped here and nowhere else):
   `recorder.head_of`);
 - hash: each envelope sealed into the chain (`engine.sealed`);
 - transaction: the store's append, its commit and the wake-up of the game's streams (`EventRecorder.append`,
-  `EventRecorder.append_checked`, `notify.publish`; on PostgreSQL the append's statement sends the NOTIFY of
-  the other processes' streams);
+  `EventRecorder.append_checked`, on SQLite `EventRecorder.append_checked_in_turn` and its transaction's
+  commit, `TurnCommit.commit`, a callback of the loop; `notify.publish`; on PostgreSQL the append's statement
+  sends the NOTIFY of the other processes' streams);
 - response: the answer serialised (`ORJSONResponse.render`; and `fastapi.routing.serialize_response`, which
   an append no longer goes through: `api.routes.events.DirectAppend` answers it without FastAPI's router);
 - the rest: the process's CPU time over the run less the stages: the middleware, `DirectAppend`'s
@@ -90,6 +91,7 @@ def install() -> None:
     import api.responses
     import api.routes.events
     import events.store.recorder
+    import events.store.turn_commit
     import projections.core.engine
     import projections.core.recorder
     from events.store import notify
@@ -107,6 +109,9 @@ def install() -> None:
     store = events.store.recorder.EventRecorder
     store.append = timed("transaction", store.append)  # type: ignore[method-assign]
     store.append_checked = timed("transaction", store.append_checked)  # type: ignore[method-assign]
+    store.append_checked_in_turn = timed("transaction", store.append_checked_in_turn)  # type: ignore[method-assign]
+    turns = events.store.turn_commit.TurnCommit
+    turns.commit = timed("transaction", turns.commit)  # type: ignore[method-assign]
     notify.publish = timed("transaction", notify.publish)  # type: ignore[assignment]
     fastapi.routing.serialize_response = timed_async("response", fastapi.routing.serialize_response)  # type: ignore[assignment]
     response = api.responses.ORJSONResponse

@@ -33,7 +33,8 @@ stage of an append timed by the CPU time of the thread that runs it; last, in a 
 - Each run is preceded by a 2-second warm-up on other games (connection pools, caches, workers booted).
 
 Run it against other code (a checkout at /work/base, say) with that code's interpreter and PYTHONPATH: the
-servers are started from the checkout that `api` is imported from. BENCH_QUICK=1: 4-second runs.
+servers are started from the checkout that `api` is imported from. BENCH_QUICK=1: 4-second runs. BENCH_PG=0:
+the SQLite rows only.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ from events.store import Store, durability_from
 from events.store.migrate import upgrade
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
+#: BENCH_PG=0: the SQLite rows only (and the profile's SQLite row), as `bench.append_profile` takes it
+WITH_PG = os.environ.get("BENCH_PG", "1") != "0"
 #: the checkout under test: the servers run its code (`api` is imported from it)
 ROOT = Path(api.__file__).resolve().parents[1]
 LUA = Path(__file__).resolve().with_suffix(".lua")
@@ -458,26 +461,34 @@ def main() -> None:
         print(detail(sqlite, bare.rate))
         print(f"ceiling bare endpoint sqlite {CLIENTS} clients: {bare.rate:,.0f} req/s")
         print(detail(bare), flush=True)
-        pg, admin = fresh_pg()
-        try:
-            one = drive_appends(pg, 1, tmp, "pg1")
-            four = drive_appends(pg, 4, tmp, "pg4")
-            raw = raw_psycopg(pg)
-        finally:
-            with psycopg.connect(admin, autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{pg.rsplit("/", 1)[1]}" WITH (FORCE)')
-        games = f"{CLIENTS} clients {CLIENTS} games"
-        print(f"http appends pg 1 worker {games}: {one.rate:,.0f} req/s p99 {one.p99_ms:.1f} ms")
-        print(detail(one, raw))
-        print(f"http appends pg 4 workers {games}: {four.rate:,.0f} req/s p99 {four.p99_ms:.1f} ms")
-        print(f"    (4 workers / 1 worker: {four.rate / one.rate:.2f})")
-        print(detail(four, raw))
-        print(f"ceiling raw psycopg {RAW_WRITERS} writers: {raw:,.0f} ev/s", flush=True)
+        if not WITH_PG:
+            print("(PostgreSQL rows left out: BENCH_PG=0)")
+        else:
+            drive_pg(tmp)
     # the stages' functions are wrapped there: in a process of its own, so nothing here is
     profiled = subprocess.run(
         [sys.executable, "-m", "bench.append_profile", str(PROFILE_APPENDS)], capture_output=True, text=True, check=True
     )
     print("\n".join(line for line in profiled.stdout.splitlines() if not line.startswith("append profile,")))
+
+
+def drive_pg(tmp: Path) -> None:
+    """The PostgreSQL rows: one worker, four workers, and the raw psycopg ceiling, on a fresh database."""
+    pg, admin = fresh_pg()
+    try:
+        one = drive_appends(pg, 1, tmp, "pg1")
+        four = drive_appends(pg, 4, tmp, "pg4")
+        raw = raw_psycopg(pg)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{pg.rsplit("/", 1)[1]}" WITH (FORCE)')
+    games = f"{CLIENTS} clients {CLIENTS} games"
+    print(f"http appends pg 1 worker {games}: {one.rate:,.0f} req/s p99 {one.p99_ms:.1f} ms")
+    print(detail(one, raw))
+    print(f"http appends pg 4 workers {games}: {four.rate:,.0f} req/s p99 {four.p99_ms:.1f} ms")
+    print(f"    (4 workers / 1 worker: {four.rate / one.rate:.2f})")
+    print(detail(four, raw))
+    print(f"ceiling raw psycopg {RAW_WRITERS} writers: {raw:,.0f} ev/s", flush=True)
 
 
 if __name__ == "__main__":

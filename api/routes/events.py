@@ -38,6 +38,7 @@ from api.models import APPEND_EXAMPLES, BODY, GAME, Appended, EventPage, errors
 from api.responses import ORJSONResponse
 from api.service import Tablebook
 from events.errors import InvalidEventError
+from events.store import KeyRecord
 
 router = APIRouter(prefix="/v1/games/{game_id}/events", tags=["events"])
 
@@ -180,17 +181,29 @@ async def _append_known_on_loop(request: Request, service: Tablebook, game_id: s
     except Exception:
         appender(request).require("recorder", "auditor")  # the key's refusals first, as `_append` gives them
         raise
-    return _append_known(request, service, game_id, body, on_loop=True)
+    parsed = _known_append(request, body)
+    if parsed is None:
+        return None
+    (principal, key), events, expected_seq = parsed
+    return await service.append_checked_on_loop(principal, key, game_id, events, expected_seq=expected_seq)
 
 
-def _append_known(
-    request: Request, service: Tablebook, game_id: str, body: bytes, *, on_loop: bool = False
-) -> dict[str, Any] | None:
+def _append_known(request: Request, service: Tablebook, game_id: str, body: bytes) -> dict[str, Any] | None:
     """PostgreSQL: an append by a key whose row this process read on an earlier request (`api.deps.known_appender`),
     decided on the game's cached state and written by a statement that checks in the database that the key and
     the game's head are still those (`Tablebook.append_checked`): one round trip where the key's read took one
     of its own. None: nothing written (not such an append, a body or an event refused, a key or a head that
     changed); `_checked_append` then answers as before, its refusals in their order."""
+    parsed = _known_append(request, body)
+    if parsed is None:
+        return None
+    (principal, key), events, expected_seq = parsed
+    return service.append_checked(principal, key, game_id, events, expected_seq=expected_seq)
+
+
+def _known_append(request: Request, body: bytes) -> tuple[tuple[Principal, KeyRecord], list[Any], int | None] | None:
+    """What an append checked as it is written needs: the key as this process read it before (`known_appender`) and
+    the body's events and `expected_seq`; None when either is not there (the append goes on as before)."""
     known = known_appender(request)
     if known is None:
         return None
@@ -198,9 +211,7 @@ def _append_known(
         events, expected_seq, _ = _parse_append(body)
     except InvalidEventError:
         return None
-    principal, key = known
-    checked = service.append_checked_if_free if on_loop else service.append_checked
-    return checked(principal, key, game_id, events, expected_seq=expected_seq)
+    return known, events, expected_seq
 
 
 #: the path `DirectAppend` answers (Starlette's `{game_id}`: one or more characters, no slash)

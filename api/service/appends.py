@@ -16,6 +16,7 @@ from events.codec import canonical, sha256_hex
 from events.errors import ForbiddenError, InvalidEventError, TablebookError
 from events.store import GameRecord, KeyRecord
 from projections.core import engine, phrases
+from projections.core.recorder import CheckedAppend
 from projections.reading.visibility import Reader
 
 #: event types an auditor may append: the common events the engine handles itself (retract, note,
@@ -75,14 +76,10 @@ class Appends(Service):
         an earlier request, and its principal `reader`), checked in the statement that writes it
         (`Recorder.append_checked`), with no read before: the answer `append` would give, or None, nothing
         written (a refusal, or anything that changed): then `append`, after the key's read, answers."""
-        try:
-            may_append(reader, events)
-        except ForbiddenError:
-            return None
-        if reader.club_id is None:
+        if not _checkable(reader, events) or reader.club_id is None:
             return None
         stored = self.recorder.append_checked(
-            game_id, events, club_id=reader.club_id, actor=reader.actor, expected_seq=expected_seq, key=key
+            CheckedAppend(game_id, events, reader.club_id, reader.actor, expected_seq, key)
         )
         return None if stored is None else {"events": stored}
 
@@ -97,6 +94,22 @@ class Appends(Service):
             if not free:
                 return None
             return self.append_checked(reader, key, game_id, events, expected_seq=expected_seq)
+
+    async def append_checked_on_loop(
+        self, reader: Reader, key: KeyRecord, game_id: str, events: Sequence[Any], *, expected_seq: int | None
+    ) -> dict[str, Any] | None:
+        """SQLite, on the event loop: `append_checked`, its event written in the transaction this turn of the loop
+        shares with its other checked appends and answered after that transaction's commit (one commit, one
+        fsync, for all of them: `events/store/turn_commit.py`); with group commit off, `append_checked_if_free`.
+        None as there: nothing written, `append` answers."""
+        if self.store.recorder.turn_commit is None:
+            return self.append_checked_if_free(reader, key, game_id, events, expected_seq=expected_seq)
+        if not _checkable(reader, events) or reader.club_id is None:
+            return None
+        stored = await self.recorder.append_checked_in_turn(
+            CheckedAppend(game_id, events, reader.club_id, reader.actor, expected_seq, key)
+        )
+        return None if stored is None else {"events": stored}
 
     def one_connection(self) -> AbstractContextManager[None]:
         """Around a whole append on PostgreSQL (its key's read, then `append`, on one worker thread): its reads
@@ -137,6 +150,16 @@ class Appends(Service):
                 document=document,
                 game=game,
             )
+
+
+def _checkable(reader: Reader, events: Sequence[Any]) -> bool:
+    """Whether `reader` may append `events` (`may_append`): an append checked as it is written is tried only then,
+    its refusal left to `append`, in its order."""
+    try:
+        may_append(reader, events)
+    except ForbiddenError:
+        return False
+    return True
 
 
 def may_append(reader: Reader, events: Sequence[Any]) -> None:

@@ -2,7 +2,11 @@
 
 - `recorder.py`, the event recorder: append a batch on an expected seq, once per Idempotency-Key;
   read a stream. No global lock: appends to different games run in parallel on PostgreSQL, and there
-  `group_commit.py` writes single-event appends to different games that arrive together in one transaction.
+  `group_commit.py` writes single-event appends to different games that arrive together in one transaction
+  (on SQLite `turn_commit.py`: the appends of one turn of the event loop). Its parts: `append_sql.py` (its
+  statements), `heads.py` (what an append passes around), `turns.py` (one append at a time per game),
+  `one_statement.py` (PostgreSQL's one-statement writes), `single_writer.py` (SQLite's checked appends),
+  `stream_reads.py` (a stream's reads).
 - `log.py`, the log reader: every game's events in one global order that a follower reads without
   ever skipping an event that commits late (transaction ids on PostgreSQL; why, in its docstring).
 - `tracking.py`, the tracking recorder: read models' rows with their checkpoints (`ratings.py`: the

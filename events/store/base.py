@@ -145,6 +145,16 @@ def make_engine(url: str, durability: str | None = None) -> Engine:
     return create_engine(url, poolclass=NullPool)
 
 
+class OpenGroup(Protocol):
+    """The appends' transaction left open for a turn of the event loop (`events/store/turn_commit.py`)."""
+
+    def owned_here(self) -> bool:
+        """Whether the calling thread is the one that holds it open."""
+
+    def commit(self) -> None:
+        """Commit it now (its appends are answered)."""
+
+
 class Database:
     """An engine and the two ways the store's parts talk to it.
 
@@ -166,6 +176,9 @@ class Database:
         self.writer_lock: contextlib.AbstractContextManager[Any] = (
             self._writer if self._writer is not None else contextlib.nullcontext()
         )
+        #: SQLite: the appends' transaction left open by the event loop for its turn (`events/store/turn_commit.py`),
+        #: committed first by any other write of the loop's thread (`commit_open_group`)
+        self.open_group: OpenGroup | None = None
         #: PostgreSQL: a raw read runs in autocommit (`_reading`)
         self._autocommit_reads = self.dialect.name == "postgresql"
         #: SQLite: the raw connection this process's appends write on, kept out of the pool (`writer_connection`)
@@ -190,8 +203,22 @@ class Database:
         if self._writer is None:
             yield
             return
+        self.commit_open_group()
         with self._writer:
             yield
+
+    @property
+    def writer_rlock(self) -> threading.RLock | None:
+        """SQLite: the lock of `one_writer` itself (for `events/store/turn_commit.py`); PostgreSQL: None."""
+        return self._writer
+
+    def commit_open_group(self) -> None:
+        """Before a write of the event loop's thread: the appends' transaction that thread left open for its turn
+        (`events/store/turn_commit.py`) committed now, since the write would otherwise wait for it. Another
+        thread's write waits for the writer lock instead, as for any append."""
+        group = self.open_group
+        if group is not None and group.owned_here():
+            group.commit()
 
     def writer_connection(self) -> Any | None:
         """SQLite, for the holder of `one_writer`: the raw connection the appends write on, taken from the pool
@@ -234,6 +261,7 @@ class Database:
         if self._writer is None:
             yield True
             return
+        self.commit_open_group()
         if not self._writer.acquire(timeout=max(timeout, 0.0)):
             yield False
             return
@@ -249,6 +277,7 @@ class Database:
         For a caller that must not wait (the event loop): it does the write itself only when nothing is
         queued before it. PostgreSQL has no such lock: always False.
         """
+        self.commit_open_group()
         if self._writer is None or not self._writer.acquire(blocking=False):
             yield False
             return

@@ -15,6 +15,8 @@ import logging
 import secrets
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -22,7 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from events.codec import genesis_hash, utc_now
 from events.envelope import Envelope, event_of
 from events.errors import ImpossibleEventError, InvalidEventError, NotFoundError, StreamConflictError, TablebookError
-from events.store import DuplicateRequest, GameRecord, HeldHead, KeyRecord, SeedRow, Store, notify
+from events.store import DuplicateRequest, GameRecord, Head, HeldHead, KeyRecord, SeedRow, Store, notify
 from events.store.base import HeadBusyError
 from projections.core import dealing, engine, snapshots
 from projections.core.boards import Board, BoardDealer, TableLink, table_may
@@ -33,6 +35,7 @@ from projections.core.rules import GameRules, seat_dict
 __all__ = [
     "APPEND_DEADLINE",
     "MAX_BATCH",
+    "CheckedAppend",
     "Live",
     "Recorder",
     "ReplicaRecorder",
@@ -50,6 +53,20 @@ WRITES_PER_FOLD = 2000
 APPEND_DEADLINE = 10.0
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedAppend:
+    """An append of one event decided on this process's cached state and checked as it is written
+    (`Recorder.append_checked`): the game, the request's events, the key's club, actor and row, and the head the
+    request expects (None: any)."""
+
+    game_id: str
+    raw_events: Sequence[Any]
+    club_id: int
+    actor: str
+    expected_seq: int | None
+    key: KeyRecord
 
 
 class Recorder:
@@ -328,16 +345,7 @@ class Recorder:
                     self._played(link, entry.rules, state)
                 return envelopes
 
-    def append_checked(
-        self,
-        game_id: str,
-        raw_events: Sequence[Any],
-        *,
-        club_id: int,
-        actor: str,
-        expected_seq: int | None,
-        key: KeyRecord,
-    ) -> list[Envelope] | None:
+    def append_checked(self, checked: CheckedAppend) -> list[Envelope] | None:
         """`append` of one event decided on this process's cached state of the game, written by one statement that
         checks in the database that the game's head is still that state's and the key still `key` (the row this
         process read on an earlier request: `EventRecorder.append_checked`), with no read before it; None when that
@@ -349,34 +357,70 @@ class Recorder:
         checked against its row as `api.auth` does; its role is one that sees every card (a recorder's, an
         auditor's), and the game is its club's before anything is decided on it.
         """
-        if len(raw_events) != 1:
-            return None
+        game_id, key = checked.game_id, checked.key
         try:
             with self.store.recorder.turn(game_id, 0.0):  # busy (another thread of this process): as before
-                entry = self.cache.get(game_id)
-                if (
-                    entry is None
-                    or entry.game.club_id != club_id
-                    or dealing.is_server_dealt(entry.game.options)
-                    or (expected_seq is not None and expected_seq != entry.state.seq)
-                ):
+                decided = self._decided_on_cache(checked)
+                if decided is None:
                     return None
-                try:
-                    state, envelopes, seeds = self._decide_batch(entry, raw_events, actor)
-                except Exception:  # a refusal, or any surprise: `append` decides again and answers
-                    return None
-                if len(envelopes) != 1 or seeds:
-                    return None
-                head = head_of(entry.rules, state, envelopes[0]["hash"])
+                entry, state, envelope, head = decided
                 if not self.store.recorder.append_checked(
-                    game_id, envelopes[0], base_seq=entry.state.seq, head=head, key=key
+                    game_id, envelope, base_seq=entry.state.seq, head=head, key=key
                 ):
                     return None
-                notify.publish(self.store, game_id)
-                self.cache.put(Live(entry.game, entry.rules, state, envelopes[0]["hash"]))
-                return envelopes
+                return self._landed_checked(entry, state, envelope)
         except HeadBusyError:
             return None
+
+    async def append_checked_in_turn(self, checked: CheckedAppend) -> list[Envelope] | None:
+        """SQLite, on the event loop: `append_checked`, its event written in the transaction this turn of the loop
+        shares with its other checked appends and answered after that transaction's commit
+        (`events/store/turn_commit.py`: one commit, one fsync, for all of them). None as `append_checked`: nothing
+        written, and `append` answers. An append to a game already in that transaction first waits for its
+        commit, and is decided on the head it moved."""
+        commits = self.store.recorder.turn_commit
+        if commits is None:
+            return None
+        await commits.game_free(checked.game_id)
+        decided = self._decided_on_cache(checked)
+        if decided is None:
+            return None
+        entry, state, envelope, head = decided
+        landed = partial(self._landed_checked, entry, state, envelope)  # at the commit, whoever still waits
+        written = self.store.recorder.append_checked_in_turn(
+            checked.game_id, envelope, base_seq=entry.state.seq, head=head, key=checked.key, landed=landed
+        )
+        if written is None or not await written:
+            return None
+        return [envelope]
+
+    def _decided_on_cache(self, checked: CheckedAppend) -> tuple[Live, Any, Envelope, Head] | None:
+        """`append_checked`'s decision of its one event on the cached state of the game: the entry it was decided on,
+        the state after it, its envelope and the head it moves the game to; None when it is not decided here (not
+        one event, not cached, another club's, server-dealt, another head expected, refused, more than one
+        envelope)."""
+        entry = self.cache.get(checked.game_id)
+        if (
+            len(checked.raw_events) != 1
+            or entry is None
+            or entry.game.club_id != checked.club_id
+            or dealing.is_server_dealt(entry.game.options)
+            or (checked.expected_seq is not None and checked.expected_seq != entry.state.seq)
+        ):
+            return None
+        try:
+            state, envelopes, seeds = self._decide_batch(entry, checked.raw_events, checked.actor)
+        except Exception:  # a refusal, or any surprise: `append` decides again and answers
+            return None
+        if len(envelopes) != 1 or seeds:
+            return None
+        return entry, state, envelopes[0], head_of(entry.rules, state, envelopes[0]["hash"])
+
+    def _landed_checked(self, entry: Live, state: Any, envelope: Envelope) -> list[Envelope]:
+        """After a checked append's commit: the game's streams woken, its new state cached, its answer."""
+        notify.publish(self.store, entry.game.id)
+        self.cache.put(Live(entry.game, entry.rules, state, envelope["hash"]))
+        return [envelope]
 
     def _played(self, link: TableLink, rules: GameRules[Any], state: engine.Position[Any]) -> None:
         """After an append to a table of a duplicate round: how far the table has played (its deck in play is the

@@ -87,16 +87,27 @@ def test_an_append_by_a_known_key_answers_as_the_append_that_reads_the_key(
 ) -> None:
     taken: list[bool] = []
     known = api.routes.events._append_known
+    known_on_loop = api.routes.events._append_known_on_loop
 
     def counted(*args: Any, **kwargs: Any) -> dict[str, Any] | None:
         done = known(*args, **kwargs)
         taken.append(done is not None)
         return done
 
+    async def counted_on_loop(*args: Any, **kwargs: Any) -> dict[str, Any] | None:
+        done = await known_on_loop(*args, **kwargs)
+        taken.append(done is not None)
+        return done
+
+    async def nothing_on_loop(*args: Any, **kwargs: Any) -> None:
+        return None
+
     monkeypatch.setattr(api.routes.events, "_append_known", counted)
+    monkeypatch.setattr(api.routes.events, "_append_known_on_loop", counted_on_loop)
     checked, checked_head = _scenario(store)
     written = taken.count(True)
     monkeypatch.setattr(api.routes.events, "_append_known", lambda *args, **kwargs: None)
+    monkeypatch.setattr(api.routes.events, "_append_known_on_loop", nothing_on_loop)
     plain, plain_head = _scenario(store)
     statuses = [201, 201, 201, 409, 201, 422, 201, 201, 201, 422, 422, 201, 404, 403, 403, 201, 403, 201, 201]
     assert [status for status, _ in checked] == [*statuses, 401, 401, 403]

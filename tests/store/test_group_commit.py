@@ -22,9 +22,9 @@ import pytest
 from events.codec import envelope_hash
 from events.errors import NotFoundError, StreamConflictError
 from events.store import Head, Store, notify
+from events.store.append_sql import check_of
 from events.store.group_commit import IN_FLIGHT, BatchFailed, GroupCommit, Pending, enabled
 from events.store.mapper import row_values
-from events.store.recorder import _check
 from tests.store.helpers import head_at, new_raw_game, note_envelope
 
 STORES = ("postgres",)
@@ -457,12 +457,12 @@ def test_a_checked_append_lands_only_if_its_key_and_head_are_still_as_read(store
     envelope, stale = note_envelope(1, prev="g"), note_envelope(1, prev="not-the-head")
     checks = {
         "plain": None,
-        "good": _check(envelope, good),
-        "revoked": _check(envelope, unrevoked),
-        "other club": _check(envelope, other),
-        "another hash": _check(envelope, dataclasses.replace(good, key_hash="changed")),
-        "another role": _check(envelope, dataclasses.replace(good, role="auditor")),
-        "stale head": _check(stale, good),
+        "good": check_of(envelope, good),
+        "revoked": check_of(envelope, unrevoked),
+        "other club": check_of(envelope, other),
+        "another hash": check_of(envelope, dataclasses.replace(good, key_hash="changed")),
+        "another role": check_of(envelope, dataclasses.replace(good, role="auditor")),
+        "stale head": check_of(stale, good),
     }
     games = {name: new_raw_game(store) for name in checks}
 
