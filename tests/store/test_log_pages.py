@@ -18,6 +18,7 @@ from projections.core.registry import available, rules_for
 from projections.core.simulate import play
 from projections.readmodels import hand_facts, ratings
 from tests.projections.helpers import PLAYERS
+from tests.store.helpers import new_raw_game
 
 #: the reads below the transaction-id horizon need a server no other run holds back (tests/conftest.py)
 OWN_SERVER = True
@@ -101,3 +102,14 @@ def test_checkpointed_pages_are_the_filtered_pages_from_the_checkpoint(store: St
         assert advance(store.db, name, page.old, page.upto)
     assert store.projection_position(name) == head
     assert paged == _plain(store, start, only)
+
+
+def test_the_kinds_and_clubs_of_a_pages_games_are_read_whatever_their_number(store: Store) -> None:
+    """`game_kinds` (what the hand facts ask once a page): the games named that exist, each once, past the 500 ids
+    SQLite's reads take at a time and in PostgreSQL's one read of them all."""
+    games = [new_raw_game(store) for _ in range(3)]
+    unknown = [f"g-none-{n:04d}" for n in range(700)]
+    found = store.game_kinds([*unknown[:350], games[0], *games, *unknown[350:]])
+    club_id = store.get_game(games[0]).club_id
+    assert found == {game_id: ("schnapsen", club_id) for game_id in games}
+    assert store.game_kinds([]) == {}
