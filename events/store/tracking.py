@@ -240,11 +240,11 @@ class TrackingRecorder:
             conn.execute(FACTS.delete().where(FACTS.c.game_id == game_id, FACTS.c.seq > above, FACTS.c.seq < below))
         rows: Sequence[Sequence[Any]] = inserts  # written as they come: no copy of a page's rows
         if once:
-            # the facts already there of the games and tags these rows name, in one read (not one per row), and
-            # the page's own, keyed in C (`_FACT_KEY` mapped over them), not tested a row at a time in Python
+            # the facts already there of the games and tags these rows name, in one read (not one per row)
             game_ids = sorted({r[1] for r in once})
             tags = sorted({r[4] for r in once})
-            seen = set(map(_FACT_KEY, inserts))
+            named, tagged = set(game_ids), set(tags)  # only these can match a `once` row: not the whole page's keys
+            seen = {_FACT_KEY(r) for r in inserts if r[4] in tagged and r[1] in named}  # the tag first: rarer
             for start in range(0, len(game_ids), 500):  # raw: a Core IN of as many binds costs more than the read
                 some = game_ids[start : start + 500]
                 query = self.db.sql(

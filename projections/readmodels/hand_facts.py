@@ -148,12 +148,14 @@ def _facts(
     event): what a rebuild does for every event it reads (nearly every one gives a fact), so the rows are
     made where they are kept, with no tuple between. An event with no tag costs the game's `situations` and
     nothing more. The game's `situations` and `fact_owners` are passed in, looked up once a game by a
-    rebuild, not once an event. The event's `seat` is looked at only for a tag that is the event's own (not
-    a tag whose facts name earlier events, nor one the game declares another seat's)."""
+    rebuild, not once an event. (The event's `seat` is read before the tags, not only for a tag that is the
+    event's own: nearly every event has one tag, its own, and the test a tag cost more than it spared.)"""
     tags = situations(event, result)
     if not tags:
         return
-    seat: Any = _UNSEEN
+    seat = event.get("seat")
+    if seat.__class__ is not int:  # `_seat`'s test, its call spared for the plain int almost every event has
+        seat = _seat(seat)
     for tag in tags:
         refs = result.get(tag + "s")
         if (  # `refs` first: for almost every tag it is None
@@ -165,15 +167,7 @@ def _facts(
         elif tag in owners:
             inserts.append((club_id, game_id, hand, seq, tag, _seat(result.get(owners[tag]))))
         else:
-            if seat is _UNSEEN:
-                seat = event.get("seat")
-                if seat.__class__ is not int:  # `_seat`'s test, spared for the plain int almost every event has
-                    seat = _seat(seat)
             inserts.append((club_id, game_id, hand, seq, tag, seat))
-
-
-#: `_facts`'s mark for a seat not looked at yet
-_UNSEEN = object()
 
 
 def check_situations(names: Iterable[str]) -> list[str]:
