@@ -147,19 +147,39 @@ class LogFilter:
         )
 
 
-def _pg_filtered(where: str) -> str:
-    """PostgreSQL: a filtered page below the horizon (flag 0, numbered in log order) and the last event
-    below that same horizon (flag 1), in one statement so that both see one snapshot:
-    `(flag, n, position, game_id, seq, ...)`. No sort of the page's rows: the partial index gives them
-    in `(xact_id, position)` order and the scan stops at the limit."""
+#: the columns of a PostgreSQL page statement's rows: a flag (0: a page row; else one of the statement's own
+#: rows, which come last), then `read_texts`'s columns
+_FLAGGED = f"h, {_TEXTS}"
+#: a statement's own row, after the page's (its `xact_id` is NULL, which sorts last), flag 1: the head in the
+#: `position` column; for `_pg_checkpointed`, the rows its move changed in `seq` and the checkpoint it read in `hand`
+_OWN_ROW = "NULL::xid8, 1, {head}, NULL, {moved}, {mark}, NULL, NULL, NULL, NULL"
+
+
+def _pg_page(cursor: str, where: str) -> str:
+    """The page of `where` after the position `cursor` (an SQL expression), below the horizon, in log order: the
+    rows `read_filtered` returns, with their `xact_id` first (for the order) and the flag 0 of `_FLAGGED`."""
     return (
-        "SELECT 0 AS h, row_number() OVER (ORDER BY xact_id, position) AS n, "
-        "position, game_id, seq, hand, type, data, result, recorded_at FROM ("
-        f"SELECT xact_id, {_TEXTS} FROM event WHERE (xact_id, position) > ({_CURSOR}, %s) "
-        f"AND xact_id < {HORIZON} AND {where} ORDER BY xact_id, position LIMIT %s) AS page "
-        "UNION ALL SELECT 1, 0, (SELECT position FROM event "
-        f"WHERE xact_id < {HORIZON} ORDER BY xact_id DESC, position DESC LIMIT 1), "
-        "NULL, NULL, NULL, NULL, NULL, NULL, NULL"
+        f"(SELECT xact_id, 0 AS h, {_TEXTS} FROM event WHERE (xact_id, position) > "
+        f"(COALESCE((SELECT xact_id FROM event WHERE position <= {cursor} ORDER BY position DESC LIMIT 1), "
+        f"'0'::xid8), {cursor}) AND xact_id < {HORIZON} AND {where} ORDER BY xact_id, position LIMIT %s)"
+    )
+
+
+#: the last event below the horizon
+_PG_TOP = f"(SELECT position FROM event WHERE xact_id < {HORIZON} ORDER BY xact_id DESC, position DESC LIMIT 1)"
+
+
+def _pg_filtered(where: str) -> str:
+    """PostgreSQL: a filtered page below the horizon (flag 0) and, last, the last event below that same horizon
+    (flag 1, its position in the `position` column), in one statement so that both see one snapshot:
+    `(flag, position, game_id, seq, ...)`. Ordered by the database (`xact_id`, the statement's own row's NULL
+    sorting last), which sorts nothing: the partial index gives the page's rows in `(xact_id, position)` order,
+    the scan stops at the limit, and a merge of that with the one row keeps it; the reader slices the rows off
+    the end instead of sorting them again (a Python sort with a key cost as much as the rest of the bare read)."""
+    return (
+        f"SELECT {_FLAGGED} FROM ({_pg_page('%s', where)} "
+        f"UNION ALL SELECT {_OWN_ROW.format(head=_PG_TOP, moved='NULL', mark='NULL')}) AS page "
+        "ORDER BY xact_id, position"
     )
 
 
@@ -168,8 +188,8 @@ def _pg_checkpointed(where: str) -> str:
     checkpoint moved to the head by the same statement when the page holds nothing (an event the read model
     needs nothing of: most appends, for each read model): one round trip where the checkpoint's read, the
     page's and the move took three. Parameters `(name, limit, updated_at, name)`; rows as `_pg_filtered`'s
-    (flag 0: the page; flag 1: the head, with `n` the rows the move changed), and flag 2: the checkpoint
-    read (`position`; NULL when the read model never ran).
+    (flag 0: the page; flag 1, last: the head, with the rows the move changed in the `seq` column and the
+    checkpoint read in the `hand` column, NULL when the read model never ran).
 
     One statement, so one snapshot: the checkpoint, the page and the head are read below one horizon, the
     argument of the module docstring unchanged. The move is guarded like `tracking.move_checkpoint`'s (the
@@ -177,24 +197,22 @@ def _pg_checkpointed(where: str) -> str:
     seen by the UPDATE's recheck of the row, and nothing is moved), and commits unsynced like
     `tracking.advance`'s (`set_config(..., true)` is `SET LOCAL`, for this statement's own transaction in
     autocommit). A page with rows moves nothing: the read model writes its rows and the move together.
+    The page comes first, in log order, ordered by the statement (`_pg_filtered`'s order; PostgreSQL sorts the
+    page it has kept for the move's test once more, where it numbered its rows before), and the reader slices
+    off the statement's own row.
     """
-    at = "(SELECT position FROM at_mark)"
+    at, head, mark = "(SELECT position FROM at_mark)", "(SELECT position FROM head)", "(SELECT position FROM mark)"
+    own = _OWN_ROW.format(head=head, moved="(SELECT count(*) FROM moved)", mark=mark)
     return (
         "WITH mark AS (SELECT position FROM projection_checkpoint WHERE name = %s), "
         "at_mark AS (SELECT COALESCE((SELECT position FROM mark), 0) AS position), "
-        f"page AS (SELECT xact_id, {_TEXTS} FROM event WHERE (xact_id, position) > "
-        f"(COALESCE((SELECT xact_id FROM event WHERE position <= {at} ORDER BY position DESC LIMIT 1), "
-        f"'0'::xid8), {at}) AND xact_id < {HORIZON} AND {where} ORDER BY xact_id, position LIMIT %s), "
-        f"head AS (SELECT position FROM event WHERE xact_id < {HORIZON} ORDER BY xact_id DESC, position DESC LIMIT 1), "
+        f"page AS {_pg_page(at, where)}, "
+        f"head AS {_PG_TOP}, "
         "moved AS (UPDATE projection_checkpoint SET position = head.position, updated_at = %s "
         "FROM mark, head, (SELECT set_config('synchronous_commit', 'off', true)) AS unsynced "
         "WHERE projection_checkpoint.name = %s AND projection_checkpoint.position = mark.position "
         "AND head.position <> mark.position AND NOT EXISTS (SELECT FROM page) RETURNING 1) "
-        "SELECT 0 AS h, row_number() OVER (ORDER BY xact_id, position) AS n, "
-        "position, game_id, seq, hand, type, data, result, recorded_at FROM page "
-        "UNION ALL SELECT 1, (SELECT count(*) FROM moved), (SELECT position FROM head), "
-        "NULL, NULL, NULL, NULL, NULL, NULL, NULL "
-        "UNION ALL SELECT 2, 0, (SELECT position FROM mark), NULL, NULL, NULL, NULL, NULL, NULL, NULL"
+        f"SELECT {_FLAGGED} FROM (SELECT * FROM page UNION ALL SELECT {own}) AS rows ORDER BY xact_id, position"
     )
 
 
@@ -215,16 +233,16 @@ class CheckpointPage:
 
 def _upto(found: Sequence[Sequence[Any]], after: int, limit: int) -> tuple[int, list[tuple[Any, ...]]]:
     """`read_filtered`'s answer from the rows of `_pg_filtered` (or `_pg_checkpointed`): the page's rows in log
-    order, and where the checkpoint may go: the last row's position when the page is full, else the head."""
-    rows = [tuple(row[2:]) for row in sorted((r for r in found if r[0] == 0), key=_number)]
-    heads = [int(row[2]) for row in found if row[0] == 1 and row[2] is not None]
+    order (the statement's own, last, sliced off), and where the checkpoint may go: the last row's position when
+    the page is full, else the head."""
+    own = len(found)
+    while own and found[own - 1][0] != 0:
+        own -= 1
+    rows = [tuple(row[1:]) for row in found[:own]]
+    heads = [int(row[1]) for row in found[own:] if row[0] == 1 and row[1] is not None]
     if len(rows) == limit:
         return int(rows[-1][0]), rows
     return (heads[0] if heads else after), rows
-
-
-def _number(row: Sequence[Any]) -> int:
-    return int(row[1])
 
 
 class LogReader:
@@ -316,10 +334,10 @@ class LogReader:
             if statement is None:
                 statement = self._checkpointed[only] = _pg_checkpointed(self._condition(only))
             found = self.db.rows(statement, (name, limit, utc_now(), name))
-            marks = [row[2] for row in found if row[0] == 2]
-            old = int(marks[0] or 0) if marks else 0
+            own = found[-1]  # the statement's own row, after the page's: the head, the rows moved, the checkpoint
+            old = int(own[4] or 0)
             upto, rows = _upto(found, old, limit)
-            moved = any(row[0] == 1 and row[1] for row in found)
+            moved = bool(own[3])
             return CheckpointPage(old, upto, rows, moved)
         found = self.db.rows(self._checkpoint_and_head, (name,))
         old, top = int(found[0][0] or 0), int(found[0][1] or 0)

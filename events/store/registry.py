@@ -485,8 +485,14 @@ class Registry:
 
     def game_kinds(self, game_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
         """`{game_id: (kind, club_id)}` for these games: raw reads of 500 at a time (the hand facts ask it once a
-        page, for every game the page names: a Core `IN` of as many binds costs more to build than to run)."""
+        page, for every game the page names: a Core `IN` of as many binds costs more to build than to run). On
+        PostgreSQL one read with the ids as one array (`= ANY(%s)`): psycopg splits a statement's text at its
+        placeholders in Python, which for 500 of them cost more than the read (2,000 games: 11 ms of CPU
+        against 3 ms, measured)."""
         ids = sorted(set(game_ids))
+        if self.db.dialect.name == "postgresql":
+            found = self.db.rows("SELECT id, kind, club_id FROM game WHERE id = ANY(%s)", (ids,))
+            return {str(game_id): (str(kind), int(club_id)) for game_id, kind, club_id in found}
         out: dict[str, tuple[str, int]] = {}
         for start in range(0, len(ids), 500):
             page = ids[start : start + 500]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import insert, select, update
@@ -29,6 +30,8 @@ CHECKPOINTS = ProjectionCheckpoint.__table__  # type: ignore[attr-defined]
 
 #: a `hand_fact` row's columns, in the order `commit_hand_facts` takes its rows
 FACT_COLUMNS = ("club_id", "game_id", "hand", "seq", "situation", "seat")
+#: what makes a `hand_fact` row the same fact as another: (game_id, hand, seq, situation, seat)
+_FACT_KEY = itemgetter(1, 2, 3, 4, 5)
 
 
 class Lost(Exception):
@@ -235,13 +238,13 @@ class TrackingRecorder:
         check_checkpoint(conn, name, old)
         for game_id, above, below in deletes:
             conn.execute(FACTS.delete().where(FACTS.c.game_id == game_id, FACTS.c.seq > above, FACTS.c.seq < below))
-        rows = [tuple(r) for r in inserts]
+        rows: Sequence[Sequence[Any]] = inserts  # written as they come: no copy of a page's rows
         if once:
             # the facts already there of the games and tags these rows name, in one read (not one per row)
             game_ids = sorted({r[1] for r in once})
             tags = sorted({r[4] for r in once})
-            named, tagged = set(game_ids), set(tags)  # only these can match a `once` row: not the whole page
-            seen = {r[1:] for r in rows if r[1] in named and r[4] in tagged}
+            named, tagged = set(game_ids), set(tags)  # only these can match a `once` row: not the whole page's keys
+            seen = {_FACT_KEY(r) for r in inserts if r[4] in tagged and r[1] in named}  # the tag first: rarer
             for start in range(0, len(game_ids), 500):  # raw: a Core IN of as many binds costs more than the read
                 some = game_ids[start : start + 500]
                 query = self.db.sql(
@@ -249,10 +252,13 @@ class TrackingRecorder:
                     f"WHERE game_id IN ({', '.join('?' * len(some))}) AND situation IN ({', '.join('?' * len(tags))})"
                 )
                 seen.update(tuple(found) for found in conn.exec_driver_sql(query, (*some, *tags)))
+            fresh = []
             for row in once:
-                if tuple(row[1:]) not in seen:
-                    seen.add(tuple(row[1:]))
-                    rows.append(tuple(row))
+                key = _FACT_KEY(row)
+                if key not in seen:
+                    seen.add(key)
+                    fresh.append(row)
+            rows = [*inserts, *fresh]
         insert_rows(conn, self.db.dialect, "hand_fact", FACT_COLUMNS, rows)
         move_checkpoint(conn, name, old, new)
 

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 import orjson
@@ -59,7 +60,7 @@ from events.store import Store
 from events.store.log import LogFilter
 from events.store.mapper import READ_FLAGS
 from projections.core.registry import KINDS, rules_for
-from projections.core.rules import GameRules
+from projections.core.rules import EMPTY, GameRules
 from projections.readmodels.pages import large_page
 
 #: the checkpoint's name in `projection_checkpoint`
@@ -119,15 +120,20 @@ def facts_of(rules: GameRules[Any], envelope: Mapping[str, Any]) -> list[Fact]:
     event = event_of(envelope)
     inserts: list[FactRow] = []
     once: list[FactRow] = []
-    _facts(rules, event, result, envelope["hand"], envelope["seq"], 0, "", inserts, once)
+    _facts(rules.situations, rules.fact_owners, event, result, envelope["hand"], envelope["seq"], 0, "", inserts, once)
     found = [Fact(*row[2:], once=False) for row in inserts] + [Fact(*row[2:], once=True) for row in once]
     # `_facts` keeps the two kinds apart, as a page writes them; a stable sort by tag puts them back in order
     order = {tag: n for n, tag in enumerate(rules.situations(event, result))}
     return sorted(found, key=lambda fact: order[fact.situation])
 
 
+#: a game's `situations`
+Situations = Callable[[Mapping[str, Any], Mapping[str, Any]], Sequence[str]]
+
+
 def _facts(
-    rules: GameRules[Any],
+    situations: Situations,
+    owners: Mapping[str, str],
     event: Mapping[str, Any],
     result: Mapping[str, Any],
     hand: int,
@@ -141,14 +147,15 @@ def _facts(
     result, appended to `inserts` (a fact at the event's own seq) or `once` (a fact that names an earlier
     event): what a rebuild does for every event it reads (nearly every one gives a fact), so the rows are
     made where they are kept, with no tuple between. An event with no tag costs the game's `situations` and
-    nothing more."""
-    tags = rules.situations(event, result)
+    nothing more. The game's `situations` and `fact_owners` are passed in, looked up once a game by a
+    rebuild, not once an event. (The event's `seat` is read before the tags, not only for a tag that is the
+    event's own: nearly every event has one tag, its own, and the test a tag cost more than it spared.)"""
+    tags = situations(event, result)
     if not tags:
         return
     seat = event.get("seat")
     if seat.__class__ is not int:  # `_seat`'s test, its call spared for the plain int almost every event has
         seat = _seat(seat)
-    owners = rules.fact_owners
     for tag in tags:
         refs = result.get(tag + "s")
         if (  # `refs` first: for almost every tag it is None
@@ -197,7 +204,8 @@ class HandFacts:
         self.store = store.follower
         #: events read per page (those `READS` admits): each page is one transaction
         self.batch = batch
-        self._games: dict[str, tuple[GameRules[Any] | None, int]] = {}
+        #: each game's `situations`, `fact_owners` and club (None: a game this server cannot read)
+        self._games: dict[str, tuple[Situations, Mapping[str, str], int] | None] = {}
 
     def position(self) -> int:
         """The global position the read model has read up to."""
@@ -243,15 +251,17 @@ class HandFacts:
         return self.catch_up(progress)
 
     def _load_games(self, game_ids: Iterable[str]) -> None:
-        missing = sorted({g for g in game_ids if g not in self._games})
+        """The rules and club of every game named that this instance does not know yet, in one read a page."""
+        missing = set(game_ids).difference(self._games)  # a set's difference: no test a row in Python
         if not missing:
             return
-        for game_id, (kind, club_id) in self.store.game_kinds(missing).items():
+        for game_id, (kind, club_id) in self.store.game_kinds(sorted(missing)).items():
             try:
-                rules: GameRules[Any] | None = rules_for(kind)
+                rules = rules_for(kind)
             except TablebookError:  # a game this server cannot read: it has no facts here
-                rules = None
-            self._games[game_id] = (rules, club_id)
+                self._games[game_id] = None
+                continue
+            self._games[game_id] = (rules.situations, rules.fact_owners, club_id)
 
     def _changes(
         self, page: Sequence[Sequence[Any]]
@@ -264,7 +274,7 @@ class HandFacts:
         checks), and almost every row the filter admits is one its own game reads (every one, in
         `python -m bench.ratings`'s games), so the test cost more than the decoding it spared.
         """
-        self._load_games(row[1] for row in page)
+        self._load_games(map(itemgetter(1), page))
         games = self._games
         decode = orjson.loads  # `events.codec.loads` without the call around it: two for every event read
         deletes: list[tuple[str, int, int]] = []
@@ -277,10 +287,10 @@ class HandFacts:
                 inserts = [r for r in inserts if not (r[1] == game_id and above < r[3] < below)]
                 once = [r for r in once if not (r[1] == game_id and above < r[3] < below)]
                 continue
-            rules, club_id = games[game_id]
-            if rules is None:
+            game = games[game_id]
+            if game is None:
                 continue
             event = decode(data)  # `event_of` of its envelope, `{"type": kind, **data}`, without the copy
             event.setdefault("type", kind)
-            _facts(rules, event, decode(result) or {}, hand, seq, club_id, game_id, inserts, once)
+            _facts(game[0], game[1], event, decode(result) or EMPTY, hand, seq, game[2], game_id, inserts, once)
         return deletes, inserts, once
