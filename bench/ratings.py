@@ -6,7 +6,7 @@ per kind, recorded many times over through `Store.import_game`), seated from a c
 at random; then the same in a fresh PostgreSQL database (BENCH_PG_GAMES of them, default the smaller
 of GAMES and 2,000, as its fill is slower; BENCH_PG=0 skips it). Then it times, from zero, the two
 read models a player's page and the standings read: the hand facts (the game's own statistics) and
-the ratings (`projections/readmodels/ratings.py`), and prints the rate in games and events a second, and what
+the ratings (`projections/readmodels/ratings/`), and prints the rate in games and events a second, and what
 100,000 games would take at that rate (events per game stay the same; a rebuild reads, in pages,
 only the events its filter admits, over its partial index, so its time grows with the games).
 
