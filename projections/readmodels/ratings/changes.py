@@ -60,16 +60,18 @@ def rate(match: Match, players: Sequence[str], ratings: Ratings, base: Base) -> 
     seated: set[tuple[str, str]] = set()
     for side, pool in zip(sides, match.pools, strict=True):
         before = []
+        skill = []
         named = []
         for seat in side:
             player = players[seat]
             key = (player, pool)
             mu, sigma, results = ratings.get(key, prior)
             before.append((seat, key, mu, sigma, results))
+            skill.append((mu, sigma))
             named.append({"mu": mu, "player_id": player, "seat": seat, "sigma": sigma})
             seated.add(key)
         befores.append(before)
-        skills.append([(mu, sigma) for _, _, mu, sigma, _ in before])
+        skills.append(skill)
         texts.append(side_json(named))
     count = len(sides)
     ranks = match.ranks

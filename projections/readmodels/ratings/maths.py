@@ -140,11 +140,18 @@ def rated_pair(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float, rank_a:
 
 def _team(players: Sequence[Skill]) -> tuple[float, float]:
     """A side's summed mu and sigma squared as the library sums them: its players by ordinal (`mu - 3 sigma`),
-    best first (a stable sort), from 0.0."""
-    if len(players) > 1:
-        players = sorted(players, key=lambda p: (p[0] - 3.0 * p[1]) + 0.0, reverse=True)
+    best first (a stable sort), from 0.0. One player or two (every side a game declares) without `sorted`: of
+    two, the second goes first only when its ordinal is greater (a tie keeps their order)."""
+    if len(players) == 1:
+        ((mu, sigma),) = players
+        return 0.0 + mu, sigma**2
+    if len(players) == 2:
+        first, second = players
+        if (second[0] - 3.0 * second[1]) + 0.0 > (first[0] - 3.0 * first[1]) + 0.0:
+            first, second = second, first
+        return 0.0 + first[0] + second[0], 0.0 + first[1] ** 2 + second[1] ** 2
     mu, squared = 0.0, 0.0
-    for player_mu, sigma in players:
+    for player_mu, sigma in sorted(players, key=lambda p: (p[0] - 3.0 * p[1]) + 0.0, reverse=True):
         mu += player_mu
         squared += sigma**2
     return mu, squared
