@@ -6,7 +6,7 @@ per kind, recorded many times over through `Store.import_game`), seated from a c
 at random; then the same in a fresh PostgreSQL database (BENCH_PG_GAMES of them, default the smaller
 of GAMES and 2,000, as its fill is slower; BENCH_PG=0 skips it). Then it times, from zero, the two
 read models a player's page and the standings read: the hand facts (the game's own statistics) and
-the ratings (`projections/readmodels/ratings.py`), and prints the rate in games and events a second, and what
+the ratings (`projections/readmodels/ratings/`), and prints the rate in games and events a second, and what
 100,000 games would take at that rate (events per game stay the same; a rebuild reads, in pages,
 only the events its filter admits, over its partial index, so its time grows with the games).
 
@@ -111,10 +111,12 @@ def bare_read(store: Store, only: LogFilter | None, batch: int = 5000) -> tuple[
 
 
 def bare_rate(store: Store, *, public: bool = True) -> tuple[float, float, float, int]:
-    """The library's own cost for as many matches of each shape as the ratings hold: the update the
-    projection makes (`rating_model.update`, openskill's `_compute` on its own objects) with the expected
-    results it shows (`rating_model.expected_results`), and (`public`) openskill's public `MODEL.rate` for
-    reference.
+    """The library's own cost for as many matches of each shape as the ratings hold: openskill's update
+    (`rating_model.update`, its `_compute` on its own objects, without `rate`'s checks and copies) with the
+    expected results the rows show (`rating_model.expected_results`, its `predict_win`), and (`public`)
+    openskill's public `MODEL.rate` for reference. The projection computes the same numbers without the
+    library's objects (`projections/readmodels/ratings/maths.py`, held to `MODEL.rate` bit for bit); the
+    ceiling stays the library's own.
 
     Returns (update and predictions seconds, the same in CPU seconds, `rate` seconds (0 without `public`),
     matches).

@@ -1,7 +1,7 @@
 """How a game's results are rated, as the game declares it (`GameRules.rating`): its pools, and how a
 stored result reads as matches.
 
-The ratings read model (`projections/readmodels/ratings.py`) rates every game through this declaration
+The ratings read model (`projections/readmodels/ratings/`) rates every game through this declaration
 and names no game. A game says which pools it rates (one per game shape: Seven and a Half rates its
 bankers and its punters apart), whether its results settle per hand or at the game's end, and how one
 stored envelope reads as `Match`es: sides of seats, the pool each side is rated in, their ranks. A game
@@ -48,7 +48,7 @@ C = TypeVar("C", bound=HandContext)
 
 @dataclass(frozen=True, slots=True)
 class Rating(Generic[C]):
-    """How a game's results are rated (`projections/readmodels/ratings.py`)."""
+    """How a game's results are rated (`projections/readmodels/ratings/`)."""
 
     #: every pool the game rates, in the order pages show them, with the title a page shows it under
     pools: Mapping[str, str]

@@ -1,6 +1,6 @@
 """Rebuild every read model from zero at once: the hand facts in a second process, the ratings in this one.
 
-The two read models (`projections/readmodels/hand_facts.py`, `projections/readmodels/ratings.py`) read the
+The two read models (`projections/readmodels/hand_facts.py`, `projections/readmodels/ratings/`) read the
 same log through
 different filters, write different tables under different checkpoints, and neither reads the other's
 rows, so nothing orders one before the other. Each is one core's work (decoding events and Python

@@ -1,6 +1,6 @@
 """A player's page and a club's standings: statistics, ratings and their history, leaderboards.
 
-Read from the read models only (`projections/readmodels/ratings.py` for ratings, the hand facts of
+Read from the read models only (`projections/readmodels/ratings/` for ratings, the hand facts of
 `projections/readmodels/hand_facts.py` for the game's own statistics) and the registry (games, seats, totals):
 nothing here folds a game. Names are looked up when shown, from the `player` rows (never cached), so
 a renamed or erased player reads right at once everywhere.

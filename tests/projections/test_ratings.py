@@ -1,4 +1,4 @@
-"""Ratings (projections/readmodels/ratings.py): the matches each game shape rates, explained changes, rebuild =
+"""Ratings (projections/readmodels/ratings/): the matches each game shape rates, explained changes, rebuild =
 incremental, and a retract of a rated result corrected from the first change it takes back."""
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from events.store import Store
 from events.store.migrate import upgrade
 from events.store.ratings import CHANGE_COLUMNS
 from projections.games.seven_and_a_half.readmodels import BANKER_POOL, PUNTER_POOL
-from projections.readmodels import ratings as ratings_module
 from projections.readmodels.ratings import (
     MODEL,
     HandContext,
@@ -29,6 +28,7 @@ from projections.readmodels.ratings import (
     rate,
     update,
 )
+from projections.readmodels.ratings import projection as ratings_projection
 
 #: PostgreSQL on the session's own server: these tests read the log below the transaction-id horizon
 #: (tests/conftest.py `store_url`), which open transactions elsewhere on a shared server hold back
@@ -170,7 +170,7 @@ def test_the_filtered_read_rates_what_a_read_of_every_event_rates(
     RatingsModel(store, batch=97).rebuild()
     filtered = store.ratings.rows()
     assert {row["pool"] for row in filtered} >= {"gin-rummy-3", BANKER_POOL, PUNTER_POOL}
-    monkeypatch.setattr(ratings_module, "READS", None)
+    monkeypatch.setattr(ratings_projection, "READS", None)  # what the projection reads
     RatingsModel(store, batch=97).rebuild()
     assert store.ratings.rows() == filtered
 
@@ -358,9 +358,10 @@ def _plain_rows(
 
 
 def test_a_rebuild_rates_a_few_hundred_games_as_openskills_public_rate_does(tmp_path: Path) -> None:
-    """Bit for bit: every number of a rebuild's rows (the in-place update, the objects kept from result to result,
-    the opponents' JSON made without the codec's sorting) against the plain way of `_plain_rows`, on 300 games of
-    every kind seated from 40 players (so ratings carry from result to result), through pages of 2,000 events."""
+    """Bit for bit: every number of a rebuild's rows (openskill's numbers on plain floats, the ratings kept from
+    result to result, the opponents' JSON made without the codec's sorting) against the plain way of `_plain_rows`,
+    on 300 games of every kind seated from 40 players (so ratings carry from result to result), through pages of
+    2,000 events."""
     url = f"sqlite:///{tmp_path}/ratings.db"
     upgrade(url)
     store = Store(url)
@@ -388,12 +389,11 @@ def test_a_result_of_any_shape_is_rated_as_openskills_public_rate_does(
     sides: tuple[tuple[int, ...], ...], pools: tuple[str, ...], players: list[str]
 ) -> None:
     """`rate`'s ways (a pair of players, any other shape, a name seated twice), each against the plain way, from
-    ratings held before and twice in a row (the second from the objects the first left)."""
+    ratings held before and twice in a row (the second from the ratings the first left)."""
     ratings: dict[tuple[str, str], tuple[float, float, int]] = {("pB", pools[-1]): (31.5, 4.25, 9)}
-    objects: dict[tuple[str, str], Any] = {}
     base = (1, "g1", "kind", 77, "2026-01-01T00:00:00Z")
-    first = rate(Match(1, 10, sides, pools, (1,) + (0,) * (len(sides) - 1)), players, ratings, base, objects)
-    second = rate(Match(2, 20, sides, pools, (0,) * len(sides)), players, ratings, (*base[:3], 78, base[4]), objects)
+    first = rate(Match(1, 10, sides, pools, (1,) + (0,) * (len(sides) - 1)), players, ratings, base)
+    second = rate(Match(2, 20, sides, pools, (0,) * len(sides)), players, ratings, (*base[:3], 78, base[4]))
     plain = _plain_rows(first + second, {("pB", pools[-1]): (31.5, 4.25)})
     assert first + second == plain
     for player, pool in {(players[s], pools[i]) for i, side in enumerate(sides) for s in side}:
