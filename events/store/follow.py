@@ -8,7 +8,7 @@ events need (a game's kind, club and seats, its retracts, a hand's earlier event
 from the node that showed the events (an imported game's row commits with its events: on a standby it
 can be visible a moment before the primary sees it): the follower's parts are the `Followed*`
 classes below, which the `Store` facade puts together. `projections/readmodels/hand_facts.py` and
-`projections/readmodels/ratings.py` take `store.follower`; with no follow configured it is the store itself.
+`projections/readmodels/ratings/` take `store.follower`; with no follow configured it is the store itself.
 
 Which node (docs/replication.md, "Read models across a failover"): only the **synchronous standby** or
 the primary. An asynchronous standby may show an event the promoted node never had (its commit was

@@ -298,7 +298,7 @@ class LogReader:
         writer commits in order).
 
         The filter's SQL is the WHERE of a partial index (migrations 0012, 0016) when it is one of the read
-        models' (`projections/readmodels/hand_facts.py`, `projections/readmodels/ratings.py`): the read
+        models' (`projections/readmodels/hand_facts.py`, `projections/readmodels/ratings/`): the read
         walks that index only.
         """
         if after >= MAX_POSITION or limit <= 0:

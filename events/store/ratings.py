@@ -1,6 +1,6 @@
 """The ratings read model's rows (`rating_change`) and checkpoint, and the queries over them: SQL only.
 
-`projections/readmodels/ratings.py` decides the changes; this writes a page of them with the checkpoint move
+`projections/readmodels/ratings/` decides the changes; this writes a page of them with the checkpoint move
 in one transaction (guarded like the hand facts, `events/store/tracking.py`), empties them for a
 rebuild, and answers: a player's latest rating per pool, their history, a pool's leaderboard. For a
 correction (a retract of a rated result) it finds the first change the retract takes back, reads the

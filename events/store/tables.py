@@ -269,7 +269,7 @@ class GamePlayer(SQLModel, table=True):
 
 
 class RatingChange(SQLModel, table=True):
-    """Read model (`projections/readmodels/ratings.py`): one player's rating change in one rated result.
+    """Read model (`projections/readmodels/ratings/`): one player's rating change in one rated result.
 
     A result is a game's end (Schnapsen, Casino, Smear), a Gin hand (the box against captain and
     sitter) or a Seven and a Half hand (each punter against the banker: one row per pair and side).
