@@ -39,7 +39,9 @@ class Players(Service):
 
     def _caught_up(self) -> None:
         """Both read models the players' pages read, caught up with the log (one indexed read each when
-        nothing is new), so a page always shows every committed event."""
+        nothing is new), so a page shows every committed event below the log's horizon: on PostgreSQL a
+        transaction left open elsewhere on the server holds newer events back until it ends (the log reader
+        never skips an event that commits late; projections/readmodels/hand_facts.py)."""
         HandFacts(self.store).catch_up()
         RatingsModel(self.store).catch_up()
 

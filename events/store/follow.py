@@ -29,7 +29,8 @@ events whose transactions it has seen end, and the nodes replay one history of W
 
 `tail_on_primary` (the default): when the standby has nothing more, the rest of the page is read from
 the primary (from the standby's last event, which the primary must hold too): a search or a player's
-page that catches its read model up first still sees every acknowledged append, though the standby
+page that catches its read model up first still sees every acknowledged append below the primary's
+horizon (a transaction left open on the server holds newer ones back until it ends), though the standby
 replays it a moment after the acknowledgement. The bulk of a catch-up, and a rebuild, is read on the
 standby.
 """

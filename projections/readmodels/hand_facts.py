@@ -12,7 +12,12 @@ is answered from these rows.
   processes catching up at once never write a fact twice (the loser's
   transaction rolls back; the winner did the work). The API catches up
   before it answers a search that uses `has=` (when nothing is new, that is
-  one indexed read), so a search always sees every committed event.
+  one indexed read), so a search sees every event committed below the
+  log's horizon: on PostgreSQL every transaction that had begun before the
+  oldest one still open on the server (any database of it) began, since
+  the log reader never skips an event that commits late; a transaction
+  left open elsewhere holds newer events back until it ends.
+  On SQLite that is every committed event.
 - Rebuild: `rebuild()` empties the table, puts the checkpoint at 0 and
   catches up: the same code on the same events in the same order, so the
   rows are the same as the incremental path's (`tablebook rebuild`).
