@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 
 from events.codec import genesis_hash
 from events.errors import IllegalEventError, ImpossibleEventError, InvalidEventError
+from events.store import Store
 from projections.core import engine
 from projections.core.registry import available, rules_for
 from projections.core.rules import Census, GameRules
@@ -206,3 +208,15 @@ HALF_HAND: list[dict[str, Any]] = [
     {"type": "stand", "seat": 1},
     {"type": "hit", "seat": 0, "card": "QD"},  # the banker's 7½ wins the tie
 ]
+
+
+def caught_up(model: Any, store: Store) -> None:
+    """Catch a read model (`RatingsModel`, `HandFacts`) up to the log's head. On PostgreSQL a catch-up reads only
+    below the transaction-id horizon, which any older open transaction in the cluster (another test's) holds
+    back: this catches up again for up to 10 s, and fails the test if the model is still behind."""
+    for _ in range(100):
+        model.catch_up()
+        if model.position() == store.head_position():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{type(model).__name__} did not catch up with the log")

@@ -4,7 +4,6 @@ incremental, and a retract of a rated result corrected from the first change it 
 from __future__ import annotations
 
 import random
-import time
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from projections.readmodels.ratings import (
     update,
 )
 from projections.readmodels.ratings import projection as ratings_projection
+from tests.projections.helpers import caught_up
 
 #: PostgreSQL on the session's own server: these tests read the log below the transaction-id horizon
 #: (tests/conftest.py `store_url`), which open transactions elsewhere on a shared server hold back
@@ -133,20 +133,10 @@ def _demo(store: Store, rounds: int, seed: int, *, follow: RatingsModel | None =
     return ids
 
 
-def _caught_up(model: RatingsModel, store: Store) -> None:
-    """Catch `model` up to the log's head: on PostgreSQL the horizon waits for any older open transaction in
-    the cluster (another test's), so this tries for up to 10 s."""
-    for _ in range(100):
-        if model.position() == store.head_position():
-            return
-        time.sleep(0.1)
-        model.catch_up()
-
-
 def test_rebuild_gives_the_same_ratings_as_the_incremental_updates(store: Store) -> None:
     follow = RatingsModel(store, batch=97)  # pages that end inside hands: the hand context is read back
     _demo(store, 2, 7, follow=follow)
-    _caught_up(follow, store)
+    caught_up(follow, store)
     incremental = store.ratings.rows()
     pools = {row["pool"] for row in incremental}
     assert pools == {"schnapsen", "casino", "cutthroat-smear", "gin-rummy-3", BANKER_POOL, PUNTER_POOL}
@@ -212,7 +202,7 @@ def test_a_correction_rederives_what_a_rebuild_gives_and_reports_each_player(
     model = RatingsModel(store, batch=rng.choice([53, 97, 20_000]))
     model.in_place = in_place
     ids = _demo(store, 2, seed)  # two games of each kind: a correction in the first changes the second's ratings
-    _caught_up(model, store)
+    caught_up(model, store)
     service = Tablebook.open(store)
     reader = Operator(club_id=store.ensure_club("c"), club="c")
     retracted: set[str] = set()  # a game retracted once is not reached back past again (`retract_floor`)
@@ -228,7 +218,7 @@ def test_a_correction_rederives_what_a_rebuild_gives_and_reports_each_player(
             retract = {"type": "retract", "to_seq": back_to[game_id], "reason": "misrecorded"}
             service.append(reader, game_id, [retract])
         done = len(model.corrections)
-        _caught_up(model, store)
+        caught_up(model, store)
         assert len(model.corrections) == done + 1, "one correction for the page"
         correction = model.corrections[-1]
         new = store.ratings.rows()
@@ -267,7 +257,7 @@ def test_a_process_that_did_not_make_a_correction_rates_on_from_the_corrected_ro
     assert first.corrections and first.corrections[-1].players
     service.record_demo_game(club, "schnapsen", rng)
     second.catch_up()
-    _caught_up(second, store)
+    caught_up(second, store)
     rows = store.ratings.rows()
     RatingsModel(store).rebuild()
     assert store.ratings.rows() == rows
@@ -302,7 +292,7 @@ def test_two_processes_taking_turns_rate_as_one_rebuild(store: Store) -> None:
         for kind in ("schnapsen", "gin-rummy-3"):
             service.record_demo_game(club, kind, rng)
         (first if turn % 2 == 0 else second).catch_up()
-    _caught_up(first, store)
+    caught_up(first, store)
     taking_turns = store.ratings.rows()
     assert len({r["game_id"] for r in taking_turns}) >= 12
     RatingsModel(store).rebuild()

@@ -4,7 +4,6 @@ on both stores: every float as the same IEEE bits, every opponents' text the sam
 from __future__ import annotations
 
 import random
-import time
 
 import orjson
 import pytest
@@ -13,6 +12,7 @@ from api.service import Operator, Tablebook
 from events.store import Store
 from projections.core.registry import available
 from projections.readmodels.ratings import RatingsModel
+from tests.projections.helpers import caught_up
 
 #: PostgreSQL on the session's own server: these tests read the log below the transaction-id horizon
 #: (tests/conftest.py `store_url`), which open transactions elsewhere on a shared server hold back
@@ -23,16 +23,6 @@ def _stored(store: Store) -> bytes:
     """Every rating change in order as bytes: its columns without the row id (a rebuild writes new ids), floats
     in orjson's shortest round-trip form (so bit-different floats give different bytes, -0.0 too)."""
     return orjson.dumps([row[:17] for row in store.ratings.changes_from(1)])
-
-
-def _caught_up(model: RatingsModel, store: Store) -> None:
-    """Catch `model` up to the log's head (on PostgreSQL the horizon may wait for an older open transaction)."""
-    for _ in range(100):
-        model.catch_up()
-        if model.position() == store.head_position():
-            return
-        time.sleep(0.1)
-    raise AssertionError("the ratings did not catch up with the log")
 
 
 def _retractable_results(store: Store, ids: list[str]) -> list[tuple[str, int]]:
@@ -65,12 +55,12 @@ def test_a_rebuild_from_zero_is_the_incremental_catch_up_byte_for_byte(store: St
     ids = []
     for turn in range(3 * len(kinds)):
         ids.append(service.record_demo_game(club, rng.choice(kinds), rng))
-        _caught_up(follow, store)
+        caught_up(follow, store)
         if turn == len(kinds):  # take back the first rated result of a game already rated
             game, seq = rng.choice(_retractable_results(store, ids))
             retract = {"type": "retract", "to_seq": seq - 1, "reason": "misrecorded"}
             service.append(Operator(club_id=club, club="c"), game, [retract])
-            _caught_up(follow, store)
+            caught_up(follow, store)
             assert follow.corrections, "the retract took back a rated result"
     incremental = _stored(store)
     assert len(orjson.loads(incremental)) > 20 * len(kinds)
