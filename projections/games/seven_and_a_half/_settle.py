@@ -60,9 +60,8 @@ def _who(seat: int, index: int, hands: int) -> str:
 
 def describe(state: SevenAndAHalfState, hand: Hand) -> str:
     """A finished hand for people: `bust with {half:16}`, `{half:13}`, `a two-card 7½ ({cards:7S JD})`, ..."""
-    if hand.status == BUST:
-        return _described(hand, PLAIN, state.total(hand))
-    return _described(hand, state.kind(hand), state.total(hand))
+    kind = PLAIN if hand.status == BUST else state.kind(hand)  # a bust's kind is not read (`_described`)
+    return _described(hand, kind, state.total(hand))
 
 
 def _described(hand: Hand, kind: str, points: int) -> str:
